@@ -1,0 +1,335 @@
+"""Judge reliability: agreement across judge repetitions or judges, and against humans (SPEC §7).
+
+The benefit/tax flows and every accuracy rest on LLM-judge labels, so their reliability is a
+diagnostic of its own (Memory Tax review, "largest measurement uncertainty is the LLM judge";
+Raw-RAG paper G.3). :func:`agreement` treats each judge repetition (or each judge) as a rater of
+the same (system, query) answers and reports percent agreement, Cohen's κ for every pair of
+raters, Fleiss' κ across all of them and, given human labels, Cohen's κ of each rater against
+the humans, with intervals. :func:`missing_verdict_effect` shows how much the policy for
+missing (unparsable) verdicts moves each system's score.
+
+The κ values come from ``statsmodels.stats.inter_rater`` (``cohens_kappa``, ``fleiss_kappa``,
+``aggregate_raters``); the bootstrap intervals resample queries with the engine of
+:mod:`memdiag.resample`, from the cell counts that determine κ.
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa, fleiss_kappa
+
+from memdiag.errors import VerdictError
+from memdiag.resample import Design, bootstrap_sums
+from memdiag.verdicts import MissingQueryPolicy, align
+
+#: Per-unit cell columns of a 2x2 rater table, in this order: both 1, only a, only b, both 0.
+CELLS: tuple[str, ...] = ("n11", "n10", "n01", "n00")
+
+COLUMNS: tuple[str, ...] = ("kind", "rater_a", "rater_b", "n", "n_raters", "agreement", "kappa", "se",
+                            "ci_low", "ci_high", "boot_ci_low", "boot_ci_high", "missing_a", "missing_b")
+
+
+# --------------------------------------------------------------------------------------------
+# the rater matrix
+# --------------------------------------------------------------------------------------------
+def _raters(df: pd.DataFrame, by: str) -> pd.DataFrame:
+    """Units (system, query_id) x raters matrix of scores; NaN = missing or absent verdict."""
+    for column in ("system", "query_id", "score", by):
+        if column not in df:
+            raise VerdictError(f"<data>, field '{column}': required column is missing (have: "
+                               f"{', '.join(map(str, df.columns))}). Agreement needs system, query_id, "
+                               f"score and the rater column '{by}'.")
+    scores = pd.to_numeric(df["score"], errors="coerce")
+    bad = np.flatnonzero((scores.isna() & df["score"].notna()).to_numpy()
+                         | (scores < 0).to_numpy() | (scores > 1).to_numpy())
+    if bad.size:
+        raise VerdictError(f"<data>, record {bad[0] + 1}, field 'score': {df['score'].iloc[bad[0]]!r} is "
+                           "not a score in [0, 1] or missing.")
+    long = pd.DataFrame({"system": df["system"].astype(str), "query_id": df["query_id"].astype(str),
+                         "rater": df[by].astype(str), "score": scores})
+    dup = long.duplicated(["system", "query_id", "rater"])
+    if dup.any():
+        i = int(np.flatnonzero(dup.to_numpy())[0])
+        hint = (" Each judge has several repetitions: pass one (df[df['repeat'] == 0]) or measure "
+                "agreement across repetitions per judge." if by != "repeat" else "")
+        raise VerdictError(f"<data>, record {i + 1}, field '{by}': a second verdict of rater "
+                           f"'{long['rater'].iloc[i]}' for ({long['system'].iloc[i]}, "
+                           f"{long['query_id'].iloc[i]}).{hint}")
+    wide = long.pivot(index=["system", "query_id"], columns="rater", values="score")
+    if wide.shape[1] < 2:
+        raise VerdictError(f"agreement needs at least two raters in '{by}'; the data hold "
+                           f"{wide.shape[1]} ({', '.join(map(str, wide.columns))}).")
+    return wide.sort_index()
+
+
+def _human(human: str | pd.DataFrame | pd.Series, df: pd.DataFrame, units: pd.MultiIndex) -> pd.Series:
+    """Human 0/1 labels aligned to the units (NaN where a unit has none)."""
+    if isinstance(human, str):
+        if human not in df:
+            raise VerdictError(f"<data>, field '{human}': no such column for the human labels.")
+        frame = pd.DataFrame({"system": df["system"].astype(str), "query_id": df["query_id"].astype(str),
+                              "human": pd.to_numeric(df[human], errors="coerce")}).dropna()
+        if (frame.groupby(["system", "query_id"])["human"].nunique() > 1).any():
+            raise VerdictError(f"<data>, field '{human}': a (system, query) carries two different human "
+                               "labels. Give one label per answer.")
+        labels = frame.groupby(["system", "query_id"])["human"].first()
+    else:
+        if isinstance(human, pd.Series):
+            human = human.rename("human").rename_axis("query_id").reset_index()
+        keys = [c for c in ("system", "query_id") if c in human]
+        values = [c for c in human.columns if c not in keys]
+        if "query_id" not in keys or len(values) != 1:
+            raise VerdictError("human labels: give a frame with 'query_id' (and 'system' when the verdicts "
+                               "hold several systems) and one label column, or a Series indexed by "
+                               f"query_id (got columns {', '.join(map(str, human.columns))}).")
+        frame = human.assign(query_id=human["query_id"].astype(str),
+                             label=pd.to_numeric(human[values[0]], errors="coerce"))
+        if "system" in keys:
+            labels = frame.assign(system=frame["system"].astype(str)).set_index(["system", "query_id"])["label"]
+        else:
+            systems = units.get_level_values("system").unique()
+            if len(systems) > 1:
+                raise VerdictError(f"human labels have no 'system' column but the verdicts hold {len(systems)} "
+                                   "systems. Label each (system, query) answer.")
+            labels = frame.assign(system=systems[0]).set_index(["system", "query_id"])["label"]
+        if labels.index.duplicated().any():
+            raise VerdictError(f"human labels: '{labels.index[labels.index.duplicated()][0]}' is labelled "
+                               "twice. Give one label per answer.")
+    if not labels.dropna().isin([0.0, 1.0]).all():
+        raise VerdictError("human labels must be 0 (wrong) or 1 (correct).")
+    return labels.reindex(units)
+
+
+# --------------------------------------------------------------------------------------------
+# kappas from sums (for the bootstrap) and from statsmodels (the estimates)
+# --------------------------------------------------------------------------------------------
+def _cells(a: np.ndarray, b: np.ndarray, present: np.ndarray) -> np.ndarray:
+    """Per-unit one-hot cells ``(N, 4)`` [both 1, a only, b only, both 0]; zeros where absent."""
+    cells = np.stack([a & b, a & ~b, ~a & b, ~a & ~b], axis=1) & present[:, None]
+    return cells.astype(np.float64)
+
+
+def _cohen_from_sums(sums: np.ndarray) -> np.ndarray:
+    """Cohen's κ of each 2x2 table in sums ``(B, 4k)`` -> ``(B, k)``; NaN when p_e = 1."""
+    cells = sums.reshape(sums.shape[0], -1, 4)
+    n = cells.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        observed = (cells[..., 0] + cells[..., 3]) / n
+        pa = (cells[..., 0] + cells[..., 1]) / n
+        pb = (cells[..., 0] + cells[..., 2]) / n
+        chance = pa * pb + (1 - pa) * (1 - pb)
+        return (observed - chance) / (1 - chance)
+
+
+def _fleiss_from_sums(sums: np.ndarray, m: int) -> np.ndarray:
+    """Fleiss' κ from sums ``(B, 3)`` of [P_i, n_i1, 1] with m raters per unit -> ``(B, 1)``."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p_bar = sums[:, 0] / sums[:, 2]
+        p1 = sums[:, 1] / (sums[:, 2] * m)
+        chance = p1 ** 2 + (1 - p1) ** 2
+        return ((p_bar - chance) / (1 - chance))[:, None]
+
+
+def _cohen_row(a: np.ndarray, b: np.ndarray, z: float) -> dict:
+    """Cohen's κ of two 0/1 vectors via ``statsmodels.stats.inter_rater.cohens_kappa``."""
+    table = np.array([[np.sum(a & b), np.sum(a & ~b)], [np.sum(~a & b), np.sum(~a & ~b)]], dtype=float)
+    n = int(table.sum())
+    with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        res = cohens_kappa(table)
+    kappa, se = float(res.kappa), float(res.std_kappa)
+    return {"n": n, "agreement": (table[0, 0] + table[1, 1]) / n if n else np.nan, "kappa": kappa,
+            "se": se, "ci_low": kappa - z * se, "ci_high": kappa + z * se}
+
+
+def agreement(
+    df: pd.DataFrame,
+    by: str = "repeat",
+    human: str | pd.DataFrame | pd.Series | None = None,
+    threshold: float = 0.5,
+    verdict_missing: str = "as-wrong",
+    n_resamples: int = 20_000,
+    seed: int | np.random.Generator = 0,
+    confidence_level: float = 0.95,
+) -> pd.DataFrame:
+    """Agreement of judge repetitions or judges on the same answers, and against humans (SPEC §7).
+
+    Parameters
+    ----------
+    df
+        Verdicts with ``system``, ``query_id``, ``score`` and the rater column: ``repeat``
+        (judge repetitions of one answer, SPEC §1) or ``judge`` (several judges). One unit is
+        one (system, query) answer; each rater gives it one verdict.
+    by
+        The rater column, ``"repeat"`` or ``"judge"`` (any column naming the rater works).
+    human
+        Optional human labels (0/1 per answer): a column of ``df``, a frame with ``query_id``
+        (and ``system`` when ``df`` holds several systems) and one label column, or a Series
+        indexed by ``query_id``. Answers without a human label are left out of those rows.
+    threshold
+        A verdict is correct when its score is > ``threshold`` (0.5: fractional scores such as
+        a judge's confidence are binarised as in SPEC §2; 0/1 scores are unchanged).
+    verdict_missing
+        A missing or unparsable verdict (NaN score, or a rater with no verdict for a unit):
+        ``"as-wrong"`` (default; scored 0 as in C.6/G.3) or ``"exclude"`` (the unit is dropped
+        for every rater). Either way the counts per rater are in ``missing_a``/``missing_b``.
+    n_resamples, seed, confidence_level
+        Bootstrap over queries for ``boot_ci_low``/``boot_ci_high`` (``n_resamples=0`` skips
+        it); interval level for both intervals.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per comparison, ``kind`` = ``"cohen"`` (each pair of raters), ``"fleiss"`` (all
+        raters, ``rater_a == "all"``) or ``"human"`` (each rater vs the human labels, ``rater_b
+        == "human"``); columns ``kind, rater_a, rater_b, n, n_raters, agreement, kappa, se,
+        ci_low, ci_high, boot_ci_low, boot_ci_high, missing_a, missing_b``. ``agreement`` is the
+        observed proportion of agreement (for Fleiss, the mean pairwise agreement P̄).
+        ``attrs["missing"]`` maps each rater to its missing-verdict count.
+
+    Notes
+    -----
+    Cohen (1960): κ = (p_o − p_e)/(1 − p_e), p_o the share of units both raters label alike,
+    p_e = p_a p_b + (1 − p_a)(1 − p_b) from the raters' marginal shares of "correct". Its ``se``
+    is statsmodels' asymptotic standard error (Fleiss, Cohen & Everitt 1969) and ``ci_low``,
+    ``ci_high`` = κ ± z·se. Fleiss (1971): with m raters and n_i1 of them saying "correct" on
+    unit i, P_i = [n_i1² + (m − n_i1)² − m]/(m(m − 1)), P̄ = mean P_i, p = Σ n_i1/(N m),
+    P_e = p² + (1 − p)², κ = (P̄ − P_e)/(1 − P_e); statsmodels gives no standard error, so its
+    interval is the bootstrap one only. Bootstrap: queries are resampled with replacement
+    (all systems' answers to a query together, as SPEC §4 pairs them), κ is recomputed from the
+    resampled cell counts, percentile interval; a replicate with p_e = 1 is undefined and left
+    out. κ is NaN when p_e = 1 on the data (both raters constant).
+
+    Examples
+    --------
+    Two repetitions that disagree on one of four answers (Fleiss' κ pools the two raters'
+    marginals, p = 3/8, so it differs from Cohen's: (0.75 − 34/64)/(30/64) = 0.4667):
+
+    >>> df = pd.DataFrame({"system": "mem", "query_id": list("abcdabcd"), "repeat": [0] * 4 + [1] * 4,
+    ...                    "score": [1, 1, 0, 0, 1, 0, 0, 0]})
+    >>> out = agreement(df, n_resamples=0)
+    >>> out[["kind", "rater_a", "rater_b", "n", "agreement", "kappa"]]
+         kind rater_a rater_b  n  agreement     kappa
+    0   cohen       0       1  4       0.75  0.500000
+    1  fleiss     all     NaN  4       0.75  0.466667
+    """
+    if verdict_missing not in ("as-wrong", "exclude"):
+        raise VerdictError(f"unknown missing-verdict policy '{verdict_missing}' (use as-wrong or exclude).")
+    wide = _raters(df, by)
+    raters = [str(r) for r in wide.columns]
+    missing = wide.isna()
+    missing_counts = {r: int(missing[r].sum()) for r in raters}
+    notes = [f"{by} raters {', '.join(raters)}; missing verdicts per rater: "
+             + ", ".join(f"{r} {k}" for r, k in missing_counts.items()) + f" ({verdict_missing})"]
+    if verdict_missing == "exclude" and missing.any(axis=1).any():
+        notes.append(f"{int(missing.any(axis=1).sum())} answers with a missing verdict dropped for every rater")
+        wide = wide[~missing.any(axis=1)]
+    if len(wide) == 0:
+        raise VerdictError("no answer is left with a verdict from every rater. Check the data or use "
+                           "verdict_missing='as-wrong'.")
+    correct = wide.fillna(0.0).to_numpy() > threshold
+    z = float(stats.norm.ppf(0.5 + confidence_level / 2))
+    m = len(raters)
+    pairs, X = [], []
+    for i, j in itertools.combinations(range(m), 2):
+        pairs.append({"kind": "cohen", "rater_a": raters[i], "rater_b": raters[j],
+                      **_cohen_row(correct[:, i], correct[:, j], z),
+                      "missing_a": missing_counts[raters[i]], "missing_b": missing_counts[raters[j]]})
+        X.append(_cells(correct[:, i], correct[:, j], np.ones(len(wide), dtype=bool)))
+    table, _ = aggregate_raters(correct.astype(np.int64), n_cat=2)
+    yes = table[:, 1].astype(np.float64)
+    agree_i = (yes ** 2 + (m - yes) ** 2 - m) / (m * (m - 1))
+    fleiss = {"kind": "fleiss", "rater_a": "all", "rater_b": None, "n": len(wide),
+              "agreement": float(agree_i.mean()), "kappa": float(fleiss_kappa(table, method="fleiss")),
+              "se": np.nan, "ci_low": np.nan, "ci_high": np.nan,
+              "missing_a": sum(missing_counts.values()), "missing_b": np.nan}
+    versus = []
+    if human is not None:
+        labels = _human(human, df, wide.index)
+        labelled = labels.notna().to_numpy()
+        truth = labels.fillna(0).to_numpy() > 0.5
+        notes.append(f"human labels for {int(labelled.sum())} of {len(wide)} answers")
+        for i, rater in enumerate(raters):
+            versus.append({"kind": "human", "rater_a": rater, "rater_b": "human",
+                           **_cohen_row(correct[labelled, i], truth[labelled], z),
+                           "missing_a": missing_counts[rater], "missing_b": int((~labelled).sum())})
+            X.append(_cells(correct[:, i], truth, labelled))
+    out = pd.DataFrame([*pairs, fleiss, *versus])
+    out["n_raters"] = np.where(out["kind"] == "fleiss", m, 2)
+    out["boot_ci_low"], out["boot_ci_high"] = np.nan, np.nan
+    if n_resamples:
+        k = len(X)
+
+        def kappas(sums: np.ndarray) -> np.ndarray:  # in row order: pairs, Fleiss, vs human
+            cohen = _cohen_from_sums(sums[:, :4 * k])
+            return np.hstack([cohen[:, :len(pairs)], _fleiss_from_sums(sums[:, 4 * k:], m),
+                              cohen[:, len(pairs):]])
+
+        per_unit = np.hstack([*X, np.column_stack([agree_i, yes, np.ones(len(wide))])])
+        codes = pd.factorize(wide.index.get_level_values("query_id"))[0]
+        res = bootstrap_sums(per_unit, Design("cluster", cluster=codes), kappas,
+                             n_resamples=n_resamples, seed=seed, ci=confidence_level)
+        out["boot_ci_low"], out["boot_ci_high"] = res.ci_low, res.ci_high
+        if np.any(res.n_undefined):
+            notes.append(f"up to {int(np.max(res.n_undefined))} of {n_resamples} bootstrap replicates had "
+                         "an undefined κ (p_e = 1) and were left out")
+    out = out[list(COLUMNS)]
+    out.attrs = {"by": by, "threshold": threshold, "verdict_missing": verdict_missing,
+                 "missing": missing_counts, "n_resamples": n_resamples,
+                 "seed": seed if isinstance(seed, int) else "generator",
+                 "confidence_level": confidence_level, "notes": notes}
+    return out
+
+
+def missing_verdict_effect(df: pd.DataFrame, missing: MissingQueryPolicy = "error",
+                           systems: Sequence[str] | None = None) -> pd.DataFrame:
+    """Each system's score with missing verdicts scored as wrong vs excluded (SPEC §1, §7).
+
+    Parameters
+    ----------
+    df
+        Canonical verdicts (NaN ``score`` = no usable verdict).
+    missing, systems
+        As in :func:`memdiag.align` (a query some systems lack).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per system: ``system, n, n_missing, score_as_wrong`` (missing verdicts score 0
+        and stay in the denominator: the default, C.6/G.3), ``n_excluded, score_excluded`` (the
+        system's queries with a missing verdict dropped from its own score), ``difference`` =
+        score_excluded − score_as_wrong, and ``score_excluded_paired`` (SPEC's ``exclude``
+        policy: a query with a missing verdict for any system is dropped for all). Scores are
+        mean scores in points (×100).
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"system": ["a"] * 4 + ["b"] * 4, "query_id": list("wxyz") * 2,
+    ...                    "score": [1, 1, 0, None, 1, 0, 0, 1]})
+    >>> missing_verdict_effect(df)[["system", "n_missing", "score_as_wrong", "score_excluded", "difference"]]
+      system  n_missing  score_as_wrong  score_excluded  difference
+    0      a          1            50.0       66.666667   16.666667
+    1      b          0            50.0       50.000000    0.000000
+    """
+    as_wrong = align(df, missing=missing, verdict_missing="as-wrong", systems=systems)
+    paired = align(df, missing=missing, verdict_missing="exclude", systems=systems)
+    counts = {n["policy"]: n.get("per_system", {}) for n in as_wrong.notes}
+    per_system = counts.get("missing verdicts as-wrong", {})
+    rows = []
+    for j, name in enumerate(as_wrong.systems):
+        own = align(df[df["system"].astype(str) == name], missing=missing, verdict_missing="exclude")
+        rows.append({"system": name, "n": as_wrong.n, "n_missing": int(per_system.get(name, 0)),
+                     "score_as_wrong": 100 * float(as_wrong.scores[:, j].mean()),
+                     "n_excluded": as_wrong.n - own.n, "score_excluded": 100 * float(own.scores.mean()),
+                     "score_excluded_paired": 100 * float(paired.scores[:, paired.system_index(name)].mean())})
+    out = pd.DataFrame(rows)
+    out.insert(6, "difference", out["score_excluded"] - out["score_as_wrong"])
+    out.attrs = {"missing": missing, "notes": [f"{len(paired.query_ids)} of {as_wrong.n} queries have a "
+                                               "verdict from every system (score_excluded_paired)"]}
+    return out

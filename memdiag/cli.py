@@ -1,0 +1,231 @@
+"""The ``memdiag`` command: each subcommand parses its options and calls one public function.
+
+Exit status: 0 ok; 1 the analysis ran but a check failed; 2 bad input or usage, with one line
+on stderr (file, record, field, what to do) and never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+
+import pandas as pd
+
+import memdiag as md
+from memdiag.errors import SchemeError, VerdictError
+from memdiag.tables import FORMATS, render
+
+
+class UsageError(ValueError):
+    """A command-line option that cannot be used as given (exit 2)."""
+
+
+# --------------------------------------------------------------------------------------------
+# shared options
+# --------------------------------------------------------------------------------------------
+def _key_values(items: Sequence[str] | None, option: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items or ():
+        key, sep, value = item.partition("=")
+        if not sep or not key or not value:
+            raise UsageError(f"{option} {item!r}: expected NAME=VALUE (e.g. {option} query_id=question_id)")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _add_input(p: argparse.ArgumentParser, align: bool = True) -> None:
+    p.add_argument("files", nargs="+", metavar="FILES", help="verdict files, folders or glob patterns")
+    p.add_argument("--layout", default="auto", help="input layout (default: auto-detect per file)")
+    p.add_argument("--system", action="append", metavar="NAME | PATH=NAME",
+                   help="system name for every file, or for one file (repeatable)")
+    p.add_argument("--field", action="append", metavar="CANONICAL=SOURCE",
+                   help="map a source column to a canonical one, e.g. --field score=correct (repeatable)")
+    if align:
+        p.add_argument("--missing", choices=("error", "drop", "wrong"), default="error",
+                       help="a query some systems lack: error (default), drop it for all, or score it 0")
+        p.add_argument("--verdict-missing", choices=("as-wrong", "exclude"), default="as-wrong",
+                       help="a verdict with no usable score: score 0 (default) or drop the query for all")
+
+
+def _add_output(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the table here instead of stdout")
+
+
+def _add_resampling(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--design", choices=("iid", "stratified", "cluster", "stratified-cluster"),
+                   help="resampling design (default: from the data and scheme; the choice is printed)")
+    p.add_argument("--resamples", type=int, default=20_000, metavar="B", help="bootstrap replicates (default 20000)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--ci", type=float, default=0.95, help="confidence level (default 0.95)")
+
+
+def _read(args: argparse.Namespace) -> pd.DataFrame:
+    systems = args.system or []
+    named = [s for s in systems if "=" in s]
+    plain = [s for s in systems if "=" not in s]
+    if len(plain) > 1:
+        raise UsageError("--system NAME given more than once: use --system PATH=NAME to name files apart")
+    system: str | dict[str, str] | None = plain[0] if plain else None
+    if named:
+        if system is not None:
+            raise UsageError("use either --system NAME (all files) or --system PATH=NAME (per file), not both")
+        system = _key_values(named, "--system")
+    fields = _key_values(args.field, "--field") or None
+    return md.read_verdicts(args.files, format=args.layout, system=system, fields=fields)
+
+
+def _emit(frames: pd.DataFrame | Sequence[pd.DataFrame], args: argparse.Namespace) -> None:
+    """Print one or several result tables (several JSON tables become one JSON list)."""
+    frames = [frames] if isinstance(frames, pd.DataFrame) else list(frames)
+    texts = [render(f, args.format) for f in frames]
+    if args.format == "json" and len(texts) > 1:
+        text = "[\n" + ",\n".join(texts) + "\n]"
+    else:
+        text = "\n".join(t if t.endswith("\n") else t + "\n" for t in texts)
+    text = text if text.endswith("\n") else text + "\n"
+    if args.output:
+        with open(args.output, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+    else:
+        sys.stdout.write(text)
+
+
+# --------------------------------------------------------------------------------------------
+# subcommands
+# --------------------------------------------------------------------------------------------
+def _cmd_validate(args: argparse.Namespace) -> int:
+    df = _read(args)
+    summary = md.validate(df)
+    files = df["source_file"].nunique() if "source_file" in df else 0
+    summary.attrs["notes"] = [f"{files} files, {len(df)} verdict rows, {summary.attrs['n_queries']} "
+                              f"distinct queries, {len(summary)} systems"] + summary.attrs["notes"]
+    _emit(summary, args)
+    return 0
+
+
+def _cmd_score(args: argparse.Namespace) -> int:
+    df = _read(args)
+    table = md.score(df, scheme=args.scheme, metric=args.metric, missing=args.missing,
+                     verdict_missing=args.verdict_missing)
+    _emit(table, args)
+    return 0
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    df = _read(args)
+    table = md.compare(df, metric=args.metric, scheme=args.scheme, pairs=args.pairs,
+                       reference=args.reference, design=args.design, n_resamples=args.resamples,
+                       seed=args.seed, confidence_level=args.ci, correction=args.correction,
+                       threshold=args.threshold, missing=args.missing,
+                       verdict_missing=args.verdict_missing)
+    frames = [table]
+    if args.omnibus:
+        frames.append(md.omnibus(df, metric=args.metric, scheme=args.scheme, design=args.design,
+                                 n_resamples=args.resamples, seed=args.seed, threshold=args.threshold,
+                                 missing=args.missing, verdict_missing=args.verdict_missing))
+    _emit(frames, args)
+    return 0
+
+
+def _cmd_flows(args: argparse.Namespace) -> int:
+    df = _read(args)
+    table = md.flows(df, reference=args.reference, by=args.by, threshold=args.threshold,
+                     design=args.design or "iid", n_resamples=args.resamples, seed=args.seed,
+                     confidence_level=args.ci, correction=args.correction, missing=args.missing,
+                     verdict_missing=args.verdict_missing)
+    _emit(table, args)
+    return 0
+
+
+def _cmd_evidence(args: argparse.Namespace) -> int:
+    df = _read(args)
+    common = dict(design=args.design, n_resamples=args.resamples, seed=args.seed,
+                  missing=args.missing, verdict_missing=args.verdict_missing)
+    frames = [md.evidence(df, confidence_level=args.ci, **common)]
+    if args.tests:
+        pairs, omni = md.evidence_tests(df, correction=args.correction, **common)
+        frames += [omni, pairs]
+    if "evidence_tokens" in df:
+        frames.append(md.evidence_length(df, budget=args.budget))
+    _emit(frames, args)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``memdiag`` command."""
+    parser = argparse.ArgumentParser(
+        prog="memdiag",
+        description="What an agent-memory system really adds over plain retrieval: paired flows, "
+                    "intervals, tests and figures from per-query verdicts.",
+    )
+    parser.add_argument("--version", action="version", version=f"memdiag {md.__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("validate", help="what was read: systems, queries, repetitions, pairing, problems")
+    _add_input(p, align=False)
+    _add_output(p)
+    p.set_defaults(run=_cmd_validate)
+
+    p = sub.add_parser("score", help="official benchmark scores per system (overall and per group)")
+    _add_input(p)
+    p.add_argument("--scheme", default="mean", help="built-in scheme name or a YAML/JSON scheme file")
+    p.add_argument("--metric", default="score", help="per-query column to score (score, f1, bleu, ...)")
+    _add_output(p)
+    p.set_defaults(run=_cmd_score)
+
+    p = sub.add_parser("compare", help="paired differences between systems with intervals, p and Holm")
+    _add_input(p)
+    p.add_argument("--metric", default="accuracy",
+                   help="accuracy (default), coverage, utilization, or a per-query column (f1, ...)")
+    p.add_argument("--scheme", help="official aggregation recomputed in every replicate (locomo, meme, FILE.yaml)")
+    p.add_argument("--pairs", choices=("all", "reference"), default="all")
+    p.add_argument("--reference", help="reference system for --pairs reference")
+    p.add_argument("--correction", choices=("holm", "bonferroni", "fdr_bh"), default="holm")
+    p.add_argument("--threshold", type=float, help="binarise scores at > THRESHOLD first")
+    p.add_argument("--omnibus", action="store_true", help="also print the omnibus test across systems")
+    _add_resampling(p)
+    _add_output(p)
+    p.set_defaults(run=_cmd_compare)
+
+    p = sub.add_parser("flows", help="memory benefit and tax of each system against a reference")
+    _add_input(p)
+    p.add_argument("--reference", action="append", required=True,
+                   help="reference system, e.g. raw-rag (repeatable for several references)")
+    p.add_argument("--by", help="per group of this column, e.g. --by category")
+    p.add_argument("--threshold", type=float, default=0.5, help="correct = score > THRESHOLD (default 0.5)")
+    p.add_argument("--correction", choices=("holm", "bonferroni", "fdr_bh"), default="holm")
+    _add_resampling(p)
+    _add_output(p)
+    p.set_defaults(run=_cmd_flows)
+
+    p = sub.add_parser("evidence", help="coverage, utilization and the accuracy decomposition")
+    _add_input(p)
+    p.add_argument("--tests", action="store_true", help="also the omnibus and pairwise tests (paper A.5.1)")
+    p.add_argument("--correction", choices=("holm", "bonferroni", "fdr_bh"), default="holm")
+    p.add_argument("--budget", type=float, default=5_000, help="evidence-token budget (default 5000)")
+    _add_resampling(p)
+    _add_output(p)
+    p.set_defaults(run=_cmd_evidence)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``memdiag`` command; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    run: Callable[[argparse.Namespace], int] = args.run
+    try:
+        return run(args)
+    except (VerdictError, SchemeError, UsageError) as exc:
+        print(f"memdiag {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"memdiag {args.command}: error: {exc.filename or ''}: {exc.strerror or exc}. "
+              "Check the path and permissions.", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover - `python -m memdiag.cli`
+    sys.exit(main())

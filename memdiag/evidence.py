@@ -1,0 +1,266 @@
+"""Evidence diagnostics: coverage, utilization, the accuracy decomposition, path retention and
+evidence length (SPEC §3 and §7; Raw-RAG paper C.1, A.5.1, Table 20).
+
+For question i and system s, C_is ∈ {0, 1} says whether the retrieved evidence was sufficient
+and Y_is ∈ [0, 1] is the judged score. Coverage Ĉ_s = (1/N) Σ_i C_is; utilization
+Û_s = Σ_i C_is·Y_is / Σ_i C_is (undefined when no evidence is sufficient); and accuracy splits
+exactly as Acc_s = Ĉ_s·Û_s + (1/N) Σ_i (1 − C_is)·Y_is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from memdiag.compare import compare, omnibus, resolve_design
+from memdiag.errors import VerdictError
+from memdiag.resample import Design, bootstrap_sums
+from memdiag.verdicts import MissingQueryPolicy, MissingVerdictPolicy, align
+
+#: Per-system quantities of :func:`evidence`, in column order.
+QUANTITIES: tuple[str, ...] = ("coverage", "utilization", "accuracy", "covered_term", "uncovered_term")
+
+
+def _require(df: pd.DataFrame, columns: Sequence[str], what: str) -> None:
+    lacking = [c for c in columns if c not in df]
+    if lacking:
+        raise VerdictError(f"{what} needs the column(s) {', '.join(repr(c) for c in lacking)}, which "
+                           f"the verdicts lack (have: {', '.join(map(str, df.columns))}). Add them, or "
+                           f"map them with --field {lacking[0]}=<column>.")
+
+
+def _decomposition(s: int, n: int):
+    def statistic(sums: np.ndarray) -> np.ndarray:
+        c, cy, ucy = sums[:, :s], sums[:, s:2 * s], sums[:, 2 * s:3 * s]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            util = cy / c
+        return np.concatenate([c / n, util, (cy + ucy) / n, cy / n, ucy / n], axis=1)
+
+    return statistic
+
+
+def evidence(
+    df: pd.DataFrame,
+    design: str | None = None,
+    n_resamples: int = 20_000,
+    seed: int = 0,
+    confidence_level: float = 0.95,
+    systems: Sequence[str] | None = None,
+    missing: MissingQueryPolicy = "error",
+    verdict_missing: MissingVerdictPolicy = "as-wrong",
+) -> pd.DataFrame:
+    """Coverage, utilization and the accuracy decomposition per system, with intervals (SPEC §3).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per system: ``n`` (N), ``n_sufficient`` (Σ C), ``coverage``, ``utilization``,
+        ``accuracy``, ``covered_term`` (Ĉ·Û = (1/N) Σ C·Y) and ``uncovered_term``
+        ((1/N) Σ (1 − C)·Y), all in points, each with ``_ci_low`` / ``_ci_high`` from one paired
+        bootstrap (shared replicates across systems). Utilization is NaN — reported as
+        undefined, never 0 — when Σ C = 0; replicates in which Σ C* = 0 are left out of its
+        interval and counted in ``attrs["notes"]``.
+
+    Notes
+    -----
+    Ĉ = (1/N) Σ C;  Û = Σ C·Y / Σ C;  Acc = Ĉ·Û + (1/N) Σ (1 − C)·Y  (paper C.1). The identity
+    holds exactly for the point estimates and inside every replicate.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"system": ["rag"] * 4, "query_id": list("abcd"),
+    ...                    "score": [1, 0, 1, 0], "sufficient": [1, 1, 0, 0]})
+    >>> evidence(df, n_resamples=100)[["system", "n_sufficient", "coverage", "utilization", "accuracy"]]
+      system  n_sufficient  coverage  utilization  accuracy
+    0    rag             2      50.0         50.0      50.0
+    """
+    _require(df, ["sufficient"], "evidence()")
+    panel = align(df, missing=missing, verdict_missing=verdict_missing, systems=systems)
+    kind, why = resolve_design(panel, design, None)
+    c = panel.matrix("sufficient")
+    if np.isnan(c).any():
+        i, j = np.argwhere(np.isnan(c))[0]
+        raise VerdictError(f"'sufficient' is missing for {int(np.isnan(c).sum())} (system, query) pairs, "
+                           f"e.g. system '{panel.systems[j]}', query '{panel.query_ids[i]}'. Label every "
+                           "answer 0 or 1.")
+    y = panel.scores
+    s, n = len(panel.systems), panel.n
+    X = np.hstack([c, c * y, (1 - c) * y])
+    res = bootstrap_sums(X, Design.from_panel(panel, kind), _decomposition(s, n),
+                         n_resamples=n_resamples, seed=seed, ci=confidence_level)
+    est = 100 * res.estimate.reshape(len(QUANTITIES), s)
+    low = 100 * res.ci_low.reshape(len(QUANTITIES), s)
+    high = 100 * res.ci_high.reshape(len(QUANTITIES), s)
+    out = pd.DataFrame({"system": panel.systems, "n": n, "n_sufficient": c.sum(axis=0).astype(np.int64)})
+    for q, name in enumerate(QUANTITIES):
+        out[name] = est[q]
+        out[f"{name}_ci_low"] = low[q]
+        out[f"{name}_ci_high"] = high[q]
+    notes = [why] + panel.notes_text()
+    for name in out.loc[out["n_sufficient"] == 0, "system"]:
+        notes.append(f"utilization of '{name}' is undefined: no query has sufficient evidence")
+    undefined = np.asarray(res.n_undefined).reshape(len(QUANTITIES), s)[1] if res.n_undefined is not None else []
+    for name, k in zip(panel.systems, undefined):
+        if 0 < k < n_resamples:
+            notes.append(f"utilization of '{name}': {int(k)} of {n_resamples} replicates had no "
+                         "sufficient query and were left out of its interval")
+    out.attrs = {"design": kind, "n_resamples": n_resamples, "seed": seed,
+                 "confidence_level": confidence_level, "missing": missing,
+                 "verdict_missing": verdict_missing, "notes": notes}
+    return out
+
+
+def evidence_tests(
+    df: pd.DataFrame,
+    design: str | None = None,
+    n_resamples: int = 20_000,
+    seed: int = 0,
+    correction: str = "holm",
+    systems: Sequence[str] | None = None,
+    missing: MissingQueryPolicy = "error",
+    verdict_missing: MissingVerdictPolicy = "as-wrong",
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The pairwise and omnibus tests of coverage and utilization (paper A.5.1, C.6).
+
+    Coverage: Cochran's Q across systems, then exact McNemar per pair (iid design; a bootstrap
+    sign test under clustered or stratified designs). Utilization (a system-specific
+    denominator): the centered max-range bootstrap omnibus and two-sided bootstrap sign tests.
+    Holm adjustment is over the pairs of one metric (one benchmark–metric family).
+
+    Returns
+    -------
+    (pairs, omnibus)
+        ``pairs``: :func:`memdiag.compare` rows with a leading ``metric`` column (coverage rows
+        first); ``omnibus``: one row per metric.
+    """
+    _require(df, ["sufficient"], "evidence_tests()")
+    common = dict(design=design, n_resamples=n_resamples, seed=seed, systems=systems, missing=missing,
+                  verdict_missing=verdict_missing)
+    pairs, tests = [], []
+    for metric in ("coverage", "utilization"):
+        table = compare(df, metric=metric, correction=correction, **common)
+        table.insert(0, "metric", metric)
+        pairs.append(table)
+        tests.append(omnibus(df, metric=metric, **common))
+    out_pairs = pd.concat(pairs, ignore_index=True)
+    out_pairs.attrs = dict(pairs[0].attrs, metric="coverage, utilization")
+    out_omnibus = pd.concat(tests, ignore_index=True)
+    out_omnibus.attrs = dict(tests[0].attrs, metric="coverage, utilization")
+    return out_pairs, out_omnibus
+
+
+def path_given_result(
+    df: pd.DataFrame,
+    categories: Sequence[str] | None = None,
+    phase: str | None = "after",
+    allow_inconsistent: bool = False,
+    design: str | None = None,
+    n_resamples: int = 20_000,
+    seed: int = 0,
+    confidence_level: float = 0.95,
+    systems: Sequence[str] | None = None,
+    missing: MissingQueryPolicy = "error",
+    verdict_missing: MissingVerdictPolicy = "as-wrong",
+) -> pd.DataFrame:
+    """Conditional path retention P(path | result) per system (SPEC §3; paper C.1, G.10).
+
+    P(path | result) = Σ_i path_i·result_i / Σ_i result_i over the selected questions (the
+    paper: after-phase tracking and cascade questions — pass ``categories=["Tr", "Cas"]``).
+    A row with path = 1 and result = 0 is inconsistent: always counted (``n_inconsistent``),
+    and a :class:`~memdiag.errors.VerdictError` unless ``allow_inconsistent``.
+
+    Parameters
+    ----------
+    categories
+        Keep only these categories (default: all).
+    phase
+        Keep only this phase when the data have a ``phase`` column (default ``"after"``;
+        ``None`` keeps all).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per system: ``n`` (selected questions), ``n_result`` (Σ result), ``n_path_and_result``,
+        ``n_inconsistent``, ``retention`` (points) with ``_ci_low`` / ``_ci_high``; NaN (undefined)
+        when Σ result = 0.
+    """
+    _require(df, ["result_covered", "path_covered"], "path_given_result()")
+    selected = df
+    if phase is not None and "phase" in df:
+        selected = selected[selected["phase"] == phase]
+    if categories is not None:
+        _require(df, ["category"], "path_given_result(categories=...)")
+        selected = selected[selected["category"].isin(list(categories))]
+    if selected.empty:
+        raise VerdictError(f"no question is selected (phase={phase!r}, categories={categories!r}).")
+    panel = align(selected, missing=missing, verdict_missing=verdict_missing, systems=systems)
+    kind, why = resolve_design(panel, design, None)
+    result, path = panel.matrix("result_covered"), panel.matrix("path_covered")
+    if np.isnan(result).any() or np.isnan(path).any():
+        raise VerdictError("'result_covered' or 'path_covered' is missing for some selected (system, "
+                           "query) pairs. Label every selected answer 0 or 1.")
+    inconsistent = ((path == 1) & (result == 0)).sum(axis=0).astype(np.int64)
+    if inconsistent.any() and not allow_inconsistent:
+        worst = int(np.argmax(inconsistent))
+        raise VerdictError(f"{int(inconsistent.sum())} rows have path_covered = 1 but result_covered = 0 "
+                           f"(e.g. {int(inconsistent[worst])} for system '{panel.systems[worst]}'): a path "
+                           "cannot be covered without its result. Fix the labels, or pass "
+                           "allow_inconsistent=True to count them and go on.")
+    s = len(panel.systems)
+
+    def retention(sums: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return sums[:, :s] / sums[:, s:]
+
+    X = np.hstack([path * result, result])
+    res = bootstrap_sums(X, Design.from_panel(panel, kind), retention, n_resamples=n_resamples,
+                         seed=seed, ci=confidence_level)
+    out = pd.DataFrame({"system": panel.systems, "n": panel.n,
+                        "n_result": result.sum(axis=0).astype(np.int64),
+                        "n_path_and_result": (path * result).sum(axis=0).astype(np.int64),
+                        "n_inconsistent": inconsistent,
+                        "retention": 100 * res.estimate, "retention_ci_low": 100 * res.ci_low,
+                        "retention_ci_high": 100 * res.ci_high})
+    notes = [why] + panel.notes_text()
+    if inconsistent.any():
+        notes.append(f"{int(inconsistent.sum())} inconsistent rows (path = 1, result = 0) counted and kept")
+    out.attrs = {"design": kind, "n_resamples": n_resamples, "seed": seed,
+                 "confidence_level": confidence_level, "notes": notes}
+    return out
+
+
+def evidence_length(df: pd.DataFrame, budget: float = 5_000) -> pd.DataFrame:
+    """Per-system evidence length statistics from ``evidence_tokens`` (paper Table 20, SPEC §7).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per system: ``n`` (questions with a length), ``mean``, ``median``, ``p95``
+        (linear interpolation, numpy's default), ``max``, ``n_over_budget`` (> ``budget``) and
+        ``n_missing`` (questions without a length, counted, not used).
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"system": ["a"] * 4, "query_id": list("wxyz"), "score": 1,
+    ...                    "evidence_tokens": [100, 200, 300, 6000]})
+    >>> evidence_length(df)[["system", "mean", "median", "p95", "max", "n_over_budget"]]
+      system    mean  median     p95     max  n_over_budget
+    0      a  1650.0   250.0  5145.0  6000.0              1
+    """
+    _require(df, ["evidence_tokens"], "evidence_length()")
+    per_query = df.groupby(["system", "query_id"], sort=True)["evidence_tokens"].mean()
+    rows = []
+    for name, values in per_query.groupby(level="system", sort=True):
+        v = values.dropna().to_numpy(dtype=float)
+        rows.append({"system": name, "n": v.size,
+                     "mean": v.mean() if v.size else np.nan,
+                     "median": np.median(v) if v.size else np.nan,
+                     "p95": np.percentile(v, 95, method="linear") if v.size else np.nan,
+                     "max": v.max() if v.size else np.nan,
+                     "n_over_budget": int((v > budget).sum()),
+                     "n_missing": int(values.isna().sum())})
+    out = pd.DataFrame(rows)
+    out.attrs = {"notes": [f"budget = {budget:g} evidence tokens"]}
+    return out

@@ -1,0 +1,223 @@
+"""Readers for released per-query verdict layouts, one module per layout, auto-detected.
+
+Every layout module defines ``NAME``, ``DESCRIPTION``, ``sniff(path, content) -> bool`` and
+``read(path, content, *, system=None, fields=None) -> DataFrame`` (the canonical long schema of
+SPEC §1 plus provenance ``source_file``/``source_record``). :func:`read_file` parses a file once,
+picks the layout (the first in :data:`FORMATS` whose ``sniff`` accepts it, or the one named) and
+reads it. :mod:`memdiag.verdicts` validates across records and files.
+
+File parsing: ``.csv`` and ``.parquet``/``.pq`` are tables (``content`` None, the reader reads
+them); ``.jsonl``/``.ndjson`` are JSON lines; ``.json`` is JSON (or JSON lines when the whole
+file is not one JSON value but its first line is); any other name is parsed by content: JSON /
+JSON lines when it starts with ``{`` or ``[``, else a table (e.g. LongMemEval's
+``<run>.jsonl.eval-results-gpt-4o``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import ModuleType
+
+import pandas as pd
+import pyarrow
+
+from memdiag.errors import VerdictError, where
+from memdiag.formats._common import PARQUET_SUFFIXES, table_columns
+from memdiag.formats import (
+    backboard_locomo, long, longmemeval_autoeval, mapped, mem0_locomo, persona_longmemeval,
+    trpc_locomo, wide, zep_locomo,
+)
+
+#: The layouts in detection order: specific released layouts first, generic tables last;
+#: ``mapped`` is never detected (it needs ``fields``).
+FORMATS: tuple[ModuleType, ...] = (
+    mem0_locomo, zep_locomo, backboard_locomo, trpc_locomo, persona_longmemeval,
+    longmemeval_autoeval, wide, long, mapped,
+)
+JSONL_SUFFIXES = {".jsonl", ".ndjson"}
+FIELD_HINT = ("--field query_id=<column> --field score=<column> "
+              "(Python: fields={'query_id': <column>, 'score': <column>})")
+
+
+def known_formats() -> list[tuple[str, str]]:
+    """``(NAME, DESCRIPTION)`` of every layout, in detection order.
+
+    Examples
+    --------
+    >>> [name for name, _ in known_formats()][:2]
+    ['mem0-locomo', 'zep-locomo']
+    """
+    return [(fmt.NAME, fmt.DESCRIPTION) for fmt in FORMATS]
+
+
+def _empty(path: Path) -> VerdictError:
+    return VerdictError(f"{where(path)}: the file is empty (no verdict records). "
+                        "Point memdiag at a file of per-query verdicts.")
+
+
+def _json_line(line: str, number: int, path: Path) -> object:
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as error:
+        raise VerdictError(
+            f"{where(path)}: line {number}, column {error.colno}: not valid JSON ({error.msg}). "
+            "Fix or remove the line."
+        ) from None
+
+
+def _json_lines(text: str, path: Path) -> list:
+    """One value per non-blank line: parsed as one JSON array (fast), line by line on failure."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    try:
+        values = json.loads("[" + ",".join(lines) + "]")
+    except json.JSONDecodeError:
+        values = None
+    if values is not None and len(values) == len(lines):
+        return values
+    return [_json_line(line, number, path) for number, line in enumerate(text.splitlines(), start=1)
+            if line.strip()]
+
+
+def _json(text: str, path: Path) -> object:
+    """One JSON value, or JSON lines when the file holds several values one per line."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        first_line = text.lstrip().split("\n", 1)[0]
+        try:
+            json.loads(first_line)
+        except json.JSONDecodeError:
+            raise VerdictError(
+                f"{where(path)}: not valid JSON at line {error.lineno}, column {error.colno} "
+                f"(char {error.pos}): {error.msg}. Fix the file."
+            ) from None
+        return _json_lines(text, path)
+
+
+def load(path: Path) -> object | None:
+    """Parse a file once: the JSON / JSON-lines value, or None for a table (CSV, Parquet).
+
+    Raises
+    ------
+    VerdictError
+        A missing or empty file, text that is not UTF-8, or unparsable JSON (with line and column).
+    """
+    if not path.is_file():
+        raise VerdictError(f"{where(path)}: no such file.")
+    suffix = path.suffix.lower()
+    if suffix in PARQUET_SUFFIXES:
+        if path.stat().st_size == 0:
+            raise _empty(path)
+        return None
+    with path.open("rb") as handle:
+        if not handle.read(1 << 16).strip():
+            raise _empty(path)
+    if suffix == ".csv":
+        return None
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise VerdictError(f"{where(path)}: not UTF-8 text (byte {error.start}). Save it as UTF-8.") from None
+    if suffix in JSONL_SUFFIXES:
+        return _json_lines(text, path)
+    if suffix == ".json" or text.lstrip()[:1] in ("{", "["):
+        return _json(text, path)
+    return None
+
+
+def _describe(path: Path, content: object | None) -> str:
+    """What the file looks like, for the unknown-layout message."""
+    if isinstance(content, dict):
+        return f"a JSON object with keys {', '.join(map(str, list(content)[:8]))}"
+    if isinstance(content, list):
+        first = content[0] if content else None
+        keys = ", ".join(map(str, first)) if isinstance(first, dict) else type(first).__name__
+        return f"a list of {len(content)} records, the first with {keys}"
+    if content is None:
+        return f"a table with columns {', '.join(table_columns(path)[:12])}"
+    return f"a JSON {type(content).__name__}"
+
+
+def detect(path: Path, content: object | None) -> ModuleType:
+    """The first layout in :data:`FORMATS` whose ``sniff`` accepts the file.
+
+    Raises
+    ------
+    VerdictError
+        No layout matches: the message lists every layout and the ``--field`` escape hatch.
+    """
+    for fmt in FORMATS:
+        if fmt.sniff(path, content):
+            return fmt
+    layouts = "; ".join(f"{name}: {description}" for name, description in known_formats())
+    raise VerdictError(
+        f"{where(path)}: unknown layout ({_describe(path, content)}). Known layouts: {layouts}. "
+        f"For any other per-query file, map its fields: {FIELD_HINT}."
+    )
+
+
+def _named(name: str, path: Path, content: object | None) -> ModuleType:
+    """The layout called ``name``, checked against the file with its ``sniff``."""
+    for fmt in FORMATS:
+        if fmt.NAME == name:
+            if fmt is not mapped and not fmt.sniff(path, content):
+                raise VerdictError(
+                    f"{where(path)}: is not a {name} file ({fmt.DESCRIPTION}); it is "
+                    f"{_describe(path, content)}. Use format='auto' or map its fields: {FIELD_HINT}."
+                )
+            return fmt
+    raise VerdictError(
+        f"{where(path)}: unknown format {name!r}. "
+        f"Use 'auto' or one of: {', '.join(n for n, _ in known_formats())}."
+    )
+
+
+def read_file(path: str | Path, format: str = "auto", system: str | None = None,
+              fields: dict[str, str] | None = None) -> pd.DataFrame:
+    """Read one file of per-query verdicts in any known layout.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+    format : str, default "auto"
+        ``"auto"`` detects the layout; otherwise a layout ``NAME`` (:func:`known_formats`).
+    system : str, optional
+        System name; overrides the layout's default (see each layout module for the default and
+        for files holding several systems).
+    fields : dict, optional
+        Canonical column -> source field; selects the ``mapped`` reader
+        (:mod:`memdiag.formats.mapped`).
+
+    Returns
+    -------
+    DataFrame
+        The canonical long schema: ``system, query_id, score, repeat``, the canonical columns the
+        layout has, its extra per-query columns, ``source_file, source_record``;
+        ``attrs["format"]`` names the layout read.
+
+    Raises
+    ------
+    VerdictError
+        Missing or empty file, unparsable JSON or table, unknown layout or format name, ``fields``
+        combined with another named format, or a bad record (naming file, record and field).
+    """
+    path = Path(path)
+    content = load(path)
+    if content in ([], {}):
+        raise _empty(path)
+    if fields is not None:
+        if format not in ("auto", mapped.NAME):
+            raise VerdictError(f"{where(path)}: fields= selects the mapped reader; drop format={format!r}.")
+        fmt = mapped
+    else:
+        fmt = detect(path, content) if format == "auto" else _named(format, path, content)
+    try:
+        frame = fmt.read(path, content, system=system, fields=fields)
+    except (pd.errors.ParserError, pyarrow.ArrowException) as error:
+        raise VerdictError(f"{where(path)}: cannot be read as a {fmt.NAME} table: {error}".rstrip()) from None
+    if frame.empty:
+        raise _empty(path)
+    frame.attrs["format"] = fmt.NAME
+    return frame

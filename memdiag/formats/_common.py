@@ -1,0 +1,271 @@
+"""Helpers shared by the format readers: type coercion, column order, table headers.
+
+Readers collect the raw values of a layout into a DataFrame (one row per verdict, with a
+``source_record`` locator) and hand it to :func:`finish`, which coerces every known column to its
+canonical type, raising :class:`~memdiag.errors.VerdictError` at the first cell it cannot read,
+and puts the columns in the canonical order.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+
+from memdiag.errors import VerdictError, where
+from memdiag.schema import BINARY_LABELS, CANONICAL, COSTS, PROVENANCE, QUERY_ATTRIBUTES
+
+#: Verdict words accepted in a score or 0/1 label cell (compared case-insensitively).
+VERDICT_WORDS: dict[str, float] = {
+    "correct": 1.0, "wrong": 0.0, "yes": 1.0, "no": 0.0, "true": 1.0, "false": 0.0,
+}
+
+#: Cell texts that mean "no value" in a score, label or number cell.
+MISSING_WORDS: frozenset[str] = frozenset({"", "nan", "null", "none", "na", "n/a", "#n/a"})
+
+#: NA spellings of the non-text cells of a CSV (a text cell is missing only when empty).
+NA_SPELLINGS: tuple[str, ...] = tuple(sorted({*MISSING_WORDS, "NA", "N/A", "NaN", "NULL", "None", "#N/A"}))
+
+#: File extensions read as Parquet tables.
+PARQUET_SUFFIXES: frozenset[str] = frozenset({".parquet", ".pq"})
+
+#: Columns kept as text (NaN stays NaN).
+TEXT_COLUMNS: tuple[str, ...] = ("system", "query_id", *QUERY_ATTRIBUTES, "source_category", "question")
+
+#: Columns read as 0/1 verdicts (score) or 0/1 labels.
+VERDICT_COLUMNS: tuple[str, ...] = ("score", *BINARY_LABELS)
+
+#: Columns read as numbers: costs and the per-query metrics some layouts carry.
+NUMBER_COLUMNS: tuple[str, ...] = (*COSTS, "f1", "bleu", "llm_confidence", "grade", "tokens_used")
+
+
+class _NotAVerdict(ValueError):
+    """A cell that is neither a number, a boolean, a verdict word nor empty."""
+
+
+def verdict(value: object) -> float:
+    """One cell as a verdict: 1.0 / 0.0 / a number, NaN when empty.
+
+    Booleans and the words CORRECT/WRONG, yes/no, true/false (any case) become 1/0; numbers
+    and numeric strings are kept as floats (range checks are :mod:`memdiag.verdicts`' job);
+    None, NaN and empty or "null"-like strings are NaN.
+
+    Examples
+    --------
+    >>> [verdict(v) for v in (True, "CORRECT", " no ", 1, "0.5", None, "")]
+    [1.0, 1.0, 0.0, 1.0, 0.5, nan, nan]
+    """
+    if value is None:
+        return math.nan
+    if isinstance(value, bool | np.bool_ | int | float | np.number):
+        return float(value)
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text in VERDICT_WORDS:
+            return VERDICT_WORDS[text]
+        if text in MISSING_WORDS:
+            return math.nan
+        try:
+            return float(text)
+        except ValueError:
+            pass
+    raise _NotAVerdict(value)
+
+
+def _number(value: object) -> float:
+    """One cell as a number (NaN when empty); raises :class:`_NotAVerdict` otherwise."""
+    if isinstance(value, str) and value.strip().lower() in VERDICT_WORDS:
+        raise _NotAVerdict(value)
+    return verdict(value)
+
+
+def _convert(values: pd.Series, convert, records: pd.Series, source: object, field: str, expect: str,
+             label: str | None = None) -> pd.Series:
+    """Apply a scalar converter to each distinct value; name the first record it rejects.
+
+    ``field`` is the canonical column (for the ``--field`` hint), ``label`` the source field it
+    came from (named in the message; default ``field``).
+    """
+    if pd.api.types.is_bool_dtype(values) or pd.api.types.is_numeric_dtype(values):
+        return values.astype(float)
+    codes, uniques = pd.factorize(values)
+    converted = np.empty(len(uniques))
+    for i, value in enumerate(uniques):
+        try:
+            converted[i] = convert(value)
+        except _NotAVerdict:
+            first = int(np.argmax(codes == i))
+            raise VerdictError(
+                f"{where(source, records.iloc[first], label or field)}: {value!r} is not {expect}. "
+                f"Map it with --field {field}=<column> or fix the record."
+            ) from None
+    out = np.full(len(values), np.nan)
+    known = codes >= 0
+    out[known] = converted[codes[known]]
+    return pd.Series(out, index=values.index, name=values.name)
+
+
+def verdicts(values: pd.Series, records: pd.Series, source: object, label: str) -> pd.Series:
+    """A column of verdict cells as floats (see :func:`verdict`); names the first bad cell."""
+    return _convert(values, verdict, records, source, "score", "a verdict", label)
+
+
+def _repeat(values: pd.Series, records: pd.Series, source: object, label: str) -> pd.Series:
+    """The ``repeat`` column as int; empty, fractional or negative repeats are errors."""
+    numbers = _convert(values, _number, records, source, "repeat", "a repeat index", label)
+    bad = ~(numbers.notna() & (numbers == numbers.round()) & (numbers >= 0))
+    if bad.any():
+        first = int(np.argmax(bad.to_numpy()))
+        raise VerdictError(
+            f"{where(source, records.iloc[first], label)}: {values.iloc[first]!r} is not a "
+            f"repeat index (0, 1, 2, ...). Fix the record or drop the column (default 0)."
+        )
+    return numbers.astype(int)
+
+
+def finish(frame: pd.DataFrame, source: Path | str, labels: dict[str, str] | None = None) -> pd.DataFrame:
+    """Coerce a reader's raw frame to the canonical types and column order.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        One row per verdict with at least ``system``, ``query_id``, ``score`` and
+        ``source_record``; any other canonical or extra columns.
+    source : Path or str
+        The file, stored in ``source_file`` and named in errors.
+    labels : dict, optional
+        Canonical column -> the source field it was read from, to name that field in errors.
+
+    Returns
+    -------
+    DataFrame
+        ``system, query_id, score, repeat``, the other canonical columns present (SPEC §1 order),
+        the extra columns (file order), then ``source_file, source_record``.
+
+    Raises
+    ------
+    VerdictError
+        At the first missing system or query id, or the first score, label, number or repeat
+        cell that cannot be read.
+    """
+    frame = frame.copy()
+    labels = labels or {}
+    records = frame["source_record"]
+    for column in frame.columns:
+        label = labels.get(column)
+        if column in VERDICT_COLUMNS:
+            frame[column] = _convert(frame[column], verdict, records, source, column, "a verdict", label)
+        elif column in NUMBER_COLUMNS:
+            frame[column] = _convert(frame[column], _number, records, source, column, "a number", label)
+        elif column in TEXT_COLUMNS:
+            frame[column] = frame[column].astype("str")
+    for column in ("system", "query_id"):
+        missing = frame[column].isna().to_numpy()
+        if missing.any():
+            first = int(np.argmax(missing))
+            raise VerdictError(
+                f"{where(source, records.iloc[first], labels.get(column, column))}: no {column}. "
+                f"Every record needs one; map it with --field {column}=<column> or fix the record."
+            )
+    if "repeat" in frame:
+        frame["repeat"] = _repeat(frame["repeat"], records, source, labels.get("repeat", "repeat"))
+    else:
+        frame["repeat"] = 0
+    frame["source_file"] = str(source)
+    canonical = [c for c in CANONICAL if c in frame.columns]
+    extras = [c for c in frame.columns if c not in CANONICAL and c not in PROVENANCE]
+    return frame[canonical + extras + list(PROVENANCE)].reset_index(drop=True)
+
+
+def single_system(systems: Sequence[str], system: str | None, source: object) -> dict[str, str]:
+    """Map each system name found in a file to its output name, applying ``system=``.
+
+    ``system=`` renames the one system of a file; a file holding several systems keeps their
+    own names and ``system=`` is an error (it would merge them).
+
+    Examples
+    --------
+    >>> single_system(["Mem0"], "mem0-v1", "f.json")
+    {'Mem0': 'mem0-v1'}
+    >>> single_system(["Persona", "Mem0"], None, "f.json")
+    {'Persona': 'Persona', 'Mem0': 'Mem0'}
+    """
+    names = list(dict.fromkeys(systems))
+    if system is None:
+        return {name: name for name in names}
+    if len(names) > 1:
+        raise VerdictError(
+            f"{where(source)}: system={system!r} cannot rename a file that holds several systems "
+            f"({', '.join(map(str, names))}). Drop system= (each keeps its own name) or split the file."
+        )
+    return {name: system for name in names}
+
+
+def name_system(frame: pd.DataFrame, system: str | None, default: str, source: object) -> None:
+    """Set ``frame["system"]`` in place: ``system=`` wins (renaming the file's only system), else
+    the file's own ``system`` column, else ``default``."""
+    if "system" not in frame:
+        frame["system"] = system or default
+    elif system is not None:
+        single_system(frame["system"].dropna().unique(), system, source)
+        frame["system"] = system
+
+
+def table_columns(path: Path) -> list[str]:
+    """The column names of a CSV (header line) or Parquet file (schema); [] if unreadable."""
+    if path.suffix.lower() in PARQUET_SUFFIXES:
+        try:
+            return list(pq.read_schema(path).names)
+        except (OSError, ValueError):
+            return []
+    try:
+        with path.open(encoding="utf-8-sig", newline="") as handle:
+            return next(csv.reader(handle), [])
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return []
+
+
+def read_table(path: Path, text_columns: Iterable[str]) -> pd.DataFrame:
+    """Read a CSV or Parquet table in one vectorised pass.
+
+    In a CSV, the ``text_columns`` present are read verbatim as text (a query called ``NA``
+    stays ``"NA"``; only an empty cell is missing); the other columns get pandas' type inference
+    with :data:`NA_SPELLINGS` as missing. Parquet keeps its own types.
+    """
+    if path.suffix.lower() in PARQUET_SUFFIXES:
+        return pd.read_parquet(path)
+    header = table_columns(path)
+    text = set(text_columns) & set(header)
+    return pd.read_csv(
+        path,
+        encoding="utf-8-sig",
+        dtype=dict.fromkeys(text, str),
+        keep_default_na=False,
+        na_values={column: [""] if column in text else list(NA_SPELLINGS) for column in header},
+    )
+
+
+def first_record(content: object) -> dict | None:
+    """The first item of a JSON list / JSONL if it is an object, else None (for sniffing)."""
+    if isinstance(content, list) and content and isinstance(content[0], dict):
+        return content[0]
+    return None
+
+
+def as_records(content: object, source: object) -> list[dict]:
+    """``content`` as a list of JSON objects; names the first item that is not an object."""
+    if not isinstance(content, list):
+        raise VerdictError(
+            f"{where(source)}: expected a JSON list (or JSONL) of records, got {type(content).__name__}."
+        )
+    for number, record in enumerate(content, start=1):
+        if not isinstance(record, dict):
+            raise VerdictError(
+                f"{where(source, number)}: expected a JSON object, got {record!r:.60}. Fix the record."
+            )
+    return content

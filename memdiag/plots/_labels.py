@@ -1,0 +1,100 @@
+"""Deterministic placement of point labels without overlaps, in display (pixel) coordinates.
+
+Each label tries, in a fixed order, eight directions around its point (right, left, up, down,
+then the diagonals) at growing distances; it takes the first position whose box stays inside
+the axes and touches neither a placed label nor an obstacle (the markers and error bars). When
+no position is free it takes the one with the least overlap. Labels placed beyond the first ring
+get a thin leader line. No randomness, so the same figure always gets the same labels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.text import Annotation
+from matplotlib.transforms import Bbox
+
+#: Unit directions tried in order: E, W, N, S, NE, NW, SE, SW.
+_DIRECTIONS: tuple[tuple[float, float], ...] = (
+    (1, 0), (-1, 0), (0, 1), (0, -1),
+    (0.71, 0.71), (-0.71, 0.71), (0.71, -0.71), (-0.71, -0.71))
+#: Distances tried, in multiples of the label height beyond the marker edge.
+_RINGS: tuple[float, ...] = (0.0, 0.8, 1.6, 2.6, 3.8, 5.2)
+
+
+def overlap_area(a: Bbox, b: Bbox) -> float:
+    """Area of the intersection of two boxes (0 when they are disjoint or only touch)."""
+    w = min(a.x1, b.x1) - max(a.x0, b.x0)
+    h = min(a.y1, b.y1) - max(a.y0, b.y0)
+    return float(w * h) if w > 0 and h > 0 else 0.0
+
+
+def _alignment(ux: float, uy: float) -> tuple[str, str]:
+    ha = "left" if ux > 0 else "right" if ux < 0 else "center"
+    va = "bottom" if uy > 0 else "top" if uy < 0 else "center"
+    return ha, va
+
+
+def _box(x: float, y: float, w: float, h: float, ha: str, va: str) -> Bbox:
+    x0 = {"left": x, "right": x - w, "center": x - w / 2}[ha]
+    y0 = {"bottom": y, "top": y - h, "center": y - h / 2}[va]
+    return Bbox.from_bounds(x0, y0, w, h)
+
+
+def place_labels(ax: Axes, renderer, xy: np.ndarray, radii_px: Sequence[float],
+                 texts: Sequence[str], obstacles: Sequence[Bbox], gids: Sequence[str | None],
+                 **text_kw) -> list[Annotation]:
+    """Add one annotation per point, placed by the search above.
+
+    Parameters
+    ----------
+    ax, renderer
+        The axes (already laid out, limits fixed) and a renderer of its figure.
+    xy
+        ``(n, 2)`` data coordinates of the points.
+    radii_px
+        Radius of each point's marker in pixels: labels start beyond it.
+    texts, gids
+        Label strings and artist ids.
+    obstacles
+        Boxes (pixels) labels must not cover, e.g. markers and error bars.
+    text_kw
+        Passed to :meth:`~matplotlib.axes.Axes.annotate` (font size, weight …).
+    """
+    frame = ax.get_window_extent(renderer).padded(-2)
+    points = ax.transData.transform(np.asarray(xy, dtype=float))
+    px_per_pt = renderer.points_to_pixels(1.0)
+    placed: list[Bbox] = []
+    out = []
+    for (px, py), data_xy, radius, text, gid in zip(points, np.asarray(xy, dtype=float), radii_px,
+                                                     texts, gids):
+        probe = ax.annotate(text, (0, 0), xycoords="figure pixels", **text_kw)
+        extent = probe.get_window_extent(renderer)
+        probe.remove()
+        w, h = extent.width, extent.height
+        best = None
+        for ring in _RINGS:
+            distance = radius + 2 * px_per_pt + ring * h
+            for ux, uy in _DIRECTIONS:
+                ha, va = _alignment(ux, uy)
+                box = _box(px + ux * distance, py + uy * distance, w, h, ha, va)
+                outside = 0.0 if frame.contains(box.x0, box.y0) and frame.contains(box.x1, box.y1) \
+                    else w * h
+                cost = outside + sum(overlap_area(box, o) for o in (*placed, *obstacles))
+                if best is None or cost < best[0]:
+                    best = (cost, ring, ux * distance, uy * distance, ha, va, box)
+                if cost == 0:
+                    break
+            if best[0] == 0:
+                break
+        _, ring, dx, dy, ha, va, box = best
+        placed.append(box)
+        arrow = None if ring == 0 else {"arrowstyle": "-", "lw": 0.5, "color": "0.4",
+                                         "shrinkA": 1, "shrinkB": radius / px_per_pt}
+        ann = ax.annotate(text, tuple(data_xy), xycoords="data", ha=ha, va=va,
+                          annotation_clip=False, xytext=(dx / px_per_pt, dy / px_per_pt),
+                          textcoords="offset points", arrowprops=arrow, gid=gid, **text_kw)
+        out.append(ann)
+    return out

@@ -1,0 +1,1014 @@
+"""The paired bootstrap engine (SPEC §4; Raw-RAG paper C.6): designs, replicate weights, intervals.
+
+Why this module is hand-written
+-------------------------------
+Everything else in memdiag calls a well-kept library; this module is the exception, because no
+library does what the C.6 procedures need. ``scipy.stats.bootstrap`` resamples iid observations
+only (no strata, no clusters), materialises a ``(B, N)`` index array per sample and evaluates
+one contrast at a time; rliable draws from the global NumPy RNG (same seed, different
+intervals); and neither resamples whole episodes with indices *shared* across systems while
+recomputing an official macro-average (or a ratio such as utilization) inside every replicate.
+
+How it works
+------------
+A replicate is a vector of **count-weights** over resampling units: queries for the ``iid`` and
+``stratified`` designs, clusters (episodes, conversations) for the cluster designs. Every
+statistic memdiag needs is a function of *additive per-query contributions* ``X`` ``(N, K)``
+(per-system scores, per-task scores and counts, ``C·Y`` and ``C`` for utilization...). So ``X``
+is summed once per unit, ``Xu`` ``(U, K)``, and the replicate sums of a whole chunk of replicates
+are one matrix product ``W @ Xu`` ``(b, K)``; the statistic maps those sums to ``(b, m)``
+estimates in one vectorised call. The weights are per unit and the statistic sees all systems,
+so every system is resampled with the same indices (paired) by construction.
+
+For a binary paired contrast the difference depends only on the 2x2 cell counts, so
+:func:`paired_binary_bootstrap` draws the counts of the discordant cells directly (per stratum):
+its cost does not depend on N.
+
+Determinism
+-----------
+``seed`` is an int or a ``numpy.random.Generator`` (from which one 64-bit seed is drawn; the
+result records that int, so the run can be repeated with ``seed=result.seed``). Replicates are
+drawn in fixed-size internal *blocks*; block ``k`` uses its own generator
+``Generator(PCG64(SeedSequence(seed, spawn_key=(k,))))`` (= ``SeedSequence(seed).spawn(...)[k]``)
+and the block size depends only on the number of resampling units. ``chunk_size`` only regroups
+finished blocks before the statistic is called, so it never changes a number: any chunk size
+gives byte-identical output. Nothing touches the global RNG.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import NamedTuple
+
+import numpy as np
+from scipy.special import ndtr, ndtri
+
+__all__ = [
+    "BootstrapResult",
+    "ConfidenceInterval",
+    "Design",
+    "OmnibusResult",
+    "bootstrap_sums",
+    "omnibus_max_range",
+    "paired_binary_bootstrap",
+    "paired_binary_bootstrap_from_cells",
+    "paired_binary_cells",
+    "replicate_weights",
+    "unit_sums",
+]
+
+KINDS = ("iid", "stratified", "cluster", "stratified-cluster")
+METHODS = ("percentile", "bca")
+
+#: Entries (replicates x unit draws) per RNG block: 2**20 int64 = 8 MB per block array.
+_BLOCK_ENTRIES = 1 << 20
+#: Upper bound on replicates per RNG block (few units, e.g. 100 episodes -> 1,024 rows).
+_MAX_BLOCK_ROWS = 1024
+#: Bytes of replicate sums (b, K) per statistic call when ``chunk_size`` is not given.
+_CHUNK_BYTES = 16 << 20
+#: Replicates within this relative distance of ``null`` count as ties in the sign test.
+_TIE_RTOL = 1e-12
+
+Statistic = Callable[[np.ndarray], np.ndarray]
+
+
+# --------------------------------------------------------------------------------------------
+# designs
+# --------------------------------------------------------------------------------------------
+def _codes(values: object, name: str) -> np.ndarray:
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise ValueError(f"Design: '{name}' codes must be a 1-D array (one code per query), got "
+                         f"shape {arr.shape}.")
+    if arr.size and not np.issubdtype(arr.dtype, np.integer):
+        if not (np.issubdtype(arr.dtype, np.floating) and np.all(np.isfinite(arr))
+                and np.all(arr == np.round(arr))):
+            raise ValueError(f"Design: '{name}' codes must be integers (use Panel.codes('{name}') "
+                             f"or pandas.factorize), got dtype {arr.dtype}.")
+    arr = arr.astype(np.int64)
+    bad = np.flatnonzero(arr < 0)
+    if bad.size:
+        raise ValueError(f"Design: {bad.size} queries have no '{name}' (code -1), first at row "
+                         f"{bad[0]}. Every query needs a {name} under this design: fill it in, or "
+                         f"choose a design without {name}s.")
+    arr.flags.writeable = False
+    return arr
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Design:
+    """A resampling design of SPEC §4 (C.6): which units are drawn, within which strata.
+
+    Parameters
+    ----------
+    kind
+        ``"iid"`` (queries with replacement), ``"stratified"`` (within each stratum its own
+        ``n_h`` queries), ``"cluster"`` (whole clusters with replacement) or
+        ``"stratified-cluster"`` (whole clusters within strata).
+    cluster
+        ``(N,)`` integer cluster code per query (required by the cluster designs).
+    stratum
+        ``(N,)`` integer stratum code per query (required by the stratified designs).
+    n
+        Number of queries N. Inferred from the codes; an ``iid`` design without codes gets it
+        from the data it is used with (:func:`bootstrap_sums` binds it).
+
+    Codes the kind does not use (e.g. stratum codes given to a ``cluster`` design) are ignored
+    and not stored.
+
+    Raises
+    ------
+    ValueError
+        Unknown kind; codes missing for the kind; codes that are not 1-D integers, are negative
+        (a missing label), or differ in length; a cluster spanning two strata under
+        ``stratified-cluster``.
+
+    Examples
+    --------
+    >>> d = Design("stratified-cluster", cluster=[0, 0, 1, 2, 2], stratum=[0, 0, 0, 1, 1])
+    >>> d
+    Design(kind='stratified-cluster', n=5, units=3 clusters, strata=2)
+    >>> d.unit_of.tolist(), d.unit_stratum.tolist()
+    ([0, 0, 1, 2, 2], [0, 0, 1])
+    """
+
+    kind: str = "iid"
+    cluster: np.ndarray | None = None
+    stratum: np.ndarray | None = None
+    n: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"Design: unknown kind {self.kind!r}; use one of {', '.join(KINDS)}.")
+        needs_cluster = self.kind in ("cluster", "stratified-cluster")
+        needs_stratum = self.kind in ("stratified", "stratified-cluster")
+        if needs_cluster and self.cluster is None:
+            raise ValueError(f"Design: the {self.kind!r} design needs cluster codes (one per query); "
+                             "pass cluster=..., or use Design.from_panel on verdicts with a 'cluster' "
+                             "column.")
+        if needs_stratum and self.stratum is None:
+            raise ValueError(f"Design: the {self.kind!r} design needs stratum codes (one per query); "
+                             "pass stratum=..., or use Design.from_panel on verdicts with a 'stratum' "
+                             "column.")
+        cluster = _codes(self.cluster, "cluster") if needs_cluster else None
+        stratum = _codes(self.stratum, "stratum") if needs_stratum else None
+        object.__setattr__(self, "cluster", cluster)
+        object.__setattr__(self, "stratum", stratum)
+        lengths = {len(c) for c in (cluster, stratum) if c is not None}
+        if self.n is not None:
+            if not isinstance(self.n, numbers.Integral) or self.n < 1:
+                raise ValueError(f"Design: n must be a positive integer, got {self.n!r}.")
+            lengths.add(int(self.n))
+        if len(lengths) > 1:
+            raise ValueError(f"Design: cluster codes, stratum codes and n disagree on the number of "
+                             f"queries ({sorted(lengths)}).")
+        n = lengths.pop() if lengths else None
+        if n == 0:
+            raise ValueError("Design: the codes are empty (no query).")
+        object.__setattr__(self, "n", n)
+        if self.kind == "stratified-cluster":
+            self._check_nesting()
+
+    def _check_nesting(self) -> None:
+        pairs = np.unique(np.stack([self.cluster, self.stratum], axis=1), axis=0)
+        clusters, counts = np.unique(pairs[:, 0], return_counts=True)
+        spanning = clusters[counts > 1]
+        if spanning.size:
+            first = spanning[0]
+            strata = pairs[pairs[:, 0] == first, 1].tolist()
+            raise ValueError(f"Design: under 'stratified-cluster' each cluster must lie in one stratum, "
+                             f"but {spanning.size} clusters span several (cluster code {first} is in "
+                             f"strata {strata}). Fix the labels, or use the 'cluster' design.")
+
+    @classmethod
+    def from_panel(cls, panel: object, kind: str = "iid") -> Design:
+        """The design ``kind`` for an aligned :class:`~memdiag.verdicts.Panel`.
+
+        Cluster and stratum codes come from ``panel.codes("cluster")`` and
+        ``panel.codes("stratum")`` (only those the kind needs are read).
+        """
+        if kind not in KINDS:
+            raise ValueError(f"Design: unknown kind {kind!r}; use one of {', '.join(KINDS)}.")
+        cluster = panel.codes("cluster")[0] if kind in ("cluster", "stratified-cluster") else None
+        stratum = panel.codes("stratum")[0] if kind in ("stratified", "stratified-cluster") else None
+        return cls(kind, cluster=cluster, stratum=stratum, n=panel.n)
+
+    def __repr__(self) -> str:
+        if self.n is None:
+            return f"Design(kind={self.kind!r}, n=unbound)"
+        units = f"{self.n_units} clusters" if self.clustered else f"{self.n_units} queries"
+        strata = f", strata={self.n_strata}" if self.kind in ("stratified", "stratified-cluster") else ""
+        return f"Design(kind={self.kind!r}, n={self.n}, units={units}{strata})"
+
+    @property
+    def clustered(self) -> bool:
+        """Whether the resampling units are clusters rather than queries."""
+        return self.kind in ("cluster", "stratified-cluster")
+
+    def bind(self, n: int) -> Design:
+        """This design for data with ``n`` queries (sets ``n`` of an unbound iid design, else checks it)."""
+        if self.n is None:
+            return replace(self, n=int(n))
+        if self.n != n:
+            raise ValueError(f"Design: the design has {self.n} queries but the data has {n} rows. "
+                             "Build the design from the same panel as the data.")
+        return self
+
+    def _require_bound(self) -> int:
+        if self.n is None:
+            raise ValueError("Design: this iid design does not know N yet; use Design('iid', n=N) or "
+                             "design.bind(N).")
+        return self.n
+
+    @cached_property
+    def unit_of(self) -> np.ndarray:
+        """``(N,)`` resampling-unit index of each query (0..U-1)."""
+        n = self._require_bound()
+        if not self.clustered:
+            return np.arange(n)
+        return np.unique(self.cluster, return_inverse=True)[1].reshape(-1)
+
+    @property
+    def n_units(self) -> int:
+        """Number of resampling units U (queries, or clusters for the cluster designs)."""
+        return int(self.unit_of.max()) + 1
+
+    @cached_property
+    def unit_stratum(self) -> np.ndarray:
+        """``(U,)`` stratum index (0..H-1) of each unit; all zeros for unstratified designs."""
+        if self.kind not in ("stratified", "stratified-cluster"):
+            return np.zeros(self.n_units, dtype=np.int64)
+        strata = np.unique(self.stratum, return_inverse=True)[1].reshape(-1)
+        out = np.empty(self.n_units, dtype=np.int64)
+        out[self.unit_of] = strata
+        return out
+
+    @property
+    def n_strata(self) -> int:
+        """Number of strata H (1 for unstratified designs)."""
+        return int(self.unit_stratum.max()) + 1
+
+    @cached_property
+    def _strata_units(self) -> tuple[np.ndarray, ...]:
+        """The unit ids of each stratum, ascending; one array per stratum."""
+        order = np.argsort(self.unit_stratum, kind="stable")
+        bounds = np.cumsum(np.bincount(self.unit_stratum, minlength=self.n_strata))[:-1]
+        return tuple(np.split(order, bounds))
+
+
+def _as_design(design: Design | str, n: int) -> Design:
+    if isinstance(design, str):
+        if design != "iid":
+            raise ValueError(f"design {design!r} needs cluster/stratum codes: pass a Design "
+                             f"(e.g. Design.from_panel(panel, {design!r})).")
+        design = Design("iid")
+    if not isinstance(design, Design):
+        raise TypeError(f"design must be a Design or 'iid', got {type(design).__name__}.")
+    return design.bind(n)
+
+
+# --------------------------------------------------------------------------------------------
+# seeds and replicate weights
+# --------------------------------------------------------------------------------------------
+def _entropy(seed: int | np.random.Generator) -> int:
+    """The int that seeds a run: the seed itself, or one 64-bit draw from a Generator."""
+    if isinstance(seed, np.random.Generator):
+        return int(seed.integers(0, 2**64, dtype=np.uint64))
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"seed must be an int or a numpy.random.Generator, got {seed!r}. "
+                        "memdiag never uses the global RNG.")
+    if seed < 0:
+        raise ValueError(f"seed must be a non-negative int, got {seed}.")
+    return int(seed)
+
+
+def _generator(entropy: int, *key: int) -> np.random.Generator:
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy, spawn_key=key)))
+
+
+def _block_rows(n_units: int) -> int:
+    """Replicates per RNG block: a function of the number of units only (never of memory settings)."""
+    rows = max(1, _BLOCK_ENTRIES // max(n_units, 1))
+    return min(_MAX_BLOCK_ROWS, 1 << (rows.bit_length() - 1))
+
+
+def _check_count(value: object, name: str) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}.")
+    return int(value)
+
+
+def _weight_blocks(design: Design, n_resamples: int, entropy: int) -> Iterator[np.ndarray]:
+    """Count-weights ``(rows, U)`` int64 in fixed blocks; block k from SeedSequence(entropy).spawn()[k]."""
+    strata = design._strata_units
+    n_units = design.n_units
+    rows = _block_rows(n_units)
+    single = len(strata) == 1
+    for k, start in enumerate(range(0, n_resamples, rows)):
+        b = min(rows, n_resamples - start)
+        rng = _generator(entropy, k)
+        offsets = (np.arange(b, dtype=np.int64) * n_units)[:, None]
+        if single:  # iid over queries, or over clusters: U draws from U units
+            draws = rng.integers(0, n_units, size=(b, n_units), dtype=np.int64)
+        else:       # each stratum draws its own n_h units from its own units, strata in order
+            draws = np.empty((b, n_units), dtype=np.int64)
+            col = 0
+            for units in strata:
+                n_h = len(units)
+                draws[:, col:col + n_h] = units[rng.integers(0, n_h, size=(b, n_h), dtype=np.int64)]
+                col += n_h
+        draws += offsets
+        yield np.bincount(draws.ravel(), minlength=b * n_units).reshape(b, n_units)
+
+
+def _rechunk(blocks: Iterator[np.ndarray], size: int) -> Iterator[np.ndarray]:
+    """Regroup row blocks into chunks of exactly ``size`` rows (the last may be shorter)."""
+    pending: list[np.ndarray] = []
+    have = 0
+    for block in blocks:
+        pending.append(block)
+        have += len(block)
+        while have >= size:
+            joined = pending[0] if len(pending) == 1 else np.concatenate(pending)
+            yield joined[:size]
+            rest = joined[size:]
+            pending, have = ([rest], len(rest)) if len(rest) else ([], 0)
+    if have:
+        yield pending[0] if len(pending) == 1 else np.concatenate(pending)
+
+
+def replicate_weights(design: Design, n_resamples: int, seed: int | np.random.Generator = 0,
+                      chunk_size: int | None = None) -> Iterator[np.ndarray]:
+    """Bootstrap replicates of ``design`` as count-weights over its resampling units (SPEC §4).
+
+    Parameters
+    ----------
+    design
+        A bound :class:`Design` (its ``n`` known).
+    n_resamples
+        Number of replicates B.
+    seed
+        Int or ``numpy.random.Generator``; see the module notes on determinism.
+    chunk_size
+        Replicates per yielded array (default: the internal block size). It regroups the same
+        replicates; it never changes them.
+
+    Yields
+    ------
+    numpy.ndarray
+        ``(b, U)`` int64 counts: how often each unit (query, or cluster for the cluster designs)
+        is drawn in each replicate. Rows sum to U; under the stratified designs each stratum's
+        units sum to its number of units ``n_h``.
+
+    Notes
+    -----
+    iid: ``U = N`` draws uniformly from all queries (a multinomial(N, 1/N) count vector);
+    stratified: each stratum draws its own ``n_h`` queries from itself; cluster: ``G`` draws from
+    the ``G`` clusters; stratified-cluster: each stratum draws its own number of clusters.
+
+    Examples
+    --------
+    >>> d = Design("stratified", stratum=[0, 0, 1, 1, 1])
+    >>> w = next(replicate_weights(d, n_resamples=3, seed=1))
+    >>> w.shape, w[:, :2].sum(axis=1).tolist(), w[:, 2:].sum(axis=1).tolist()
+    ((3, 5), [2, 2, 2], [3, 3, 3])
+    """
+    n_resamples = _check_count(n_resamples, "n_resamples")
+    design._require_bound()
+    blocks = _weight_blocks(design, n_resamples, _entropy(seed))
+    if chunk_size is None:
+        yield from blocks
+    else:
+        yield from _rechunk(blocks, _check_count(chunk_size, "chunk_size"))
+
+
+def unit_sums(X: np.ndarray, design: Design) -> np.ndarray:
+    """Per-unit sums ``(U, K)`` of the per-query contributions ``X`` ``(N, K)``.
+
+    For the query-level designs this is ``X`` itself; for the cluster designs, row ``g`` is the
+    sum of ``X`` over the queries of cluster ``g`` (clusters in ascending code order).
+    """
+    X = _as_matrix(X)
+    design = design.bind(X.shape[0])
+    if not design.clustered:
+        return X
+    order = np.argsort(design.unit_of, kind="stable")
+    starts = np.flatnonzero(np.r_[True, np.diff(design.unit_of[order]) != 0])
+    return np.add.reduceat(X[order], starts, axis=0)
+
+
+def _as_matrix(X: object) -> np.ndarray:
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim == 1:
+        X = X[:, None]
+    if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
+        raise ValueError(f"X must be an (N, K) array of per-query contributions with N, K >= 1, got "
+                         f"shape {X.shape}.")
+    if not np.all(np.isfinite(X)):
+        bad = np.argwhere(~np.isfinite(X))[0]
+        raise ValueError(f"X has a non-finite value at row {bad[0]}, column {bad[1]}. Apply the "
+                         "missing-verdict policy (align) before resampling.")
+    return np.ascontiguousarray(X)
+
+
+# --------------------------------------------------------------------------------------------
+# results
+# --------------------------------------------------------------------------------------------
+class ConfidenceInterval(NamedTuple):
+    """Lower and upper interval ends, ``(m,)`` each (as scipy's)."""
+
+    low: np.ndarray
+    high: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class BootstrapResult:
+    """The bootstrap of a statistic with ``m`` outputs (scipy-like, frozen).
+
+    Attributes
+    ----------
+    estimate
+        ``(m,)`` the statistic on the data.
+    ci_low, ci_high
+        ``(m,)`` interval ends at ``confidence_level`` (percentile or BCa).
+    standard_error
+        ``(m,)`` standard deviation of the defined replicates (ddof=1).
+    p_value
+        ``(m,)`` two-sided bootstrap sign test of ``estimate == null`` (SPEC §4).
+    n_resamples, seed, design, method, confidence_level
+        What was run; ``seed`` is the int that reproduces it.
+    n_undefined
+        ``(m,)`` replicates where the statistic was NaN (e.g. a ratio whose denominator is 0
+        in that replicate). They are excluded from the interval, the standard error and the
+        p-value, whose denominators use ``n_resamples - n_undefined``.
+    null
+        The value the sign test is against (scalar or ``(m,)``).
+    distribution
+        ``(B, m)`` replicate statistics when asked for, else ``None``.
+    """
+
+    estimate: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    standard_error: np.ndarray
+    p_value: np.ndarray
+    n_resamples: int
+    seed: int
+    design: Design
+    method: str
+    confidence_level: float
+    n_undefined: np.ndarray
+    null: float | np.ndarray = 0.0
+    distribution: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def confidence_interval(self) -> ConfidenceInterval:
+        """``(low, high)`` as a named tuple, as ``scipy.stats.bootstrap`` returns it."""
+        return ConfidenceInterval(self.ci_low, self.ci_high)
+
+
+@dataclass(frozen=True, eq=False)
+class OmnibusResult:
+    """The centered max-range omnibus test (SPEC §4).
+
+    Attributes
+    ----------
+    statistic
+        ``T = max_s θ̂_s − min_s θ̂_s``.
+    p_value
+        ``(1 + #{T* ≥ T}) / (1 + B_defined)``.
+    estimate
+        ``(S,)`` the per-system statistic θ̂.
+    n_resamples, seed, design
+        What was run.
+    n_undefined
+        Replicates where some θ*_s was NaN (excluded; ``B_defined = n_resamples − n_undefined``).
+    distribution
+        ``(B,)`` centered ranges T* when asked for, else ``None``.
+    """
+
+    statistic: float
+    p_value: float
+    estimate: np.ndarray
+    n_resamples: int
+    seed: int
+    design: Design
+    n_undefined: int
+    distribution: np.ndarray | None = field(default=None, repr=False)
+
+
+# --------------------------------------------------------------------------------------------
+# the general path
+# --------------------------------------------------------------------------------------------
+def _evaluate(statistic: Statistic, sums: np.ndarray) -> np.ndarray:
+    out = np.asarray(statistic(sums), dtype=np.float64)
+    if out.ndim == 1:
+        out = out[:, None]
+    if out.ndim != 2 or out.shape[0] != sums.shape[0]:
+        raise ValueError(f"statistic must map replicate sums (b, K) to (b, m) or (b,), got shape "
+                         f"{out.shape} for input {sums.shape}. Write it vectorised over rows.")
+    return out
+
+
+def _default_chunk(n_columns: int, block: int) -> int:
+    return max(block, _CHUNK_BYTES // (8 * max(n_columns, 1)))
+
+
+def _replicate_sums(Xu: np.ndarray, design: Design, n_resamples: int, entropy: int,
+                    chunk_size: int | None) -> Iterator[np.ndarray]:
+    """Replicate sums ``(b, K)`` chunk by chunk; each block's product has a fixed shape."""
+    block = _block_rows(design.n_units)
+    size = _default_chunk(Xu.shape[1], block) if chunk_size is None else _check_count(chunk_size,
+                                                                                    "chunk_size")
+    sums = (w.astype(np.float64) @ Xu for w in _weight_blocks(design, n_resamples, entropy))
+    return _rechunk(sums, size)
+
+
+def _distribution(X: np.ndarray, design: Design, statistic: Statistic, n_resamples: int,
+                  entropy: int, chunk_size: int | None, transform=None) -> np.ndarray:
+    Xu = unit_sums(X, design)
+    parts = []
+    for sums in _replicate_sums(Xu, design, n_resamples, entropy, chunk_size):
+        theta = _evaluate(statistic, sums)
+        parts.append(theta if transform is None else transform(theta))
+    return np.concatenate(parts)
+
+
+def _sign_test(dist: np.ndarray, null: np.ndarray, defined: np.ndarray) -> np.ndarray:
+    """Two-sided bootstrap sign test per column (SPEC §4), ties within a relative 1e-12."""
+    scale = np.maximum(1.0, np.max(np.abs(np.nan_to_num(dist)), axis=0, initial=0.0))
+    tol = _TIE_RTOL * np.maximum(scale, np.abs(null))
+    with np.errstate(invalid="ignore"):
+        below = np.sum(dist <= null + tol, axis=0)
+        above = np.sum(dist >= null - tol, axis=0)
+    b = defined.astype(np.float64)
+    p = np.minimum(1.0, 2.0 * np.minimum(1.0 + below, 1.0 + above) / (1.0 + b))
+    return np.where(defined > 0, p, np.nan)
+
+
+def _percentile_of_score(values: np.ndarray, score: float) -> float:
+    """Share of replicates below ``score``, ties counted half (scipy's BCa ``z0`` convention)."""
+    return (np.count_nonzero(values < score) + np.count_nonzero(values <= score)) / (2 * len(values))
+
+
+def _quantiles(column: np.ndarray, levels: tuple[float, float]) -> tuple[float, float]:
+    values = column[~np.isnan(column)]
+    if values.size == 0 or not all(np.isfinite(levels)):
+        return math.nan, math.nan
+    low, high = np.quantile(values, levels)
+    return float(low), float(high)
+
+
+def _summarise(estimate: np.ndarray, dist: np.ndarray, *, ci: float, method: str, null: object,
+               design: Design, entropy: int, n_resamples: int, return_distribution: bool,
+               bca: tuple[np.ndarray, np.ndarray] | None = None) -> BootstrapResult:
+    m = dist.shape[1]
+    undefined = np.isnan(dist)
+    n_undefined = undefined.sum(axis=0)
+    defined = n_resamples - n_undefined
+    null_arr = np.broadcast_to(np.asarray(null, dtype=np.float64), (m,))
+    alpha = (1.0 - ci) / 2.0
+    low = np.full(m, np.nan)
+    high = np.full(m, np.nan)
+    if bca is None and not undefined.any():
+        low, high = np.quantile(dist, [alpha, 1.0 - alpha], axis=0)
+    else:
+        for j in range(m):
+            levels = (alpha, 1.0 - alpha) if bca is None else (bca[0][j], bca[1][j])
+            low[j], high[j] = _quantiles(dist[:, j], levels)
+    if not undefined.any():
+        se = dist.std(axis=0, ddof=1) if n_resamples > 1 else np.full(m, np.nan)
+    else:
+        se = np.array([dist[~undefined[:, j], j].std(ddof=1) if defined[j] > 1 else np.nan
+                       for j in range(m)])
+    p_value = _sign_test(dist, null_arr, defined)
+    p_value = np.where(np.isnan(estimate), np.nan, p_value)
+    return BootstrapResult(
+        estimate=estimate, ci_low=np.asarray(low, dtype=np.float64),
+        ci_high=np.asarray(high, dtype=np.float64), standard_error=se, p_value=p_value,
+        n_resamples=n_resamples, seed=entropy, design=design, method=method,
+        confidence_level=ci, n_undefined=n_undefined,
+        null=null if np.ndim(null) == 0 else null_arr.copy(),
+        distribution=dist if return_distribution else None,
+    )
+
+
+def _check_ci(ci: float) -> float:
+    if not (isinstance(ci, numbers.Real) and 0.0 < ci < 1.0):
+        raise ValueError(f"ci must be a confidence level strictly between 0 and 1, got {ci!r}.")
+    return float(ci)
+
+
+def _jackknife_levels(X: np.ndarray, statistic: Statistic, estimate: np.ndarray, dist: np.ndarray,
+                      ci: float, chunk_size: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """BCa quantile levels from bias-correction z0 and jackknife acceleration a (iid design).
+
+    z0 = Φ⁻¹(share of θ* below θ̂, ties half); leave-one-out sums ``total − X[i]`` give θ_(i);
+    a = Σ d³ / (6 (Σ d²)^{3/2}) with d = mean(θ_(·)) − θ_(i) (Efron & Tibshirani 1993, eq. 14.15;
+    scipy.stats.bootstrap's ``_bca_interval``); levels Φ(z0 + (z0 + z)/(1 − a (z0 + z))) for
+    z = Φ⁻¹(α/2) and Φ⁻¹(1 − α/2).
+    """
+    total = X.sum(axis=0)
+    n, k = X.shape
+    rows = chunk_size or max(1, _CHUNK_BYTES // (8 * k))
+    jack = np.concatenate([_evaluate(statistic, total[None, :] - X[i:i + rows])
+                           for i in range(0, n, rows)])
+    m = dist.shape[1]
+    z0 = np.empty(m)
+    for j in range(m):
+        values = dist[~np.isnan(dist[:, j]), j]
+        z0[j] = ndtri(_percentile_of_score(values, estimate[j])) if values.size else np.nan
+    d = jack.mean(axis=0) - jack
+    with np.errstate(invalid="ignore", divide="ignore"):
+        accel = np.sum(d**3, axis=0) / (6.0 * np.sum(d**2, axis=0) ** 1.5)
+        alpha = (1.0 - ci) / 2.0
+        z_lo, z_hi = ndtri(alpha), ndtri(1.0 - alpha)
+        num_lo, num_hi = z0 + z_lo, z0 + z_hi
+        lo = ndtr(z0 + num_lo / (1.0 - accel * num_lo))
+        hi = ndtr(z0 + num_hi / (1.0 - accel * num_hi))
+    return lo, hi
+
+
+def bootstrap_sums(
+    X: np.ndarray,
+    design: Design | str,
+    statistic: Statistic,
+    n_resamples: int = 20_000,
+    seed: int | np.random.Generator = 0,
+    ci: float = 0.95,
+    method: str = "percentile",
+    chunk_size: int | None = None,
+    null: float | np.ndarray = 0.0,
+    return_distribution: bool = False,
+) -> BootstrapResult:
+    """Paired bootstrap of a statistic of sums, under a resampling design (SPEC §4; C.6).
+
+    Parameters
+    ----------
+    X
+        ``(N, K)`` per-query additive contributions: per-system scores, per-(system, task)
+        scores and per-task counts, ``C·Y`` and ``C``, ...
+    design
+        A :class:`Design` (or ``"iid"``), built for the same N queries.
+    statistic
+        Vectorised function of replicate sums: ``(b, K) -> (b, m)`` (or ``(b,)``), called once
+        per chunk of replicates; e.g. differences of question-weighted means, a six-task
+        macro-average, a ratio ``Σ C·Y / Σ C``. Never a loop over replicates.
+    n_resamples
+        Replicates B (SPEC default 20,000).
+    seed
+        Int or ``numpy.random.Generator``; the same seed gives the same numbers on every run.
+    ci
+        Confidence level of the interval.
+    method
+        ``"percentile"`` or ``"bca"`` (iid design only).
+    chunk_size
+        Replicates per call of ``statistic`` (default: ~16 MB of sums). Never changes results.
+    null
+        The value the sign-test p-value is against (scalar or ``(m,)``).
+    return_distribution
+        Keep the ``(B, m)`` replicate statistics in the result.
+
+    Returns
+    -------
+    BootstrapResult
+
+    Raises
+    ------
+    ValueError
+        Bad shapes, non-finite ``X``, an unknown method, BCa under a non-iid design, a design
+        built for another N, a statistic that is not vectorised.
+
+    Notes
+    -----
+    Each replicate is a count-weight vector ``w`` over the design's units (see
+    :func:`replicate_weights`); its sums are ``w @ Xu`` with ``Xu`` the per-unit sums of ``X``,
+    and the replicate statistic is ``statistic(w @ Xu)``: the full statistic, including official
+    macro-averages and nested weights, is recomputed in every replicate with indices shared
+    across systems (SPEC §4). The point estimate is ``statistic(X.sum(0))``.
+
+    - percentile interval: the α/2 and 1 − α/2 quantiles (linear interpolation, as numpy and
+      scipy) of the replicate statistics.
+    - sign test: p = min(1, 2·min(p₋, p₊)), p₋ = (1 + #{Δ* ≤ null})/(1 + B),
+      p₊ = (1 + #{Δ* ≥ null})/(1 + B). Replicates within a relative 1e-12 of ``null`` count as
+      ties (on both sides), so float noise in a macro-average does not break a tie.
+    - BCa (iid only): bias correction z0 and jackknife acceleration, as in Efron & Tibshirani
+      (1993, §14.3) and ``scipy.stats.bootstrap``; the jackknife uses the leave-one-out sums
+      ``X.sum(0) − X[i]``.
+    - NaN policy: a replicate where the statistic is NaN (e.g. a denominator that is 0 in that
+      replicate) is *undefined*: counted in ``n_undefined`` per output and excluded from the
+      interval, the standard error and the sign test (whose B is then the defined count).
+      Check ``n_undefined`` before reporting an interval that rests on fewer replicates.
+
+    Examples
+    --------
+    Accuracy difference of system 1 over system 0 on 8 paired binary verdicts:
+
+    >>> X = np.array([[1, 1], [1, 0], [0, 1], [0, 1], [1, 1], [0, 0], [0, 1], [1, 1]])
+    >>> diff = lambda s: (s[:, 1] - s[:, 0]) / len(X)
+    >>> res = bootstrap_sums(X, "iid", diff, n_resamples=2000, seed=0)
+    >>> float(res.estimate[0]), round(float(res.ci_low[0]), 3), round(float(res.ci_high[0]), 3)
+    (0.25, -0.25, 0.75)
+    >>> round(float(res.p_value[0]), 3), int(res.n_undefined[0])
+    (0.431, 0)
+    """
+    X = _as_matrix(X)
+    design = _as_design(design, X.shape[0])
+    n_resamples = _check_count(n_resamples, "n_resamples")
+    ci = _check_ci(ci)
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}.")
+    if method == "bca" and design.kind != "iid":
+        raise ValueError(f"the BCa interval is implemented for the 'iid' design only (got "
+                         f"{design.kind!r}); use method='percentile'.")
+    entropy = _entropy(seed)
+    estimate = _evaluate(statistic, X.sum(axis=0)[None, :])[0]
+    dist = _distribution(X, design, statistic, n_resamples, entropy, chunk_size)
+    if dist.shape[1] != estimate.shape[0]:
+        raise ValueError(f"statistic returned {estimate.shape[0]} outputs on the data but "
+                         f"{dist.shape[1]} on replicates.")
+    bca = _jackknife_levels(X, statistic, estimate, dist, ci, chunk_size) if method == "bca" else None
+    return _summarise(estimate, dist, ci=ci, method=method, null=null, design=design, entropy=entropy,
+                      n_resamples=n_resamples, return_distribution=return_distribution, bca=bca)
+
+
+def omnibus_max_range(
+    X: np.ndarray,
+    design: Design | str,
+    statistic: Statistic,
+    n_resamples: int = 20_000,
+    seed: int | np.random.Generator = 0,
+    chunk_size: int | None = None,
+    return_distribution: bool = False,
+) -> OmnibusResult:
+    """Centered max-range omnibus test that S systems share one value of a metric (SPEC §4; C.6).
+
+    For metrics with system-specific denominators (utilization), where Cochran's Q does not apply.
+
+    Parameters
+    ----------
+    X, design, n_resamples, seed, chunk_size
+        As in :func:`bootstrap_sums`.
+    statistic
+        ``(b, K) -> (b, S)``: the per-system metric θ_s from replicate sums.
+    return_distribution
+        Keep the ``(B,)`` centered ranges T*.
+
+    Returns
+    -------
+    OmnibusResult
+
+    Notes
+    -----
+    T = max_s θ̂_s − min_s θ̂_s; in each replicate T* = max_s(θ*_s − θ̂_s) − min_s(θ*_s − θ̂_s)
+    (the replicate range re-centred at the estimates imposes the null of no differences);
+    p = (1 + #{T* ≥ T})/(1 + B). Replicates with a NaN θ*_s are undefined: counted in
+    ``n_undefined`` and excluded (B is then the defined count).
+
+    Examples
+    --------
+    Hand-worked: three systems, six queries; θ̂ = (3/6, 4/6, 5/6), so T = 5/6 − 3/6 = 1/3.
+
+    >>> X = np.array([[1, 1, 1], [1, 1, 1], [1, 1, 1], [0, 1, 1], [0, 0, 1], [0, 0, 0]])
+    >>> res = omnibus_max_range(X, "iid", lambda s: s / 6, n_resamples=2000, seed=0)
+    >>> round(res.statistic, 4), res.estimate.round(4).tolist()
+    (0.3333, [0.5, 0.6667, 0.8333])
+    >>> round(res.p_value, 3)
+    0.25
+    """
+    X = _as_matrix(X)
+    design = _as_design(design, X.shape[0])
+    n_resamples = _check_count(n_resamples, "n_resamples")
+    entropy = _entropy(seed)
+    estimate = _evaluate(statistic, X.sum(axis=0)[None, :])[0]
+    if estimate.size < 2:
+        raise ValueError(f"the max-range omnibus needs at least 2 systems, the statistic gave "
+                         f"{estimate.size}.")
+    T = float(np.max(estimate) - np.min(estimate))
+
+    def centered_range(theta: np.ndarray) -> np.ndarray:
+        centred = theta - estimate
+        return (centred.max(axis=1) - centred.min(axis=1))[:, None]  # NaN if any θ* is NaN
+
+    dist = _distribution(X, design, statistic, n_resamples, entropy, chunk_size,
+                         transform=centered_range)[:, 0]
+    undefined = int(np.isnan(dist).sum())
+    defined = n_resamples - undefined
+    if np.isnan(T) or defined == 0:
+        p = math.nan
+    else:
+        tol = _TIE_RTOL * max(1.0, abs(T))
+        p = (1.0 + np.count_nonzero(dist >= T - tol)) / (1.0 + defined)
+    return OmnibusResult(statistic=T, p_value=float(p), estimate=estimate, n_resamples=n_resamples,
+                         seed=entropy, design=design, n_undefined=undefined,
+                         distribution=dist if return_distribution else None)
+
+
+# --------------------------------------------------------------------------------------------
+# the fast path for binary paired contrasts
+# --------------------------------------------------------------------------------------------
+def _binary(values: object, name: str) -> np.ndarray:
+    arr = np.asarray(values)
+    if arr.dtype == bool:
+        return arr.astype(np.int64)
+    try:
+        num = arr.astype(np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must hold 0/1 outcomes, got dtype {arr.dtype}.") from None
+    ok = (num == 0) | (num == 1)
+    if not np.all(ok):
+        i = int(np.flatnonzero(~ok.ravel())[0])
+        raise ValueError(f"{name} must hold 0/1 outcomes; entry {i} is {num.ravel()[i]!r}. "
+                         "Binarize the scores first (SPEC §2: correct = score > 0.5).")
+    return num.astype(np.int64)
+
+
+def paired_binary_cells(reference: np.ndarray, system: np.ndarray,
+                        stratum: np.ndarray | None = None) -> np.ndarray:
+    """The 2x2 cell counts of SPEC §2 per stratum and system: ``(H, k, 4)`` int64.
+
+    The last axis is ``(both, benefit, tax, neither)`` = (a, b, c, d): reference and system
+    right; reference wrong and system right; reference right and system wrong; both wrong.
+
+    >>> paired_binary_cells([1, 1, 0, 0, 1], [1, 0, 1, 0, 1]).tolist()
+    [[[2, 1, 1, 1]]]
+    """
+    ref = _binary(reference, "reference")
+    sysm = _binary(system, "system")
+    if ref.ndim != 1:
+        raise ValueError(f"reference must be 1-D (N,), got shape {ref.shape}.")
+    if sysm.ndim == 1:
+        sysm = sysm[:, None]
+    if sysm.ndim != 2 or sysm.shape[0] != ref.shape[0]:
+        raise ValueError(f"system must be (N,) or (N, k) with N = {ref.shape[0]} like reference, "
+                         f"got shape {np.shape(system)}.")
+    if ref.shape[0] == 0:
+        raise ValueError("reference and system are empty (no query).")
+    if stratum is None:
+        strata = np.zeros(ref.shape[0], dtype=np.int64)
+    else:
+        strata = np.unique(np.asarray(stratum), return_inverse=True)[1].reshape(-1)
+        if strata.shape[0] != ref.shape[0]:
+            raise ValueError(f"stratum has {strata.shape[0]} codes for {ref.shape[0]} queries.")
+    H = int(strata.max()) + 1
+    right = ref[:, None] == 1
+    cell = np.where(right, np.where(sysm == 1, 0, 2), np.where(sysm == 1, 1, 3))  # a, b, c, d
+    k = sysm.shape[1]
+    flat = (strata[:, None] * k + np.arange(k)[None, :]) * 4 + cell
+    return np.bincount(flat.ravel(), minlength=H * k * 4).reshape(H, k, 4)
+
+
+def paired_binary_bootstrap_from_cells(
+    cells: np.ndarray,
+    *,
+    n_resamples: int = 20_000,
+    seed: int | np.random.Generator = 0,
+    ci: float = 0.95,
+    null: float | np.ndarray = 0.0,
+    return_distribution: bool = False,
+    design: Design | None = None,
+) -> BootstrapResult:
+    """Fast paired bootstrap of binary accuracy differences from 2x2 cell counts.
+
+    Parameters
+    ----------
+    cells
+        ``(4,)``, ``(k, 4)`` or ``(H, k, 4)`` counts ``(both, benefit, tax, neither)`` per
+        stratum h and contrast j (see :func:`paired_binary_cells`). ``H > 1`` means the
+        stratified design: each stratum is resampled with its own size n_h.
+    n_resamples, seed, ci, null, return_distribution
+        As in :func:`bootstrap_sums`.
+    design
+        Recorded in the result (default: iid, or stratified by cell row).
+
+    Returns
+    -------
+    BootstrapResult
+        ``estimate[j] = (benefit_j − tax_j) / N``, the accuracy difference system − reference.
+
+    Notes
+    -----
+    Resampling the n_h queries of stratum h with replacement makes its cell counts
+    multinomial(n_h; a/n_h, b/n_h, c/n_h, d/n_h), and the difference Δ* = Σ_h (b*_h − c*_h)/N
+    depends on the counts only, so it is drawn directly: b*_h ~ Binomial(n_h, b_h/n_h),
+    c*_h | b*_h ~ Binomial(n_h − b*_h, c_h/(n_h − b_h)). Cost is O(B·H·k), independent of N.
+    This is the same distribution, per contrast, as the general path (resampling queries with
+    shared indices); the contrasts of one call are drawn independently of each other (use
+    :func:`bootstrap_sums` when a statistic combines several contrasts). Contrast j uses the
+    generator ``SeedSequence(seed, spawn_key=(j,))``, so its numbers do not depend on the
+    other contrasts in the call nor on the order of the queries.
+    """
+    cells = np.asarray(cells)
+    if cells.ndim == 1:
+        cells = cells[None, None, :]
+    elif cells.ndim == 2:
+        cells = cells[None, :, :]
+    if cells.ndim != 3 or cells.shape[-1] != 4:
+        raise ValueError(f"cells must be (4,), (k, 4) or (H, k, 4) counts (both, benefit, tax, "
+                         f"neither), got shape {np.shape(cells)}.")
+    if not np.issubdtype(cells.dtype, np.integer):
+        if not np.all(np.isfinite(cells)) or not np.all(cells == np.round(cells)):
+            raise ValueError("cells must be whole-number counts.")
+    cells = cells.astype(np.int64)
+    if np.any(cells < 0):
+        raise ValueError("cells must be non-negative counts.")
+    n_h = cells.sum(axis=-1)                              # (H, k)
+    if np.any(n_h != n_h[:, :1]):
+        raise ValueError("every contrast must rest on the same queries: cell counts per stratum "
+                         "must sum to the same n_h for every contrast.")
+    n_h = n_h[:, 0]
+    N = int(n_h.sum())
+    if N == 0 or np.any(n_h == 0):
+        raise ValueError("every stratum needs at least one query.")
+    n_resamples = _check_count(n_resamples, "n_resamples")
+    ci = _check_ci(ci)
+    entropy = _entropy(seed)
+    H, k, _ = cells.shape
+    if design is None:
+        design = (Design("iid", n=N) if H == 1 else
+                  Design("stratified", stratum=np.repeat(np.arange(H), n_h)))
+    benefit, tax = cells[..., 1], cells[..., 2]
+    estimate = (benefit - tax).sum(axis=0) / N
+    dist = np.empty((n_resamples, k))
+    for j in range(k):
+        rng = _generator(entropy, j)
+        net = np.zeros(n_resamples, dtype=np.int64)
+        for h in range(H):
+            n, b, c = int(n_h[h]), int(benefit[h, j]), int(tax[h, j])
+            b_star = rng.binomial(n, b / n, size=n_resamples)
+            rest = n - b
+            c_star = (rng.binomial(n - b_star, c / rest) if rest > 0
+                      else np.zeros(n_resamples, dtype=np.int64))
+            net += b_star - c_star
+        dist[:, j] = net / N
+    return _summarise(estimate, dist, ci=ci, method="percentile", null=null, design=design,
+                      entropy=entropy, n_resamples=n_resamples,
+                      return_distribution=return_distribution)
+
+
+def paired_binary_bootstrap(
+    reference: np.ndarray,
+    system: np.ndarray,
+    design: Design | str = "iid",
+    *,
+    n_resamples: int = 20_000,
+    seed: int | np.random.Generator = 0,
+    ci: float = 0.95,
+    null: float | np.ndarray = 0.0,
+    chunk_size: int | None = None,
+    return_distribution: bool = False,
+) -> BootstrapResult:
+    """Paired bootstrap of binary accuracy differences, system − reference (SPEC §2, §4).
+
+    Parameters
+    ----------
+    reference
+        ``(N,)`` 0/1 outcomes of the reference (e.g. raw-history RAG).
+    system
+        ``(N,)`` or ``(N, k)`` 0/1 outcomes of the compared system(s), same query order.
+    design
+        ``"iid"`` or a :class:`Design`. iid and stratified use the cell-count fast path
+        (:func:`paired_binary_bootstrap_from_cells`); the cluster designs have no 2x2
+        shortcut and go through :func:`bootstrap_sums` (same result type, same seed rule).
+    n_resamples, seed, ci, null, chunk_size, return_distribution
+        As in :func:`bootstrap_sums` (``chunk_size`` is used by the cluster designs only).
+
+    Returns
+    -------
+    BootstrapResult
+        ``(k,)`` accuracy differences ``mean(system) − mean(reference)`` = (benefit − tax)/N,
+        their percentile intervals and bootstrap sign-test p-values.
+
+    Examples
+    --------
+    >>> ref = np.array([1, 1, 1, 0, 0, 1, 0, 1, 1, 0] * 5)
+    >>> sys_ = np.array([1, 0, 1, 1, 1, 1, 0, 1, 1, 1] * 5)
+    >>> res = paired_binary_bootstrap(ref, sys_, n_resamples=5000, seed=0)
+    >>> float(res.estimate[0]), float(res.ci_low[0]), float(res.ci_high[0])
+    (0.2, 0.04, 0.36)
+    >>> round(float(res.p_value[0]), 4)
+    0.0212
+    """
+    ref = _binary(reference, "reference")
+    if ref.ndim != 1 or ref.shape[0] == 0:
+        raise ValueError(f"reference must be a non-empty 1-D (N,) array, got shape {ref.shape}.")
+    n = ref.shape[0]
+    design = _as_design(design, n)
+    if design.clustered:
+        sysm = _binary(system, "system")
+        sysm = sysm[:, None] if sysm.ndim == 1 else sysm
+        if sysm.ndim != 2 or sysm.shape[0] != n:
+            raise ValueError(f"system must be (N,) or (N, k) with N = {n}, got shape {np.shape(system)}.")
+        X = np.column_stack([ref, sysm]).astype(np.float64)
+        return bootstrap_sums(X, design, lambda s: (s[:, 1:] - s[:, :1]) / n,
+                              n_resamples=n_resamples, seed=seed, ci=ci, chunk_size=chunk_size,
+                              null=null, return_distribution=return_distribution)
+    stratum = design.stratum if design.kind == "stratified" else None
+    cells = paired_binary_cells(ref, system, stratum)
+    return paired_binary_bootstrap_from_cells(cells, n_resamples=n_resamples, seed=seed, ci=ci,
+                                              null=null, return_distribution=return_distribution,
+                                              design=design)

@@ -1,0 +1,409 @@
+"""Synthetic per-query verdicts with known truth: the example data, tests and calibration.
+
+:func:`simulate` draws canonical verdicts (SPEC §1) in which every quantity memdiag estimates has
+a known expected value: accuracies, the paired benefit and tax rates against a reference
+(SPEC §2), intra-cluster correlation, coverage and utilization (SPEC §3), per-query costs.
+:func:`simulate_systems_table` gives the matching system-level table, and :func:`write_example`
+writes the bundled ``data/example`` (``python -m memdiag.simulate --write data/example``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+#: Default benefit and tax rate of a non-reference system given neither them nor an accuracy.
+DEFAULT_RATE = 0.10
+
+#: Mean evidence tokens per query of the reference under ``costs=True`` (about Raw-RAG's
+#: top-15 chunks, paper A.4.2); other systems draw theirs log-uniformly in [600, 6000].
+REFERENCE_TOKENS = 3800.0
+
+#: The seed of the bundled example data (``data/example``).
+EXAMPLE_SEED = 20240601
+
+
+def _per_system(value: float | Mapping[str, float] | None, systems: Sequence[str], name: str,
+                scalar_for: Sequence[str]) -> dict[str, float]:
+    """A scalar (applied to ``scalar_for``) or a mapping, as a dict over the systems it covers."""
+    if value is None:
+        return {}
+    if isinstance(value, Mapping):
+        unknown = [s for s in value if s not in systems]
+        if unknown:
+            raise ValueError(f"{name} names unknown systems {unknown} (systems: {list(systems)}).")
+        return {s: float(v) for s, v in value.items()}
+    return {s: float(value) for s in scalar_for}
+
+
+def _cells(p_ref: float, acc: float | None, b: float | None, c: float | None, system: str) -> tuple[float, float]:
+    """Benefit and tax probabilities of one system from any two of (accuracy, benefit, tax).
+
+    acc = p_ref + b − c (SPEC §2). Accuracy alone means errors independent of the reference's:
+    b = (1 − p_ref)·acc, c = p_ref·(1 − acc).
+    """
+    if acc is None:
+        b = DEFAULT_RATE if b is None else b
+        c = DEFAULT_RATE if c is None else c
+    elif b is None and c is None:
+        b, c = (1 - p_ref) * acc, p_ref * (1 - acc)
+    elif b is None:
+        b = acc - p_ref + c
+    elif c is None:
+        c = p_ref + b - acc
+    elif abs(acc - (p_ref + b - c)) > 1e-9:
+        raise ValueError(f"{system}: accuracy {acc} != reference accuracy {p_ref} + benefit {b} − tax {c}. "
+                         "Give any two of the three.")
+    if not (0 <= b <= 1 - p_ref and 0 <= c <= p_ref):
+        raise ValueError(f"{system}: benefit {b:.4g} must lie in [0, 1 − {p_ref}] and tax {c:.4g} in "
+                         f"[0, {p_ref}] (the paired 2×2 cells must be probabilities).")
+    return b, c
+
+
+def _categories(categories: int | Sequence[str] | Mapping[str, float]) -> tuple[list[str], np.ndarray]:
+    if isinstance(categories, Mapping):
+        names, weights = list(map(str, categories)), np.array(list(categories.values()), dtype=float)
+    elif isinstance(categories, int):
+        names, weights = [f"cat-{k + 1}" for k in range(categories)], np.ones(categories)
+    else:
+        names, weights = list(map(str, categories)), np.ones(len(categories))
+    if not names or (weights <= 0).any():
+        raise ValueError("categories need at least one name and positive proportions.")
+    return names, weights / weights.sum()
+
+
+def simulate(
+    n_queries: int = 600,
+    systems: Sequence[str] = ("raw-rag", "mem0", "zep"),
+    reference: str = "raw-rag",
+    accuracy: float | Mapping[str, float] = 0.6,
+    benefit: float | Mapping[str, float] | None = None,
+    tax: float | Mapping[str, float] | None = None,
+    n_clusters: int = 30,
+    icc: float = 0.0,
+    n_strata: int = 1,
+    categories: int | Sequence[str] | Mapping[str, float] = 4,
+    n_repeats: int = 1,
+    judge_error: float = 0.0,
+    missing_rate: float = 0.0,
+    sufficiency: Mapping[str, tuple[float, float]] | None = None,
+    costs: bool | Mapping[str, float] = True,
+    seed: int | np.random.Generator = 0,
+) -> pd.DataFrame:
+    """Synthetic canonical verdicts with known accuracy, benefit, tax, clustering and coverage.
+
+    Parameters
+    ----------
+    n_queries
+        Number of queries N, shared by all systems.
+    systems
+        System names; ``reference`` must be one of them.
+    reference
+        The reference system R (SPEC §2), e.g. ``raw-rag``.
+    accuracy
+        A float: the reference's accuracy p_R. A mapping: per-system accuracies (p_R from it,
+        default 0.6).
+    benefit, tax
+        Per-system (mapping) or common (float) expected rates b = P(R wrong, M right) and
+        c = P(R right, M wrong) against the reference. A system's truth comes from any two of
+        (accuracy, benefit, tax) via acc = p_R + b − c; accuracy alone means errors independent
+        of the reference's; nothing at all means b = c = 0.10.
+    n_clusters
+        Clusters (conversations / episodes); sizes are 1 + multinomial, so they vary.
+    icc
+        Intra-cluster correlation of the reference's correctness, in [0, 1): cluster k draws
+        p_k ~ Beta(p_R(1−ρ)/ρ, (1−p_R)(1−ρ)/ρ) (mean p_R; beta-binomial ICC exactly ρ).
+    n_strata
+        Strata; cluster k sits in stratum k mod n_strata (clusters nest in strata). One stratum
+        writes no ``stratum`` column.
+    categories
+        A count, names, or name -> proportion; each query draws its category independently.
+    n_repeats
+        Judge repetitions per answer.
+    judge_error
+        Probability that a judgment flips the true label (independently per repetition).
+    missing_rate
+        Probability that a judgment is missing (NaN score: an unparsable judge output).
+    sufficiency
+        System -> (coverage, utilization) to draw ``sufficient`` labels: P(C=1) = coverage and
+        P(Y=1 | C=1) = utilization, on the true labels Y. None writes no ``sufficient`` column.
+    costs
+        True: per-query ``evidence_tokens``, ``input_tokens``, ``output_tokens``, ``latency_s``
+        around a per-system mean of evidence tokens (reference 3,800, others log-uniform in
+        [600, 6000]); a mapping gives those means; False writes no costs.
+    seed
+        An int or a ``numpy.random.Generator``: all draws come from this one generator, in a
+        fixed order, so the same seed gives the same frame.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Canonical long verdicts: ``system, query_id, score, repeat, cluster, [stratum],
+        category, [sufficient], [input_tokens, output_tokens, evidence_tokens, latency_s]``,
+        one row per (system, query, repetition). ``attrs["truth"]`` is a plain dict of the
+        expected values: ``accuracy``, ``benefit``, ``tax``, ``cells`` (a, b, c, d
+        probabilities), ``icc``, ``icc_by_system``, ``coverage``, ``utilization``,
+        ``tokens_per_query`` and the arguments.
+
+    Notes
+    -----
+    Construction (per query i in cluster k): R_i ~ Bernoulli(p_k); then, independently given
+    R_i, M_i ~ Bernoulli(q1) if R_i = 1 and Bernoulli(q0) if R_i = 0, with q1 = (p_R − c)/p_R
+    and q0 = b/(1 − p_R). So E[#benefit]/N = (1 − p_R)·q0 = b and E[#tax]/N = p_R·(1 − q1) = c
+    exactly, with or without clustering. The cluster effect is shared through R: system M's
+    ICC is ρ (q1 − q0)² p_R(1 − p_R) / (acc_M (1 − acc_M)) (``icc_by_system``). Judged scores
+    are the true labels flipped with probability ``judge_error``; rates, accuracies and
+    sufficiency refer to the true labels.
+
+    Examples
+    --------
+    >>> df = simulate(n_queries=4, systems=("rag", "mem"), reference="rag", n_clusters=2,
+    ...               categories=["x"], costs=False, seed=1)
+    >>> df.shape, sorted(df.columns)
+    ((8, 6), ['category', 'cluster', 'query_id', 'repeat', 'score', 'system'])
+    >>> df.attrs["truth"]["accuracy"]
+    {'rag': 0.6, 'mem': 0.6}
+    """
+    systems = list(map(str, systems))
+    if reference not in systems:
+        raise ValueError(f"reference '{reference}' is not among the systems {systems}.")
+    if len(set(systems)) != len(systems):
+        raise ValueError(f"system names repeat: {systems}.")
+    if not (n_queries >= n_clusters >= 1 and n_strata >= 1 and n_repeats >= 1):
+        raise ValueError("need n_queries >= n_clusters >= 1, n_strata >= 1 and n_repeats >= 1.")
+    if not (0 <= icc < 1 and 0 <= judge_error < 0.5 and 0 <= missing_rate < 1):
+        raise ValueError("need 0 <= icc < 1, 0 <= judge_error < 0.5 and 0 <= missing_rate < 1.")
+    accs = _per_system(accuracy, systems, "accuracy", [reference])
+    p_ref = accs.get(reference, 0.6)
+    if not 0 < p_ref < 1:
+        raise ValueError(f"the reference accuracy must lie in (0, 1), not {p_ref}.")
+    others = [s for s in systems if s != reference]
+    benefits = _per_system(benefit, systems, "benefit", others)
+    taxes = _per_system(tax, systems, "tax", others)
+    truth_b, truth_c = {reference: 0.0}, {reference: 0.0}
+    for s in others:
+        truth_b[s], truth_c[s] = _cells(p_ref, accs.get(s), benefits.get(s), taxes.get(s), s)
+    truth_acc = {s: p_ref + truth_b[s] - truth_c[s] for s in systems}
+    rng = np.random.default_rng(seed)
+
+    # queries: clusters, strata, categories
+    sizes = 1 + rng.multinomial(n_queries - n_clusters, np.full(n_clusters, 1 / n_clusters))
+    cluster = np.repeat(np.arange(n_clusters), sizes)
+    width = len(str(n_clusters - 1))
+    cluster_names = np.array([f"conv-{k:0{width}d}" for k in range(n_clusters)], dtype=object)
+    position = np.concatenate([np.arange(m) for m in sizes])
+    query_ids = [f"{cluster_names[k]}-q{j:03d}" for k, j in zip(cluster, position)]
+    cat_names, cat_p = _categories(categories)
+    category = np.array(cat_names, dtype=object)[rng.choice(len(cat_names), size=n_queries, p=cat_p)]
+
+    # true labels: reference with a beta-binomial cluster effect, others conditional on it
+    if icc > 0:
+        scale = (1 - icc) / icc
+        p_cluster = rng.beta(p_ref * scale, (1 - p_ref) * scale, size=n_clusters)
+    else:
+        p_cluster = np.full(n_clusters, p_ref)
+    labels = np.empty((n_queries, len(systems)), dtype=np.int64)
+    ref = rng.random(n_queries) < p_cluster[cluster]
+    icc_by_system = {}
+    for j, s in enumerate(systems):
+        if s == reference:
+            labels[:, j] = ref
+            icc_by_system[s] = icc
+            continue
+        q1, q0 = (p_ref - truth_c[s]) / p_ref, truth_b[s] / (1 - p_ref)
+        labels[:, j] = rng.random(n_queries) < np.where(ref, q1, q0)
+        a = truth_acc[s]
+        icc_by_system[s] = icc * (q1 - q0) ** 2 * p_ref * (1 - p_ref) / (a * (1 - a)) if 0 < a < 1 else 0.0
+
+    # judgments: flips and missing verdicts
+    judged = labels[:, :, None] ^ (rng.random((n_queries, len(systems), n_repeats)) < judge_error)
+    scores = np.where(rng.random(judged.shape) < missing_rate, np.nan, judged.astype(float))
+
+    per_query: dict[str, np.ndarray] = {}  # (N, S) per-answer columns, shared by its repetitions
+    coverage, utilization = {}, {}
+    if sufficiency is not None:
+        per_query["sufficient"] = np.zeros((n_queries, len(systems)))
+        for j, s in enumerate(systems):
+            if s not in sufficiency:
+                raise ValueError(f"sufficiency has no (coverage, utilization) for system '{s}'.")
+            cov, util = map(float, sufficiency[s])
+            a = truth_acc[s]
+            p_if_right = cov * util / a if a > 0 else 0.0
+            p_if_wrong = cov * (1 - util) / (1 - a) if a < 1 else 0.0
+            if not (0 <= p_if_right <= 1 and 0 <= p_if_wrong <= 1):
+                raise ValueError(f"{s}: coverage {cov} and utilization {util} are impossible at accuracy "
+                                 f"{a:.4g} (need coverage·utilization <= accuracy and "
+                                 "coverage·(1 − utilization) <= 1 − accuracy).")
+            per_query["sufficient"][:, j] = rng.random(n_queries) < np.where(labels[:, j] == 1, p_if_right,
+                                                                              p_if_wrong)
+            coverage[s], utilization[s] = cov, util
+    tokens = {}
+    if costs is not False:
+        given = costs if isinstance(costs, Mapping) else {}
+        for s in systems:
+            drawn = float(np.exp(rng.uniform(np.log(600), np.log(6000))))
+            tokens[s] = float(given.get(s, REFERENCE_TOKENS if s == reference else drawn))
+        mean = np.array([tokens[s] for s in systems])
+        sigma = 0.35
+        evidence = np.rint(mean * rng.lognormal(-sigma ** 2 / 2, sigma, (n_queries, len(systems))))
+        prompt = 250 + rng.integers(0, 60, (n_queries, len(systems)))
+        output = 8 + rng.poisson(25, (n_queries, len(systems)))
+        per_query["evidence_tokens"] = evidence
+        per_query["input_tokens"] = evidence + prompt
+        per_query["output_tokens"] = output.astype(float)
+        per_query["latency_s"] = np.round((0.25 + (evidence + prompt) / 8000 + output / 80)
+                                          * rng.lognormal(0, 0.3, (n_queries, len(systems))), 3)
+
+    # long frame: system-major, then query, then repetition
+    s_idx, q_idx, r_idx = (a.ravel() for a in np.meshgrid(np.arange(len(systems)), np.arange(n_queries),
+                                                          np.arange(n_repeats), indexing="ij"))
+    frame = {
+        "system": np.array(systems, dtype=object)[s_idx],
+        "query_id": np.array(query_ids, dtype=object)[q_idx],
+        "score": scores[q_idx, s_idx, r_idx],
+        "repeat": r_idx.astype(np.int64),
+        "cluster": cluster_names[cluster][q_idx],
+    }
+    if n_strata > 1:
+        frame["stratum"] = np.array([f"stratum-{k % n_strata}" for k in range(n_clusters)], dtype=object)[
+            cluster][q_idx]
+    frame["category"] = category[q_idx]
+    for column in ("sufficient", "input_tokens", "output_tokens", "evidence_tokens", "latency_s"):
+        if column in per_query:
+            frame[column] = per_query[column][q_idx, s_idx]
+    df = pd.DataFrame(frame)
+    df.attrs["truth"] = {
+        "reference": reference, "systems": systems, "accuracy": truth_acc, "benefit": truth_b,
+        "tax": truth_c,
+        "cells": {s: {"a": p_ref - truth_c[s], "b": truth_b[s], "c": truth_c[s],
+                      "d": 1 - p_ref - truth_b[s]} for s in systems},
+        "icc": icc, "icc_by_system": icc_by_system, "coverage": coverage, "utilization": utilization,
+        "tokens_per_query": tokens, "n_queries": n_queries, "n_clusters": n_clusters,
+        "n_strata": n_strata, "categories": dict(zip(cat_names, cat_p.tolist())),
+        "n_repeats": n_repeats, "judge_error": judge_error, "missing_rate": missing_rate,
+        "seed": seed if isinstance(seed, int) else None,
+    }
+    return df
+
+
+def _family(system: str) -> str:
+    name = system.lower()
+    if "+" in name:
+        return "hybrid"
+    if "full" in name or "long-context" in name:
+        return "full-context"
+    if "rag" in name:
+        return "rag"
+    return "memory"
+
+
+def simulate_systems_table(verdicts: pd.DataFrame, seed: int | np.random.Generator = 0,
+                           history_tokens_per_cluster: float = 20_000.0) -> pd.DataFrame:
+    """A system-level table (SPEC §1) consistent with simulated verdicts.
+
+    Parameters
+    ----------
+    verdicts
+        Output of :func:`simulate` (needs ``input_tokens`` and ``cluster``).
+    seed
+        Seed of the draws below (its own generator).
+    history_tokens_per_cluster
+        Raw history size of one conversation, H₁; the whole history is H = H₁ × clusters.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``system, family, store_tokens, tokens_per_query, ingestion_tokens, ingestion_hours``.
+        Family from the name (``rag``, ``full-context``, ``hybrid`` for ``x+raw``, else
+        ``memory``). Store: rag and full-context keep H; memory keeps H × U(0.05, 0.3); hybrid
+        keeps H plus that. Ingestion LLM tokens: 0 for rag and full-context, H × U(2, 12)
+        otherwise. Hours = ingestion tokens / 2·10⁶ + H / 5·10⁷ (embedding). tokens_per_query
+        is the mean ``input_tokens`` in the verdicts.
+    """
+    rng = np.random.default_rng(seed)
+    history = history_tokens_per_cluster * verdicts["cluster"].nunique()
+    first = verdicts[verdicts["repeat"] == 0]
+    rows = []
+    for system in pd.unique(verdicts["system"]):
+        family = _family(system)
+        compressed = history * rng.uniform(0.05, 0.3)
+        ingest = history * rng.uniform(2, 12) if family in ("memory", "hybrid") else 0.0
+        store = {"rag": history, "full-context": history, "memory": compressed,
+                 "hybrid": history + compressed}[family]
+        rows.append({"system": system, "family": family, "store_tokens": int(round(store)),
+                     "tokens_per_query": round(float(first.loc[first["system"] == system, "input_tokens"].mean()), 1),
+                     "ingestion_tokens": int(round(ingest)),
+                     "ingestion_hours": round(ingest / 2e6 + history / 5e7, 3)})
+    return pd.DataFrame(rows)
+
+
+#: The bundled example: a LoCoMo-like analysis of a raw-RAG reference and six memory systems.
+EXAMPLE: dict = {
+    "n_queries": 600,
+    "systems": ("raw-rag", "mem0", "zep", "memobase", "a-mem", "full-context", "mem0+raw"),
+    "reference": "raw-rag",
+    "accuracy": 0.62,
+    "benefit": {"mem0": 0.08, "zep": 0.10, "memobase": 0.07, "a-mem": 0.05, "full-context": 0.15,
+                "mem0+raw": 0.10},
+    "tax": {"mem0": 0.14, "zep": 0.09, "memobase": 0.11, "a-mem": 0.20, "full-context": 0.05,
+            "mem0+raw": 0.04},
+    "n_clusters": 30,
+    "icc": 0.08,
+    "categories": {"single-hop": 841, "multi-hop": 282, "temporal": 321, "open-domain": 96},
+    "n_repeats": 3,
+    "judge_error": 0.04,
+    "missing_rate": 0.003,
+    "sufficiency": {"raw-rag": (0.72, 0.80), "mem0": (0.55, 0.88), "zep": (0.68, 0.86),
+                    "memobase": (0.60, 0.85), "a-mem": (0.45, 0.83), "full-context": (0.90, 0.78),
+                    "mem0+raw": (0.76, 0.85)},
+    "costs": {"raw-rag": 3800, "mem0": 900, "zep": 2600, "memobase": 1200, "a-mem": 1500,
+              "full-context": 22000, "mem0+raw": 4700},
+}
+
+
+def write_example(out: str | Path = "data/example", seed: int = EXAMPLE_SEED) -> list[Path]:
+    """Write the example data: ``verdicts/<system>.csv``, ``systems.csv`` and ``truth.json``.
+
+    ``simulate(**EXAMPLE, seed=seed)`` and ``simulate_systems_table(verdicts, seed=seed)``; the
+    bundled files were made with ``python -m memdiag.simulate --write data/example`` (seed
+    :data:`EXAMPLE_SEED`). ``scheme_example.yaml`` and ``README.md`` beside them are hand-written.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written.
+    """
+    out = Path(out)
+    (out / "verdicts").mkdir(parents=True, exist_ok=True)
+    verdicts = simulate(**EXAMPLE, seed=seed)
+    written = []
+    for system, part in verdicts.groupby("system", sort=False):
+        path = out / "verdicts" / f"{system}.csv"
+        part = part.astype({c: "Int64" for c in ("score", "sufficient", "input_tokens", "output_tokens",
+                                                  "evidence_tokens")})
+        part.to_csv(path, index=False, lineterminator="\n")
+        written.append(path)
+    table = simulate_systems_table(verdicts, seed=seed)
+    table.to_csv(out / "systems.csv", index=False, lineterminator="\n")
+    (out / "truth.json").write_text(json.dumps(verdicts.attrs["truth"], indent=2) + "\n", encoding="utf-8")
+    return [*written, out / "systems.csv", out / "truth.json"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m memdiag.simulate --write DIR [--seed S]``: write the example data."""
+    parser = argparse.ArgumentParser(prog="python -m memdiag.simulate", description=main.__doc__)
+    parser.add_argument("--write", metavar="DIR", required=True, help="folder to write the example into")
+    parser.add_argument("--seed", type=int, default=EXAMPLE_SEED, help=f"seed (default {EXAMPLE_SEED})")
+    args = parser.parse_args(argv)
+    for path in write_example(args.write, seed=args.seed):
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,122 @@
+"""One result frame -> what people read: terminal table, Markdown, LaTeX (booktabs), CSV or JSON.
+
+Every public memdiag function returns a tidy DataFrame whose ``attrs`` carry the provenance of
+the run (design, number of resamples, seed, policies, memdiag version). :func:`signature` turns
+that into one line, as sacrebleu prints its settings, and :func:`render` prints the table with
+it. Rendering is deterministic: the same frame gives the same bytes on every machine.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+from tabulate import tabulate
+
+Format = Literal["table", "md", "csv", "json", "latex"]
+FORMATS: tuple[str, ...] = ("table", "md", "csv", "json", "latex")
+
+#: Provenance keys printed in the signature line, in this order.
+_SIGNATURE_KEYS = ("scheme", "metric", "design", "n_resamples", "seed", "confidence_level",
+                   "correction", "threshold", "missing", "verdict_missing")
+_SHORT = {"n_resamples": "B", "confidence_level": "ci", "verdict_missing": "verdict-missing"}
+
+
+def signature(attrs: Mapping[str, object]) -> str:
+    """One line naming the settings behind a result, e.g. ``memdiag 0.1.0 | design=iid | B=20000``.
+
+    >>> signature({"design": "cluster", "n_resamples": 20000, "seed": 0, "version": "0.1.0"})
+    'memdiag 0.1.0 | design=cluster | B=20000 | seed=0'
+    """
+    from memdiag import __version__
+
+    parts = [f"memdiag {attrs.get('version', __version__)}"]
+    for key in _SIGNATURE_KEYS:
+        value = attrs.get(key)
+        if value is None:
+            continue
+        if key == "confidence_level":
+            value = f"{float(value):.0%}"
+        parts.append(f"{_SHORT.get(key, key)}={value}")
+    return " | ".join(parts)
+
+
+def _cell(value: object, column: str) -> object:
+    """Format one cell: p-values with 4 significant digits, other floats with up to 4 decimals."""
+    if isinstance(value, (float, np.floating)):
+        if math.isnan(value):
+            return "undefined" if column.startswith(("utilization", "estimate")) else ""
+        if column == "p" or column.startswith("p_"):
+            return f"{value:.4g}" if value >= 1e-4 else f"{value:.2e}"
+        return f"{value:.4f}".rstrip("0").rstrip(".") if abs(value) < 1 else f"{value:.2f}"
+    return value
+
+
+def _display(df: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame({c: [_cell(v, str(c)) for v in df[c].tolist()] for c in df.columns},
+                        index=df.index)
+
+
+def _jsonable(value: object) -> object:
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return str(value)
+
+
+def render(df: pd.DataFrame, fmt: Format = "table") -> str:
+    """Render a result frame with its notes and signature line.
+
+    Parameters
+    ----------
+    df
+        A result frame; ``df.attrs`` may hold provenance (see :func:`signature`) and ``notes``
+        (a list of strings shown under the table).
+    fmt
+        ``table`` (terminal), ``md`` (Markdown), ``csv``, ``json`` (records plus provenance) or
+        ``latex`` (booktabs).
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"system": ["mem0"], "overall": [66.875], "p": [0.00012345]})
+    >>> df.attrs = {"scheme": "locomo", "version": "0.1.0"}
+    >>> print(render(df, "md"))
+    | system   |   overall |         p |
+    |----------|-----------|-----------|
+    | mem0     |     66.88 | 0.0001234 |
+    <BLANKLINE>
+    memdiag 0.1.0 | scheme=locomo
+    """
+    attrs = dict(df.attrs)
+    notes = [str(n) for n in attrs.get("notes", [])]
+    sig = signature(attrs)
+    if fmt == "csv":
+        return df.to_csv(index=False, float_format="%.10g", lineterminator="\n")
+    if fmt == "json":
+        records = [{str(k): _jsonable(v) for k, v in row.items()} for row in df.to_dict("records")]
+        provenance = {k: _jsonable(v) for k, v in attrs.items()}
+        return json.dumps({"rows": records, "provenance": provenance, "signature": sig},
+                          indent=2, sort_keys=False, allow_nan=False)
+    shown = _display(df)
+    if fmt == "latex":
+        body = shown.to_latex(index=False, escape=True)
+        return body + f"% {sig}\n" + "".join(f"% {n}\n" for n in notes)
+    if fmt not in ("table", "md"):
+        raise ValueError(f"unknown output format '{fmt}' (use one of {', '.join(FORMATS)})")
+    table = tabulate(shown, headers="keys", tablefmt="github" if fmt == "md" else "simple",
+                     showindex=False, disable_numparse=False, floatfmt="g")
+    lines = [table, ""]
+    lines += [f"- {n}" if fmt == "md" else f"note: {n}" for n in notes]
+    lines.append(sig)
+    return "\n".join(lines)

@@ -1,0 +1,555 @@
+"""Canonical per-query verdicts (SPEC §1): reading, validation and alignment into a :class:`Panel`.
+
+One record is one judgment of one system's answer to one query. :func:`read_verdicts` turns
+released files into the canonical long DataFrame (see :mod:`memdiag.schema`), :func:`validate`
+checks it and summarises it, and :func:`align` builds the paired, immutable array view that
+every statistic is computed from, applying the missing-query and missing-verdict policies and
+recording them, with counts, in ``Panel.notes``.
+"""
+
+from __future__ import annotations
+
+import glob
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from memdiag.errors import VerdictError, where
+from memdiag.schema import BINARY_LABELS, CANONICAL, COSTS, PROVENANCE, QUERY_ATTRIBUTES, REQUIRED
+
+MissingQueryPolicy = Literal["error", "drop", "wrong"]
+MissingVerdictPolicy = Literal["as-wrong", "exclude"]
+
+#: How many offending names an error or note lists before it says "and N more".
+_SHOW = 5
+
+
+# --------------------------------------------------------------------------------------------
+# reading
+# --------------------------------------------------------------------------------------------
+def _expand(paths: str | Path | Iterable[str | Path]) -> list[Path]:
+    """Expand globs and folders into a sorted list of files; a pattern matching nothing is an error."""
+    items = [paths] if isinstance(paths, (str, Path)) else list(paths)
+    out: list[Path] = []
+    for item in items:
+        text = str(item)
+        if any(ch in text for ch in "*?["):
+            matches = sorted(Path(p) for p in glob.glob(text, recursive=True))
+            if not matches:
+                raise VerdictError(f"{text}: no file matches this pattern. Check the path.")
+            out.extend(m for m in matches if m.is_file())
+        elif Path(text).is_dir():
+            files = sorted(p for p in Path(text).rglob("*") if p.is_file() and p.suffix.lower()
+                           in {".json", ".jsonl", ".csv", ".parquet", ".pq"})
+            if not files:
+                raise VerdictError(f"{text}: folder holds no .json/.jsonl/.csv/.parquet file.")
+            out.extend(files)
+        elif Path(text).is_file():
+            out.append(Path(text))
+        else:
+            raise VerdictError(f"{text}: no such file. Check the path.")
+    return out
+
+
+def read_verdicts(
+    paths: str | Path | Iterable[str | Path],
+    format: str = "auto",
+    system: str | Mapping[str, str] | None = None,
+    fields: Mapping[str, str] | None = None,
+) -> pd.DataFrame:
+    """Read released per-query verdict files into one canonical long DataFrame (SPEC §1).
+
+    Parameters
+    ----------
+    paths
+        A file, a folder (all .json/.jsonl/.csv/.parquet files below it), a glob pattern, or a
+        list of these.
+    format
+        ``"auto"`` (detect each file's layout) or a layout name from
+        :func:`memdiag.formats.known_formats`.
+    system
+        The system name for every file (a string), or a mapping from file path (as given, or
+        its name) to system name. Default: each layout's rule (the file or folder name).
+    fields
+        Canonical column -> source column, for any JSON list / JSONL / CSV of per-query records
+        (the mapped reader), e.g. ``{"query_id": "question_id", "score": "correct"}``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Canonical columns (``system``, ``query_id``, ``score``, ``repeat``, the optional ones a
+        layout has) and any extra per-query metric columns, plus ``source_file`` and
+        ``source_record``. Missing verdicts stay as NaN rows: they are counted, never dropped.
+
+    Raises
+    ------
+    VerdictError
+        Unknown layout, empty or unreadable file, a record that is not a verdict, a duplicate
+        ``(system, query_id, repeat)``, two files that give the same system name.
+    """
+    from memdiag import formats  # formats import this module's siblings; keep the import local
+
+    files = _expand(paths)
+    frames = []
+    owner: dict[str, Path] = {}
+    for path in files:
+        name = _system_for(path, system)
+        frame = formats.read_file(path, format=format, system=name, fields=fields)
+        for sys_name in pd.unique(frame["system"]):
+            first = owner.setdefault(sys_name, path)
+            if first.parent != path.parent and first != path and name is None:
+                raise VerdictError(
+                    f"{path}: system '{sys_name}' is also given by {first}. Name the runs apart "
+                    f"with --system / system={{path: name}}."
+                )
+        frames.append(frame)
+    df = pd.concat(frames, ignore_index=True, sort=False) if len(frames) > 1 else frames[0]
+    return check(df)
+
+
+def _system_for(path: Path, system: str | Mapping[str, str] | None) -> str | None:
+    if system is None or isinstance(system, str):
+        return system
+    for key in (str(path), path.name, path.stem, str(path.parent), path.parent.name):
+        if key in system:
+            return system[key]
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# validation
+# --------------------------------------------------------------------------------------------
+def _locate(df: pd.DataFrame, index: int) -> tuple[str | None, object]:
+    """(file, record) of row ``index`` of ``df``, from the provenance columns when present."""
+    source = df["source_file"].iloc[index] if "source_file" in df else None
+    record = df["source_record"].iloc[index] if "source_record" in df else index + 1
+    return (None if pd.isna(source) else str(source)), record
+
+
+def _fail(df: pd.DataFrame, index: int, column: str, message: str) -> VerdictError:
+    source, record = _locate(df, index)
+    return VerdictError(f"{where(source, record, column)}: {message}")
+
+
+def _mixed_types(values: pd.Series) -> int | None:
+    """Position of the first value whose Python type differs from the first non-null one."""
+    if values.dtype != object:
+        return None
+    kinds = values.map(lambda v: "null" if v is None or (isinstance(v, float) and np.isnan(v))
+                       else ("number" if isinstance(v, (int, float, np.number)) and not isinstance(v, bool)
+                             else type(v).__name__))
+    kinds = kinds[kinds != "null"]
+    if kinds.empty:
+        return None
+    bad = np.flatnonzero(kinds.to_numpy() != kinds.iloc[0])
+    return None if bad.size == 0 else int(values.index.get_indexer([kinds.index[bad[0]]])[0])
+
+
+def check(df: pd.DataFrame) -> pd.DataFrame:
+    """Check the hard rules of SPEC §1 and return ``df`` in canonical dtypes and column order.
+
+    Hard rules (each a :class:`~memdiag.errors.VerdictError` naming file, record and field):
+    the required columns exist; ids are present and of one type; ``score`` is a number in
+    [0, 1] or missing; ``repeat`` is a whole number; 0/1 labels are 0, 1 or missing;
+    ``(system, query_id, repeat)`` is unique. Missing scores are kept (NaN).
+
+    >>> check(pd.DataFrame({"system": ["a", "a"], "query_id": ["q1", "q2"], "score": [1, None]}))
+      system query_id  score  repeat
+    0      a       q1    1.0       0
+    1      a       q2    NaN       0
+    """
+    if len(df) == 0:
+        raise VerdictError("the verdict table is empty: no record was read. Check the files.")
+    df = df.reset_index(drop=True)
+    for column in REQUIRED:
+        if column not in df:
+            source = str(df["source_file"].iloc[0]) if "source_file" in df else None
+            raise VerdictError(
+                f"{where(source, None, column)}: required column is missing (have: "
+                f"{', '.join(map(str, df.columns))}). Map it with --field {column}=<column>."
+            )
+    out = df.copy()
+    for column in ("system", "query_id") + tuple(c for c in QUERY_ATTRIBUTES if c in df):
+        values = out[column]
+        bad = _mixed_types(values)
+        if bad is not None:
+            raise _fail(out, bad, column, f"mixed value types in this id column ({values.iloc[bad]!r} "
+                        f"vs {values.dropna().iloc[0]!r}). Write every id the same way (e.g. all strings).")
+        if column in ("system", "query_id"):
+            null = values.isna().to_numpy()
+            if null.any():
+                raise _fail(out, int(np.flatnonzero(null)[0]), column,
+                            "is empty. Every verdict needs a system and a query id.")
+        out[column] = values.astype("string").astype(object).where(values.notna(), None) \
+            if column not in ("system", "query_id") else values.astype(str)
+    out["score"] = _numeric(out, "score", low=0.0, high=1.0)
+    if "repeat" in out:
+        rep = _numeric(out, "repeat", low=0, high=None)
+        missing = np.flatnonzero(rep.isna().to_numpy() | (rep % 1 != 0).to_numpy())
+        if missing.size:
+            raise _fail(out, int(missing[0]), "repeat", f"{out['repeat'].iloc[missing[0]]!r} is not a "
+                        "whole number. Judge repetitions are numbered 0, 1, 2, ...")
+        out["repeat"] = rep.astype(np.int64)
+    else:
+        out["repeat"] = np.zeros(len(out), dtype=np.int64)
+    for column in BINARY_LABELS:
+        if column in out:
+            values = _numeric(out, column, low=0.0, high=1.0)
+            odd = np.flatnonzero(values.notna().to_numpy() & ~values.isin([0.0, 1.0]).to_numpy())
+            if odd.size:
+                raise _fail(out, int(odd[0]), column, f"{float(values.iloc[odd[0]])!r} is not 0 or 1.")
+            out[column] = values
+    for column in COSTS:
+        if column in out:
+            out[column] = _numeric(out, column, low=0.0, high=None)
+    dup = out.duplicated(["system", "query_id", "repeat"], keep="first").to_numpy()
+    if dup.any():
+        i = int(np.flatnonzero(dup)[0])
+        key = out.loc[i, ["system", "query_id", "repeat"]].tolist()
+        raise _fail(out, i, "query_id", f"duplicate verdict for (system, query_id, repeat) = "
+                    f"{tuple(key)!r} ({int(dup.sum())} duplicate rows in all). Give each judge "
+                    "repetition its own 'repeat' number, or remove the copies.")
+    order = [c for c in CANONICAL if c in out] + [c for c in out.columns
+                                                   if c not in CANONICAL and c not in PROVENANCE] \
+        + [c for c in PROVENANCE if c in out]
+    return out[order]
+
+
+def _numeric(df: pd.DataFrame, column: str, low: float | None, high: float | None) -> pd.Series:
+    """Coerce a column to float; a non-number or an out-of-range value is a VerdictError."""
+    raw = df[column]
+    if raw.dtype == bool:
+        return raw.astype(float)
+    values = pd.to_numeric(raw, errors="coerce").astype(float)
+    bad = np.flatnonzero(values.isna().to_numpy() & raw.notna().to_numpy())
+    if bad.size:
+        raise _fail(df, int(bad[0]), column, f"{raw.iloc[bad[0]]!r} is not a number. Fix the record, or "
+                    f"map a numeric column with --field {column}=<column>.")
+    outside = (values < low) if low is not None else pd.Series(False, index=values.index)
+    if high is not None:
+        outside |= values > high
+    bad = np.flatnonzero(outside.to_numpy())
+    if bad.size:
+        span = f"[{low}, {high}]" if high is not None else f">= {low}"
+        raise _fail(df, int(bad[0]), column, f"{float(values.iloc[bad[0]])!r} is outside {span}. Rescale the "
+                    "scores (e.g. a 1-5 grade needs a threshold) or map another column.")
+    return values
+
+
+def validate(df: pd.DataFrame) -> pd.DataFrame:
+    """Check ``df`` (see :func:`check`) and summarise it per system.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per system: ``queries`` (distinct query ids), ``rows``, ``repeats`` (judgments
+        per query, min-max), ``missing_verdicts`` (rows with no usable score), ``missing_queries``
+        (queries other systems have and this one lacks), ``mean_score`` (over usable verdicts).
+        ``attrs["notes"]`` lists the findings a user must see: unpaired queries by name,
+        per-query attributes that disagree across systems, and sources whose own category labels
+        disagree with the canonical category.
+    """
+    df = check(df)
+    all_queries = pd.Index(pd.unique(df["query_id"]))
+    rows = []
+    notes: list[str] = []
+    for name, part in df.groupby("system", sort=True):
+        queries = pd.Index(pd.unique(part["query_id"]))
+        reps = part.groupby("query_id")["repeat"].size()
+        lacking = all_queries.difference(queries)
+        rows.append({
+            "system": name,
+            "queries": len(queries),
+            "rows": len(part),
+            "repeats": f"{reps.min()}" if reps.min() == reps.max() else f"{reps.min()}-{reps.max()}",
+            "missing_verdicts": int(part["score"].isna().sum()),
+            "missing_queries": len(lacking),
+            "mean_score": float(part["score"].mean()),
+        })
+        if len(lacking):
+            notes.append(f"system '{name}' lacks {len(lacking)} of {len(all_queries)} queries: "
+                         f"{_names(lacking)}")
+    notes.extend(_attribute_conflicts(df))
+    notes.extend(_label_disagreements(df))
+    summary = pd.DataFrame(rows)
+    summary.attrs["notes"] = notes
+    summary.attrs["n_queries"] = len(all_queries)
+    return summary
+
+
+def _names(values: Iterable[object]) -> str:
+    values = list(values)
+    shown = ", ".join(map(str, values[:_SHOW]))
+    return shown + (f" and {len(values) - _SHOW} more" if len(values) > _SHOW else "")
+
+
+def _attribute_conflicts(df: pd.DataFrame) -> list[str]:
+    notes = []
+    for column in QUERY_ATTRIBUTES:
+        if column in df:
+            distinct = df.dropna(subset=[column]).groupby("query_id")[column].nunique()
+            conflicted = distinct.index[distinct > 1]
+            if len(conflicted):
+                notes.append(f"{len(conflicted)} queries carry different '{column}' values across "
+                             f"systems (the first non-missing value is used): {_names(conflicted)}")
+    return notes
+
+
+def _label_disagreements(df: pd.DataFrame) -> list[str]:
+    """Where a source's own category label names another category than the canonical one."""
+    if "source_category" not in df or "category" not in df:
+        return []
+    pairs = df.dropna(subset=["source_category", "category"])
+    pairs = pairs[~pairs["source_category"].astype(str).str.fullmatch(r"\d+")]
+    norm = pairs["source_category"].astype(str).str.lower().str.replace(r"[\s_]+", "-", regex=True)
+    pairs = pairs[norm != pairs["category"].astype(str).str.lower()]
+    notes = []
+    counts = pairs.groupby(["system", "source_category", "category"], sort=True)["query_id"].nunique()
+    for (system, label, canonical), n in counts.items():
+        notes.append(f"system '{system}' labels {n} '{canonical}' queries as '{label}' "
+                     "(the canonical category is used)")
+    return notes
+
+
+# --------------------------------------------------------------------------------------------
+# the Panel
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Panel:
+    """The aligned, paired array view of verdicts that every statistic is computed from.
+
+    Attributes
+    ----------
+    scores
+        ``(N, S)`` float array: per query and system, the mean over judge repetitions of the
+        chosen metric, after the policies in ``notes``. No NaN.
+    systems
+        The ``S`` system names, in column order.
+    query_ids
+        The ``N`` query ids, in row order (sorted).
+    n_repeats
+        ``(N, S)`` int array: how many judgments each score averages (0 for a query filled in
+        by the ``wrong`` policy).
+    queries
+        One row per query (index ``query_id``), the per-query attributes present
+        (``benchmark``, ``cluster``, ``stratum``, ``category``, ``phase``, ``pair_id``).
+    matrices
+        ``(N, S)`` float arrays of the other per-(system, query) columns (0/1 labels, costs,
+        extra metrics such as ``f1``), each the mean over repetitions, NaN where absent.
+    metric
+        Which column ``scores`` holds (``"score"`` by default).
+    notes
+        What alignment did, one dict per policy application: ``{"policy", "count", "detail"}``;
+        counts per system under ``"per_system"`` where they differ.
+    """
+
+    scores: np.ndarray
+    systems: tuple[str, ...]
+    query_ids: np.ndarray
+    n_repeats: np.ndarray
+    queries: pd.DataFrame
+    matrices: Mapping[str, np.ndarray] = field(default_factory=dict)
+    metric: str = "score"
+    notes: tuple[dict, ...] = ()
+
+    @property
+    def n(self) -> int:
+        """Number of aligned queries N."""
+        return len(self.query_ids)
+
+    def codes(self, column: str) -> tuple[np.ndarray, tuple[str, ...]]:
+        """Integer codes ``(N,)`` and their labels for a per-query attribute (-1 where missing).
+
+        Raises
+        ------
+        VerdictError
+            When the verdicts have no such column.
+        """
+        if column not in self.queries:
+            raise VerdictError(f"the verdicts have no '{column}' column (have: "
+                               f"{', '.join(self.queries.columns) or 'none'}). Add it, or map it "
+                               f"with --field {column}=<column>.")
+        codes, labels = pd.factorize(self.queries[column], sort=True)
+        return codes.astype(np.int64), tuple(map(str, labels))
+
+    def matrix(self, name: str) -> np.ndarray:
+        """The ``(N, S)`` matrix of a per-(system, query) column; ``"score"`` gives :attr:`scores`."""
+        if name == self.metric:
+            return self.scores
+        if name not in self.matrices:
+            raise VerdictError(f"the verdicts have no '{name}' column (have: "
+                               f"{', '.join([self.metric, *self.matrices]) or 'none'}). Add it, or "
+                               f"map it with --field {name}=<column>.")
+        return self.matrices[name]
+
+    def system_index(self, name: str) -> int:
+        """Column of system ``name``; a name not in the panel is a VerdictError listing the systems."""
+        if name not in self.systems:
+            raise VerdictError(f"system '{name}' is not in the data (systems: {', '.join(self.systems)}).")
+        return self.systems.index(name)
+
+    def take(self, rows: np.ndarray | None = None, systems: Iterable[str] | None = None) -> Panel:
+        """A sub-panel of the given query rows (bool mask or indices) and/or systems."""
+        rows = np.arange(self.n) if rows is None else np.asarray(rows)
+        if rows.dtype == bool:
+            rows = np.flatnonzero(rows)
+        cols = (np.arange(len(self.systems)) if systems is None
+                else np.array([self.system_index(s) for s in systems], dtype=np.int64))
+        return replace(
+            self,
+            scores=self.scores[np.ix_(rows, cols)],
+            systems=tuple(self.systems[c] for c in cols),
+            query_ids=self.query_ids[rows],
+            n_repeats=self.n_repeats[np.ix_(rows, cols)],
+            queries=self.queries.iloc[rows],
+            matrices={k: v[np.ix_(rows, cols)] for k, v in self.matrices.items()},
+        )
+
+    def notes_text(self) -> list[str]:
+        """The notes as one readable line each."""
+        return [f"{n['policy']}: {n['detail']}" for n in self.notes]
+
+
+def align(
+    df: pd.DataFrame,
+    missing: MissingQueryPolicy = "error",
+    verdict_missing: MissingVerdictPolicy = "as-wrong",
+    metric: str = "score",
+    systems: Iterable[str] | None = None,
+) -> Panel:
+    """Align canonical verdicts into a paired :class:`Panel` (SPEC §1).
+
+    Parameters
+    ----------
+    df
+        Canonical verdicts (from :func:`read_verdicts` or built by hand).
+    missing
+        A query that some systems lack: ``"error"`` (default) raises, naming the queries;
+        ``"drop"`` drops it for every system; ``"wrong"`` scores it 0 for the systems that lack
+        it. The count is recorded in ``notes``.
+    verdict_missing
+        A verdict with no usable score (NaN): ``"as-wrong"`` (default; C.6, G.3) scores it 0 and
+        keeps it in the denominator; ``"exclude"`` drops the query for all systems. The count per
+        system is recorded in ``notes`` in both cases.
+    metric
+        Which column becomes ``Panel.scores``: ``"score"`` or another per-query metric column
+        (``"f1"``, ``"bleu"``, ``"llm_confidence"``, ...).
+    systems
+        Restrict to these systems, in this order (default: all, sorted).
+
+    Notes
+    -----
+    The per-query score is the mean over the judge repetitions of that answer (SPEC §1), taken
+    after the missing-verdict policy: under ``as-wrong`` a missing repetition counts 0.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"system": ["rag", "rag", "mem", "mem"], "query_id": ["a", "b", "a", "b"],
+    ...                    "score": [1, 0, 1, None]})
+    >>> p = align(df)
+    >>> p.systems, p.scores.tolist()
+    (('mem', 'rag'), [[1.0, 1.0], [0.0, 0.0]])
+    >>> p.notes_text()
+    ['missing verdicts as-wrong: 1 verdict without a usable score scored 0 (mem 1, rag 0)']
+    """
+    df = check(df)
+    if metric not in df:
+        raise VerdictError(f"the verdicts have no '{metric}' column (have: {', '.join(df.columns)}).")
+    if metric != "score":
+        df = df.assign(score=_numeric(df, metric, low=None, high=None))
+    if systems is not None:
+        wanted = list(systems)
+        unknown = [s for s in wanted if s not in set(df["system"])]
+        if unknown:
+            raise VerdictError(f"system(s) {', '.join(unknown)} not in the data (systems: "
+                               f"{', '.join(sorted(pd.unique(df['system'])))}).")
+        df = df[df["system"].isin(wanted)]
+    else:
+        wanted = sorted(pd.unique(df["system"]))
+    notes: list[dict] = []
+
+    # missing verdicts (NaN scores): counted per system, then the policy
+    missing_per_system = df["score"].isna().groupby(df["system"]).sum().reindex(wanted, fill_value=0)
+    n_missing = int(missing_per_system.sum())
+    per_system = ", ".join(f"{s} {int(n)}" for s, n in missing_per_system.items())
+    if verdict_missing == "as-wrong":
+        if n_missing:
+            notes.append({"policy": "missing verdicts as-wrong", "count": n_missing,
+                          "per_system": missing_per_system.to_dict(),
+                          "detail": f"{n_missing} verdict{'s' if n_missing != 1 else ''} without a "
+                                    f"usable score scored 0 ({per_system})"})
+        df = df.assign(score=df["score"].fillna(0.0))
+    elif verdict_missing == "exclude":
+        bad = pd.unique(df.loc[df["score"].isna(), "query_id"])
+        if len(bad):
+            notes.append({"policy": "missing verdicts exclude", "count": len(bad),
+                          "per_system": missing_per_system.to_dict(),
+                          "detail": f"{len(bad)} queries with a missing verdict dropped for every "
+                                    f"system ({n_missing} missing verdicts: {per_system}): {_names(bad)}"})
+            df = df[~df["query_id"].isin(bad)]
+    else:
+        raise VerdictError(f"unknown missing-verdict policy '{verdict_missing}' (use as-wrong or exclude).")
+
+    # per (query, system) means over repetitions
+    value_columns = ["score"] + [c for c in df.columns if c not in CANONICAL and c not in PROVENANCE
+                                 and c != "score" and pd.api.types.is_numeric_dtype(df[c])] \
+        + [c for c in BINARY_LABELS + COSTS if c in df]
+    grouped = df.groupby(["query_id", "system"], sort=True)
+    means = grouped[value_columns].mean()
+    counts = grouped.size()
+    query_ids = np.array(sorted(pd.unique(df["query_id"])), dtype=object)
+    if len(query_ids) == 0:
+        raise VerdictError("no query is left to align (every query was excluded). Check the policies.")
+    full = pd.MultiIndex.from_product([query_ids, wanted], names=["query_id", "system"])
+    means = means.reindex(full)
+    counts = counts.reindex(full, fill_value=0)
+    n, s = len(query_ids), len(wanted)
+    present = counts.to_numpy().reshape(n, s) > 0
+
+    # missing queries
+    lacking_rows = ~present.all(axis=1)
+    if lacking_rows.any():
+        lacking_ids = query_ids[lacking_rows]
+        per = {name: int((~present[:, j]).sum()) for j, name in enumerate(wanted)}
+        detail = ", ".join(f"{k} {v}" for k, v in per.items() if v)
+        if missing == "error":
+            raise VerdictError(
+                f"{len(lacking_ids)} queries are missing for some systems ({detail}): "
+                f"{_names(lacking_ids)}. Paired analyses need the same queries for every system: "
+                "choose --missing drop (drop them for all) or --missing wrong (score them 0)."
+            )
+        if missing == "drop":
+            notes.append({"policy": "missing queries drop", "count": int(lacking_rows.sum()),
+                          "per_system": per, "detail": f"{int(lacking_rows.sum())} queries not "
+                          f"answered by every system dropped ({detail}): {_names(lacking_ids)}"})
+        elif missing == "wrong":
+            notes.append({"policy": "missing queries wrong", "count": int((~present).sum()),
+                          "per_system": per, "detail": f"{int((~present).sum())} missing "
+                          f"(system, query) pairs scored 0 ({detail}): {_names(lacking_ids)}"})
+        else:
+            raise VerdictError(f"unknown missing-query policy '{missing}' (use error, drop or wrong).")
+
+    scores = means["score"].to_numpy().reshape(n, s)
+    keep = ~lacking_rows if missing == "drop" else np.ones(n, dtype=bool)
+    if missing == "wrong":
+        scores = np.where(present, scores, 0.0)
+    matrices = {c: means[c].to_numpy(dtype=float).reshape(n, s)[keep] for c in value_columns[1:]}
+    attributes = [c for c in QUERY_ATTRIBUTES if c in df]
+    queries = (df.dropna(subset=["query_id"]).groupby("query_id", sort=True)[attributes].first()
+               if attributes else pd.DataFrame(index=pd.Index(query_ids, name="query_id")))
+    queries = queries.reindex(query_ids)[keep]
+    queries.index.name = "query_id"
+    return Panel(
+        scores=np.ascontiguousarray(scores[keep], dtype=float),
+        systems=tuple(wanted),
+        query_ids=query_ids[keep],
+        n_repeats=counts.to_numpy().reshape(n, s)[keep].astype(np.int64),
+        queries=queries,
+        matrices=matrices,
+        metric=metric,
+        notes=tuple(notes),
+    )

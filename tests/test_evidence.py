@@ -1,0 +1,89 @@
+"""Coverage, utilization, decomposition, path retention, evidence length (SPEC §3, §7)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from statsmodels.stats.contingency_tables import cochrans_q, mcnemar as sm_mcnemar
+
+import memdiag as md
+
+
+@pytest.fixture(scope="module")
+def sim():
+    return md.simulate(n_queries=600, seed=21)
+
+
+def test_decomposition_identity_holds_exactly(sim):
+    out = md.evidence(sim, n_resamples=500)
+    np.testing.assert_allclose(out["covered_term"] + out["uncovered_term"], out["accuracy"], atol=1e-9)
+    np.testing.assert_allclose(out["coverage"] * out["utilization"] / 100, out["covered_term"], atol=1e-9)
+
+
+def test_evidence_point_estimates_match_pandas(sim):
+    out = md.evidence(sim, n_resamples=300).set_index("system")
+    per_query = sim.assign(score=sim["score"].fillna(0)).groupby(["system", "query_id"]).agg(
+        y=("score", "mean"), c=("sufficient", "first"))
+    for system, part in per_query.groupby(level="system"):
+        c, y = part["c"].to_numpy(), part["y"].to_numpy()
+        assert out.loc[system, "coverage"] == pytest.approx(100 * c.mean())
+        assert out.loc[system, "utilization"] == pytest.approx(100 * (c * y).sum() / c.sum())
+        assert out.loc[system, "accuracy"] == pytest.approx(100 * y.mean())
+        assert out.loc[system, "n_sufficient"] == int(c.sum())
+
+
+def test_utilization_is_undefined_not_zero_without_sufficient_evidence():
+    df = pd.DataFrame({"system": ["a"] * 3 + ["b"] * 3, "query_id": list("xyz") * 2,
+                       "score": [1, 0, 1, 1, 1, 0], "sufficient": [0, 0, 0, 1, 0, 1]})
+    out = md.evidence(df, n_resamples=200).set_index("system")
+    assert np.isnan(out.loc["a", "utilization"])
+    assert out.loc["b", "utilization"] == 50.0
+    assert any("utilization of 'a' is undefined" in n for n in out.attrs["notes"])
+
+
+def test_missing_evidence_columns_name_the_column():
+    df = pd.DataFrame({"system": ["a"], "query_id": ["q"], "score": [1]})
+    with pytest.raises(md.VerdictError, match="'sufficient'"):
+        md.evidence(df)
+    with pytest.raises(md.VerdictError, match="'result_covered', 'path_covered'"):
+        md.path_given_result(df)
+    with pytest.raises(md.VerdictError, match="'evidence_tokens'"):
+        md.evidence_length(df)
+
+
+def test_coverage_tests_agree_with_statsmodels(sim):
+    pairs, omni = md.evidence_tests(sim, n_resamples=500)
+    wide = sim.groupby(["query_id", "system"])["sufficient"].first().unstack()
+    q = cochrans_q(wide.to_numpy())
+    row = omni.set_index("metric").loc["coverage"]
+    assert row["test"] == "Cochran's Q"
+    assert row["statistic"] == pytest.approx(q.statistic, rel=1e-12)
+    assert row["p"] == pytest.approx(q.pvalue, rel=1e-9)
+    coverage = pairs[pairs["metric"] == "coverage"]
+    for _, r in coverage.iterrows():
+        a, b = wide[r["system_a"]], wide[r["system_b"]]
+        table = pd.crosstab(a, b).reindex(index=[0, 1], columns=[0, 1], fill_value=0).to_numpy()
+        assert r["p"] == pytest.approx(sm_mcnemar(table, exact=True).pvalue, rel=1e-12)
+    util = pairs[pairs["metric"] == "utilization"]
+    assert (util["test"] == "bootstrap sign test (iid)").all()
+    assert omni.set_index("metric").loc["utilization", "test"].startswith("centered max-range")
+
+
+def test_path_given_result_by_hand_and_inconsistency_policy():
+    # system a: result 1,1,1,0 path 1,0,1,0 -> 2/3; system b: result 1,0,0,0 path 1,1,0,0 -> one inconsistent
+    df = pd.DataFrame({"system": ["a"] * 4 + ["b"] * 4, "query_id": list("wxyz") * 2, "score": 1,
+                       "result_covered": [1, 1, 1, 0, 1, 0, 0, 0], "path_covered": [1, 0, 1, 0, 1, 1, 0, 0]})
+    with pytest.raises(md.VerdictError, match="1 rows have path_covered = 1 but result_covered = 0"):
+        md.path_given_result(df)
+    out = md.path_given_result(df, allow_inconsistent=True, n_resamples=200).set_index("system")
+    assert out.loc["a", "retention"] == pytest.approx(200 / 3)
+    assert out.loc["b", "n_inconsistent"] == 1 and out.loc["b", "retention"] == 100.0
+
+
+def test_evidence_length_percentile_is_linear_interpolation(sim):
+    out = md.evidence_length(sim, budget=1_000).set_index("system")
+    for system, part in sim.groupby("system"):
+        v = part.groupby("query_id")["evidence_tokens"].mean().to_numpy()
+        assert out.loc[system, "p95"] == pytest.approx(np.quantile(v, 0.95))
+        assert out.loc[system, "n_over_budget"] == int((v > 1_000).sum())

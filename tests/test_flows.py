@@ -1,0 +1,125 @@
+"""Benefit/tax flows (SPEC §2) against independent computations: crosstabs, statsmodels, by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
+from statsmodels.stats.multitest import multipletests
+
+import memdiag as md
+
+TRPC = "trpc-group__trpc-agent-go/data_nohistory_gpt4omini"
+
+
+@pytest.fixture(scope="module")
+def trpc_runs(real_data):
+    runs = ["auto_pgvector", "rag_observation_pgvector", "long_context", "agentic_pgvector"]
+    return md.read_verdicts([real_data / TRPC / run / "results.json" for run in runs])
+
+
+def _crosstab(df: pd.DataFrame, reference: str, system: str) -> pd.DataFrame:
+    wide = df.pivot_table(index="query_id", columns="system", values="score", aggfunc="mean") > 0.5
+    return pd.crosstab(wide[reference], wide[system])
+
+
+def test_flows_match_crosstab_on_trpc_locomo(trpc_runs):
+    out = md.flows(trpc_runs, reference="rag_observation_pgvector", n_resamples=2_000).set_index("system")
+    # published in the issue: auto vs RAG 258 / 236, long-context vs RAG 539 / 197 over 1,986 questions
+    assert (out.loc["auto_pgvector", "benefit"], out.loc["auto_pgvector", "tax"]) == (258, 236)
+    assert (out.loc["long_context", "benefit"], out.loc["long_context", "tax"]) == (539, 197)
+    for system in out.index:
+        table = _crosstab(trpc_runs, "rag_observation_pgvector", system)
+        assert out.loc[system, "both"] == table.loc[True, True]
+        assert out.loc[system, "benefit"] == table.loc[False, True]
+        assert out.loc[system, "tax"] == table.loc[True, False]
+        assert out.loc[system, "neither"] == table.loc[False, False]
+        assert out.loc[system, "n"] == 1986
+        p = sm_mcnemar(table.to_numpy(), exact=True).pvalue
+        assert out.loc[system, "p"] == pytest.approx(p, rel=1e-12)
+
+
+def test_net_equals_accuracy_difference_times_n(trpc_runs):
+    out = md.flows(trpc_runs, reference="rag_observation_pgvector", n_resamples=500)
+    acc = trpc_runs.groupby("system")["score"].mean()
+    for _, row in out.iterrows():
+        diff = acc[row["system"]] - acc["rag_observation_pgvector"]
+        assert row["net"] == pytest.approx(diff * row["n"], abs=1e-9)
+        assert row["net_rate"] == pytest.approx(diff, abs=1e-12)
+
+
+def test_holm_adjustment_across_systems_matches_statsmodels(trpc_runs):
+    out = md.flows(trpc_runs, reference="rag_observation_pgvector", n_resamples=500)
+    expected = multipletests(out["p"], method="holm")[1]
+    np.testing.assert_allclose(out["p_adj"], expected, rtol=1e-12)
+
+
+def test_flows_by_hand_small_case_with_rates_and_undefined_recovery():
+    # reference right on q1..q3, wrong on q4; mem right on q1, q2, q4 -> a=2, b=1, c=1, d=0
+    df = pd.DataFrame({"system": ["rag"] * 4 + ["mem"] * 4, "query_id": ["q1", "q2", "q3", "q4"] * 2,
+                       "score": [1, 1, 1, 0, 1, 1, 0, 1]})
+    row = md.flows(df, reference="rag", n_resamples=300).iloc[0]
+    assert (row["both"], row["benefit"], row["tax"], row["neither"], row["net"]) == (2, 1, 1, 0, 0)
+    assert row["benefit_rate"] == 0.25 and row["tax_rate"] == 0.25 and row["net_rate"] == 0
+    assert row["retention"] == pytest.approx(2 / 3) and row["recovery"] == 1.0
+    assert row["p"] == 1.0  # 2 * P(Bin(2, .5) <= 1) = 1.5 -> capped at 1
+
+
+def test_flows_threshold_binarises_fractional_scores():
+    df = pd.DataFrame({"system": ["rag", "rag", "mem", "mem"], "query_id": ["a", "b", "a", "b"],
+                       "score": [0.6, 0.6, 0.7, 0.9]})
+    assert md.flows(df, reference="rag", n_resamples=100).iloc[0]["both"] == 2
+    strict = md.flows(df, reference="rag", threshold=0.65, n_resamples=100).iloc[0]
+    assert (strict["both"], strict["benefit"]) == (0, 2)
+
+
+def test_flows_by_category_equals_flows_on_each_category_subset():
+    df = md.simulate(n_queries=400, seed=3)
+    reference = df.attrs["truth"]["reference"]
+    by = md.flows(df, reference=reference, by="category", n_resamples=300, seed=1)
+    for group, part in by.groupby("group"):
+        alone = md.flows(df[df["category"] == group], reference=reference, n_resamples=300, seed=1)
+        pd.testing.assert_frame_equal(part.drop(columns=["by", "group"]).reset_index(drop=True),
+                                      alone, check_dtype=False)
+
+
+def test_several_references_stack_one_block_each():
+    df = md.simulate(n_queries=300, seed=5)
+    systems = sorted(df["system"].unique())
+    out = md.flows(df, reference=systems[:2], n_resamples=200)
+    assert set(out["reference"]) == set(systems[:2])
+    assert len(out) == 2 * (len(systems) - 1)
+
+
+def test_rate_intervals_contain_the_estimate_and_are_seeded():
+    df = md.simulate(n_queries=500, seed=7)
+    reference = df.attrs["truth"]["reference"]
+    a = md.flows(df, reference=reference, n_resamples=1_000, seed=11)
+    b = md.flows(df, reference=reference, n_resamples=1_000, seed=11)
+    pd.testing.assert_frame_equal(a, b)
+    for rate in ("benefit_rate", "tax_rate", "net_rate", "retention", "recovery"):
+        assert (a[f"{rate}_ci_low"] <= a[rate]).all() and (a[rate] <= a[f"{rate}_ci_high"]).all()
+    c = md.flows(df, reference=reference, n_resamples=1_000, seed=12)
+    assert not np.allclose(a["net_rate_ci_low"], c["net_rate_ci_low"])
+
+
+def test_unknown_reference_is_a_clear_error():
+    df = pd.DataFrame({"system": ["a", "b"], "query_id": ["q", "q"], "score": [1, 0]})
+    with pytest.raises(md.VerdictError, match="system 'rag' is not in the data"):
+        md.flows(df, reference="rag", n_resamples=100)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.booleans()), min_size=1, max_size=60))
+def test_benefit_minus_tax_is_n_times_accuracy_difference(pairs):
+    ref = [float(r) for r, _ in pairs]
+    mem = [float(m) for _, m in pairs]
+    ids = [f"q{i}" for i in range(len(pairs))]
+    df = pd.DataFrame({"system": ["rag"] * len(ids) + ["mem"] * len(ids), "query_id": ids * 2,
+                       "score": ref + mem})
+    row = md.flows(df, reference="rag", n_resamples=50).iloc[0]
+    assert row["benefit"] - row["tax"] == pytest.approx(sum(mem) - sum(ref))
+    assert row["both"] + row["benefit"] + row["tax"] + row["neither"] == len(ids)

@@ -1,0 +1,103 @@
+"""Layout detection and file-level errors of memdiag.formats.read_file."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from memdiag.errors import VerdictError
+from memdiag.formats import FORMATS, known_formats, load, read_file
+
+EXPECTED = {
+    "Backboard-io__Backboard-Locomo-Benchmark": "backboard-locomo",
+    "getzep__zep-papers": "zep-locomo",
+    "memodb-io__memobase": "mem0-locomo",
+    "saxenauts__persona": "persona-longmemeval",
+    "trpc-group__trpc-agent-go": "trpc-locomo",
+}
+
+
+def test_every_real_file_is_claimed_by_exactly_its_own_layout(real_data):
+    files = sorted(p for p in real_data.rglob("*") if p.is_file() and p.name != "SOURCE.md")
+    assert len(files) == 32
+    for path in files:
+        content = load(path)
+        claimed = [fmt.NAME for fmt in FORMATS if fmt.sniff(path, content)]
+        assert claimed == [EXPECTED[path.relative_to(real_data).parts[0]]], path
+
+
+def test_known_formats_lists_every_layout_once_with_generic_ones_last():
+    names = [name for name, _ in known_formats()]
+    assert names == ["mem0-locomo", "zep-locomo", "backboard-locomo", "trpc-locomo", "persona-longmemeval",
+                     "longmemeval-autoeval", "wide", "long", "mapped"]
+    assert all(description and "\n" not in description for _, description in known_formats())
+
+
+def test_unknown_layout_lists_every_layout_and_the_field_escape_hatch(tmp_path):
+    path = tmp_path / "mystery.json"
+    path.write_text(json.dumps([{"id": 1, "ok": True}]))
+    with pytest.raises(VerdictError) as error:
+        read_file(path)
+    message = str(error.value)
+    assert message.startswith(f"{path}: unknown layout (a list of 1 records, the first with id, ok)")
+    for name, description in known_formats():
+        assert f"{name}: {description}" in message
+    assert "--field query_id=<column> --field score=<column>" in message and "fields=" in message
+
+
+@pytest.mark.parametrize("name, text", [("a.json", ""), ("a.csv", "\n"), ("a.jsonl", "  \n"), ("a.json", "[]"),
+                                        ("a.csv", "system,query_id,score\n")])
+def test_empty_file_is_an_error(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(VerdictError, match=r"the file is empty"):
+        read_file(path)
+
+
+def test_unparsable_json_names_line_and_column(tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text('{\n  "0": [\n    {"question": "q",, }\n  ]\n}\n')
+    with pytest.raises(VerdictError, match=r"bad\.json: not valid JSON at line 3, column 22"):
+        read_file(path)
+
+
+def test_broken_json_line_names_the_line(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"system": "a", "query_id": "q1", "score": 1}\n{"system": "a", "query_id": \n')
+    with pytest.raises(VerdictError, match=r"bad\.jsonl: line 2, column \d+: not valid JSON"):
+        read_file(path)
+
+
+def test_json_lines_in_a_json_file_are_read(tmp_path):
+    path = tmp_path / "lines.json"
+    path.write_text('{"system": "a", "query_id": "q1", "score": 1}\n{"system": "a", "query_id": "q2", "score": 0}\n')
+    assert read_file(path)["score"].tolist() == [1.0, 0.0]
+
+
+def test_named_format_must_exist_and_fit_the_file(real_data, tmp_path):
+    grades = real_data / "getzep__zep-papers" / "zep_locomo_grades.json"
+    assert read_file(grades, format="zep-locomo").attrs["format"] == "zep-locomo"
+    with pytest.raises(VerdictError, match=r"unknown format 'zep'.*zep-locomo"):
+        read_file(grades, format="zep")
+    with pytest.raises(VerdictError, match=r"is not a trpc-locomo file"):
+        read_file(grades, format="trpc-locomo")
+
+
+def test_missing_file_is_an_error(tmp_path):
+    with pytest.raises(VerdictError, match="no such file"):
+        read_file(tmp_path / "nope.csv")
+
+
+def test_jsonl_line_with_two_values_is_an_error(tmp_path):
+    path = tmp_path / "two.jsonl"
+    path.write_text('{"system": "a", "query_id": "q1", "score": 1}, {"system": "a", "query_id": "q2", "score": 0}\n')
+    with pytest.raises(VerdictError, match="line 1, column 46: not valid JSON \\(Extra data\\)"):
+        read_file(path)
+
+
+def test_ragged_csv_row_is_an_error_naming_the_line(tmp_path):
+    path = tmp_path / "ragged.csv"
+    path.write_text("system,query_id,score\na,q1,1\na,q2,0,extra\n")
+    with pytest.raises(VerdictError, match=r"ragged\.csv: cannot be read as a long table: .*line 3"):
+        read_file(path)
