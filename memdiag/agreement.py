@@ -16,7 +16,6 @@ The κ values come from ``statsmodels.stats.inter_rater`` (``cohens_kappa``, ``f
 from __future__ import annotations
 
 import itertools
-import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -27,9 +26,6 @@ from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa, fleiss
 from memdiag.errors import VerdictError
 from memdiag.resample import Design, bootstrap_sums
 from memdiag.verdicts import MissingQueryPolicy, align
-
-#: Per-unit cell columns of a 2x2 rater table, in this order: both 1, only a, only b, both 0.
-CELLS: tuple[str, ...] = ("n11", "n10", "n01", "n00")
 
 COLUMNS: tuple[str, ...] = ("kind", "rater_a", "rater_b", "n", "n_raters", "agreement", "kappa", "se",
                             "ci_low", "ci_high", "boot_ci_low", "boot_ci_high", "missing_a", "missing_b")
@@ -140,12 +136,35 @@ def _cohen_row(a: np.ndarray, b: np.ndarray, z: float) -> dict:
     """Cohen's κ of two 0/1 vectors via ``statsmodels.stats.inter_rater.cohens_kappa``."""
     table = np.array([[np.sum(a & b), np.sum(a & ~b)], [np.sum(~a & b), np.sum(~a & ~b)]], dtype=float)
     n = int(table.sum())
-    with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
-        warnings.simplefilter("ignore", RuntimeWarning)
+    with np.errstate(invalid="ignore", divide="ignore"):    # κ is NaN when p_e = 1
         res = cohens_kappa(table)
     kappa, se = float(res.kappa), float(res.std_kappa)
     return {"n": n, "agreement": (table[0, 0] + table[1, 1]) / n if n else np.nan, "kappa": kappa,
             "se": se, "ci_low": kappa - z * se, "ci_high": kappa + z * se}
+
+
+def _bootstrap(cells: np.ndarray, fleiss_columns: np.ndarray, m: int, n_pairs: int, query_codes: np.ndarray,
+               n_resamples: int, seed: int | np.random.Generator, ci: float):
+    """Bootstrap of every κ in output row order (pairs, Fleiss, vs human), resampling queries.
+
+    ``cells`` ``(N, 4k)`` holds the per-unit 2x2 cells of the k Cohen comparisons (pairs first,
+    then vs human), ``fleiss_columns`` ``(N, 3)`` the per-unit [P_i, n_i1, 1]; the answers of
+    all systems to one query (same code) are drawn together.
+    """
+    k = cells.shape[1] // 4
+
+    def kappas(sums: np.ndarray) -> np.ndarray:
+        cohen = _cohen_from_sums(sums[:, :4 * k])
+        return np.hstack([cohen[:, :n_pairs], _fleiss_from_sums(sums[:, 4 * k:], m), cohen[:, n_pairs:]])
+
+    return bootstrap_sums(np.hstack([cells, fleiss_columns]), Design("cluster", cluster=query_codes), kappas,
+                          n_resamples=n_resamples, seed=seed, ci=ci)
+
+
+def _fleiss(counts: np.ndarray) -> float:
+    """Fleiss' κ via ``statsmodels.stats.inter_rater.fleiss_kappa``; NaN when P_e = 1."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return float(fleiss_kappa(counts, method="fleiss"))
 
 
 def agreement(
@@ -191,7 +210,7 @@ def agreement(
         == "human"``); columns ``kind, rater_a, rater_b, n, n_raters, agreement, kappa, se,
         ci_low, ci_high, boot_ci_low, boot_ci_high, missing_a, missing_b``. ``agreement`` is the
         observed proportion of agreement (for Fleiss, the mean pairwise agreement P̄).
-        ``attrs["missing"]`` maps each rater to its missing-verdict count.
+        ``attrs["missing_per_rater"]`` maps each rater to its missing-verdict count.
 
     Notes
     -----
@@ -246,7 +265,7 @@ def agreement(
     yes = table[:, 1].astype(np.float64)
     agree_i = (yes ** 2 + (m - yes) ** 2 - m) / (m * (m - 1))
     fleiss = {"kind": "fleiss", "rater_a": "all", "rater_b": None, "n": len(wide),
-              "agreement": float(agree_i.mean()), "kappa": float(fleiss_kappa(table, method="fleiss")),
+              "agreement": float(agree_i.mean()), "kappa": _fleiss(table),
               "se": np.nan, "ci_low": np.nan, "ci_high": np.nan,
               "missing_a": sum(missing_counts.values()), "missing_b": np.nan}
     versus = []
@@ -264,24 +283,16 @@ def agreement(
     out["n_raters"] = np.where(out["kind"] == "fleiss", m, 2)
     out["boot_ci_low"], out["boot_ci_high"] = np.nan, np.nan
     if n_resamples:
-        k = len(X)
-
-        def kappas(sums: np.ndarray) -> np.ndarray:  # in row order: pairs, Fleiss, vs human
-            cohen = _cohen_from_sums(sums[:, :4 * k])
-            return np.hstack([cohen[:, :len(pairs)], _fleiss_from_sums(sums[:, 4 * k:], m),
-                              cohen[:, len(pairs):]])
-
-        per_unit = np.hstack([*X, np.column_stack([agree_i, yes, np.ones(len(wide))])])
+        fleiss_columns = np.column_stack([agree_i, yes, np.ones(len(wide))])
         codes = pd.factorize(wide.index.get_level_values("query_id"))[0]
-        res = bootstrap_sums(per_unit, Design("cluster", cluster=codes), kappas,
-                             n_resamples=n_resamples, seed=seed, ci=confidence_level)
+        res = _bootstrap(np.hstack(X), fleiss_columns, m, len(pairs), codes, n_resamples, seed, confidence_level)
         out["boot_ci_low"], out["boot_ci_high"] = res.ci_low, res.ci_high
         if np.any(res.n_undefined):
             notes.append(f"up to {int(np.max(res.n_undefined))} of {n_resamples} bootstrap replicates had "
                          "an undefined κ (p_e = 1) and were left out")
     out = out[list(COLUMNS)]
     out.attrs = {"by": by, "threshold": threshold, "verdict_missing": verdict_missing,
-                 "missing": missing_counts, "n_resamples": n_resamples,
+                 "missing_per_rater": missing_counts, "n_resamples": n_resamples,
                  "seed": seed if isinstance(seed, int) else "generator",
                  "confidence_level": confidence_level, "notes": notes}
     return out

@@ -24,7 +24,7 @@ from scipy import optimize, stats
 
 from memdiag.compare import EVIDENCE_METRICS, compare, metric_columns, resolve_design
 from memdiag.errors import SchemeError, VerdictError, where
-from memdiag.resample import Design, bootstrap_sums
+from memdiag.resample import KINDS, Design, bootstrap_sums
 from memdiag.schemes import Scheme, get_scheme, known_schemes
 from memdiag.significance import adjust
 from memdiag.verdicts import MissingQueryPolicy, MissingVerdictPolicy, Panel, align
@@ -41,6 +41,8 @@ CLAIM_FIELDS: tuple[str, ...] = ("id", "family", "scheme", "benchmark", "metric"
                                  "reported_p", "tolerance")
 _NUMBERS = ("threshold", "reported_value", "reported_diff", "reported_p", "tolerance")
 _DIRECTIONS = {"greater": 1, "less": -1, "different": 0}
+#: Tail mass of the discordant count left out of the power sum.
+_TAIL = 1e-14
 
 
 # --------------------------------------------------------------------------------------------
@@ -189,8 +191,8 @@ def _panel(df: pd.DataFrame, scheme: Scheme | None, metric: str, systems: Sequen
            missing: MissingQueryPolicy, verdict_missing: MissingVerdictPolicy) -> tuple[Panel, list[str]]:
     notes: list[str] = []
     if scheme is not None:
-        df, dropped = scheme.select(df)
-        notes += [f"{n['policy']}: {n['detail']}" for n in dropped]
+        df = scheme.select(df)
+        notes += [f"{n['policy']}: {n['detail']}" for n in df.attrs.get("scheme_notes", ())]
     column = "score" if metric in ("accuracy", *EVIDENCE_METRICS) else metric
     panel = align(df, missing=missing, verdict_missing=verdict_missing, systems=systems, metric=column)
     return panel, notes + panel.notes_text()
@@ -360,8 +362,9 @@ def mcnemar_power(n: int, p_benefit: float, p_tax: float, alpha: float = 0.05,
 
         power = Σ_{d=0..N} BinomPMF(d; N, ψ) · [BinomCDF(k_d; d, π) + BinomSF(d − k_d − 1; d, π)],
 
-    every probability from ``scipy.stats.binom``. Both tails count (the two-sided test's
-    rejection probability). SPEC §5; the conditional-binomial argument of Miettinen (1968).
+    every probability from ``scipy.stats.binom``; values of d in the outer 1e-14 tails of D's
+    distribution are skipped (they move the power by < 2e-14). Both tails count (the two-sided
+    test's rejection probability). SPEC §5; the conditional-binomial argument of Miettinen (1968).
 
     Examples
     --------
@@ -377,7 +380,8 @@ def mcnemar_power(n: int, p_benefit: float, p_tax: float, alpha: float = 0.05,
     psi = p_benefit + p_tax
     if psi == 0:
         return 0.0
-    d = np.arange(n + 1)
+    low, high = stats.binom.ppf([_TAIL, 1 - _TAIL], n, psi)   # D outside holds < 2e-14 of the mass
+    d = np.arange(int(low), int(high) + 1)
     k = _rejection_bound(d, alpha, method)
     pi = p_benefit / psi
     reject = stats.binom.cdf(k, d, pi) + stats.binom.sf(d - k - 1, d, pi)
@@ -448,7 +452,8 @@ def read_claims(source: str | Path | pd.DataFrame | Sequence[Mapping]) -> pd.Dat
         - ``scheme`` (official aggregation: built-in name or scheme file) and/or ``benchmark``
           (keeps the verdict rows of that benchmark; when no scheme is given and the benchmark
           names a built-in scheme, that scheme is used);
-        - ``metric`` (default ``accuracy``), ``design`` (default: the scheme's);
+        - ``metric`` (default ``accuracy``), ``design`` (``iid``, ``stratified``, ``cluster``,
+          ``stratified-cluster``; default: the scheme's);
         - ``system_a`` and either ``system_b`` (a comparison) or ``threshold`` (system vs a
           number, in points);
         - ``direction``: ``greater`` (a > b), ``less`` (a < b) or ``different``;
@@ -464,8 +469,8 @@ def read_claims(source: str | Path | pd.DataFrame | Sequence[Mapping]) -> pd.Dat
     ------
     VerdictError
         Unreadable file, unknown field, missing or repeated id, no system_a, neither or both of
-        system_b and threshold, an unknown direction, a number that is not one — naming the
-        file, the claim and the field.
+        system_b and threshold, an unknown direction or design, a number that is not one —
+        naming the file, the claim and the field.
     """
     origin = "<claims>"
     if isinstance(source, pd.DataFrame):
@@ -542,6 +547,8 @@ def _claim(record: object, origin: str, k: int) -> dict:
     if direction not in _DIRECTIONS:
         raise fail("direction", f"{claim['direction']!r} is not greater, less or different.")
     claim["direction"] = direction
+    if claim["design"] is not None and claim["design"] not in KINDS:
+        raise fail("design", f"{claim['design']!r} is not a design ({', '.join(KINDS)}).")
     claim["metric"] = claim["metric"] or "accuracy"
     return claim
 
@@ -560,19 +567,18 @@ def _normal_power(delta: float, se: float, alpha: float) -> float:
     return float(stats.norm.cdf(delta / se - z) + stats.norm.cdf(-delta / se - z))
 
 
-def _power_columns(row: dict, alpha: float, power: float) -> dict:
+def _power_columns(row: dict, alpha: float, power: float, level: float) -> dict:
     """Detectable effect and power of one checked claim (points), see :func:`audit_claims`."""
     target = abs(row["reported_diff"]) if not math.isnan(row["reported_diff"]) else abs(row["diff"])
     basis = "reported" if not math.isnan(row["reported_diff"]) else "observed"
-    if row.pop("_cells") is not None:
-        n, b, c = row["n"], *row["_bc"]
+    if row["_discordant"] is not None:
+        n, (b, c) = row["n"], row["_discordant"]
         psi = (b + c) / n
         delta = min(target / 100, psi)
         return {"detectable_effect": 100 * detectable_effect(n, psi, alpha, power) if psi else math.nan,
                 "power": mcnemar_power(n, (psi + delta) / 2, (psi - delta) / 2, alpha) if psi else math.nan,
                 "power_basis": f"{basis} diff, exact McNemar"}
-    level = 0.5 + row["_level"] / 2
-    se = (row["ci_high"] - row["ci_low"]) / (2 * stats.norm.ppf(level))
+    se = (row["ci_high"] - row["ci_low"]) / (2 * stats.norm.ppf(0.5 + level / 2))
     if not se > 0:
         return {"detectable_effect": math.nan, "power": math.nan, "power_basis": "undefined (no spread)"}
     z = stats.norm.isf(alpha / 2) + stats.norm.ppf(power)
@@ -612,27 +618,27 @@ def _evaluate(df: pd.DataFrame, claim: Mapping, n_resamples: int, seed: int, lev
     kind, _ = resolve_design(panel, claim["design"], scheme)
     cols = metric_columns(panel, claim["metric"], scheme)
     exact = cols.binary and kind == "iid"
-    row = {"scheme": scheme.name if scheme else None, "n": panel.n, "design": kind, "_level": level,
-           "_cells": None, "_notes": notes}
+    row = {"scheme": scheme.name if scheme else None, "n": panel.n, "design": kind, "_discordant": None,
+           "_notes": notes}
     if b is not None:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            out = compare(data if scheme is None else data, metric=claim["metric"], scheme=scheme,
+            out = compare(data, metric=claim["metric"], scheme=scheme,
                           systems=systems, design=claim["design"], n_resamples=n_resamples, seed=seed,
                           confidence_level=level, missing=missing, verdict_missing=verdict_missing).iloc[0]
         row["_notes"] = notes + [str(w.message) for w in caught]
         row.update({k: out[k] for k in ("estimate_a", "estimate_b", "diff", "ci_low", "ci_high", "p", "test")})
         if exact:
             ya, yb = cols.per_query[:, 0] > 0.5, cols.per_query[:, 1] > 0.5
-            row["_cells"], row["_bc"] = True, (int((ya & ~yb).sum()), int((~ya & yb).sum()))
+            row["_discordant"] = (int((ya & ~yb).sum()), int((~ya & yb).sum()))
         return row
     null = claim["threshold"] / 100
     res = bootstrap_sums(cols.X, Design.from_panel(panel, kind), cols.statistic, n_resamples=n_resamples,
                          seed=seed, ci=level, null=null)
     estimate = float(res.estimate[0])
-    if exact:
-        successes = int(round(cols.X[:, 0].sum()))
-        p, test = float(stats.binomtest(successes, panel.n, min(max(null, 0.0), 1.0)).pvalue), "exact binomial"
+    if exact and 0 <= null <= 1:
+        successes = int(cols.per_query[:, 0].sum())
+        p, test = float(stats.binomtest(successes, panel.n, null).pvalue), "exact binomial"
     else:
         p, test = float(res.p_value[0]), f"bootstrap sign test ({kind})"
     row.update({"estimate_a": 100 * estimate, "estimate_b": math.nan, "diff": 100 * estimate - claim["threshold"],
@@ -670,7 +676,7 @@ def _verdict(claim: Mapping, row: Mapping, alpha: float, family_size: int) -> tu
         return "contradicted", f"{why}: {numbers}"
     if significant and (claimed == 0 or side == claimed):
         return "supported", f"{numbers} ≤ α = {alpha:g}"
-    return "not significant", f"{numbers} > α = {alpha:g}" if not significant else numbers
+    return "not significant", f"{numbers} > α = {alpha:g}"
 
 
 def audit_claims(
@@ -737,39 +743,58 @@ def audit_claims(
     reported difference if given, else the observed one (capped at ψ). Otherwise the normal
     approximation with the bootstrap standard error se = (ci_high − ci_low)/(2 z):
     detectable = (z_{1−α/(2m)} + z_power)·se.
+
+    Examples
+    --------
+    The memory system answers 12 of 40 questions, all of which RAG also answers (b = 0, c = 18):
+
+    >>> df = pd.DataFrame({"system": ["rag"] * 40 + ["mem"] * 40, "query_id": [f"q{i}" for i in range(40)] * 2,
+    ...                    "score": [1] * 30 + [0] * 10 + [1] * 12 + [0] * 28})
+    >>> claims = [{"id": "mem-wins", "system_a": "mem", "system_b": "rag", "direction": "greater"},
+    ...           {"id": "zep-wins", "system_a": "zep", "system_b": "rag", "direction": "greater"}]
+    >>> out = audit_claims(df, claims, n_resamples=500)
+    >>> out[["id", "verdict", "diff"]]
+             id        verdict  diff
+    0  mem-wins   contradicted -45.0
+    1  zep-wins  not checkable   NaN
+    >>> print(out.loc[0, "reason"])
+    significant in the other direction: mem − rag = -45.00 points [-60.00, -30.00], exact McNemar p = 7.63e-06
+    >>> print(out.loc[1, "reason"])
+    system 'zep' is not in the data (systems: mem, rag)
     """
     table = read_claims(claims)
-    rows = []
-    for claim in table.to_dict("records"):
-        base = {key: claim[key] for key in CLAIM_FIELDS}
+    records = [{k: (None if k not in _NUMBERS and _absent(v) else v) for k, v in r.items()}
+               for r in table.to_dict("records")]  # pandas may store a missing text as NaN
+    results: list[dict | str] = []          # recomputed numbers, or why the claim is not checkable
+    for claim in records:
         try:
-            row = _evaluate(df, claim, n_resamples, seed, confidence_level, missing, verdict_missing)
+            results.append(_evaluate(df, claim, n_resamples, seed, confidence_level, missing, verdict_missing))
         except (VerdictError, SchemeError) as error:
-            reason = str(error).rstrip(".")
-            rows.append({**base, "verdict": "not checkable", "reason": reason, "p": math.nan})
-            continue
-        rows.append({**base, **row})
-    out = pd.DataFrame(rows)
-    checked = out["verdict"].isna() if "verdict" in out else pd.Series(True, index=out.index)
-    family = out["family"].where(out["family"].notna(), "\0" + out["id"].astype(str))
-    out["p_adj"] = math.nan
-    for _, index in out[checked].groupby(family[checked]).groups.items():
-        out.loc[index, "p_adj"] = adjust(out.loc[index, "p"].to_numpy(dtype=float), method="holm")
+            results.append(str(error).rstrip("."))
+    checked = np.array([isinstance(r, dict) for r in results])
+    family = table["family"].where(table["family"].notna(), "\0" + table["id"].astype(str))
+    p = pd.Series([r["p"] if isinstance(r, dict) else math.nan for r in results], index=table.index)
+    p_adj = pd.Series(math.nan, index=table.index)
+    for _, index in table[checked].groupby(family[checked]).groups.items():
+        p_adj[index] = adjust(p[index].to_numpy(dtype=float), method="holm")
     sizes = family[checked].value_counts()
-    notes = []
-    for i in np.flatnonzero(checked.to_numpy()):
-        row = out.iloc[i].to_dict()
+    rows, notes = [], []
+    for i, (claim, result) in enumerate(zip(records, results)):
+        if not isinstance(result, dict):
+            rows.append({**claim, "verdict": "not checkable", "reason": result})
+            continue
         m = int(sizes[family.iloc[i]])
-        extra = _power_columns(row, alpha / m, power)
-        verdict, reason = _verdict(table.iloc[i], row, alpha, m)
-        for key, value in {**extra, "verdict": verdict, "reason": reason}.items():
-            out.loc[out.index[i], key] = value
-        notes += [f"{row['id']}: {note}" for note in row["_notes"]]
+        row = {**claim, **result, "p_adj": float(p_adj.iloc[i])}
+        row.update(_power_columns(row, alpha / m, power, confidence_level))
+        row["verdict"], row["reason"] = _verdict(claim, row, alpha, m)
+        notes += [f"{claim['id']}: {note}" for note in result["_notes"]]
+        rows.append(row)
     columns = ["id", "family", "verdict", "reason", "system_a", "system_b", "threshold", "metric", "scheme",
                "direction", "estimate_a", "estimate_b", "diff", "ci_low", "ci_high", "p", "p_adj", "test",
                "n", "design", "detectable_effect", "power", "power_basis", "reported_value", "reported_diff",
                "reported_p", "tolerance"]
-    out = out.reindex(columns=columns)
+    out = pd.DataFrame(rows).reindex(columns=columns)
+    out["n"] = out["n"].astype("Int64")
     out.attrs = {"alpha": alpha, "power": power, "n_resamples": n_resamples, "seed": seed,
                  "confidence_level": confidence_level, "correction": "holm per family",
                  "missing": missing, "verdict_missing": verdict_missing,

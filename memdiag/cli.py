@@ -153,6 +153,29 @@ def _cmd_evidence(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_audit(args: argparse.Namespace) -> int:
+    args.files = args.verdicts
+    df = _read(args)
+    table = md.audit_claims(df, args.claims, alpha=args.alpha, n_resamples=args.resamples,
+                            seed=args.seed, confidence_level=args.ci, missing=args.missing,
+                            verdict_missing=args.verdict_missing)
+    _emit(table, args)
+    return 0 if (table["verdict"] == "supported").all() else 1
+
+
+def _cmd_writes(args: argparse.Namespace) -> int:
+    _emit(md.write_audit(md.read_write_log(args.log)), args)
+    return 0
+
+
+def _cmd_agreement(args: argparse.Namespace) -> int:
+    df = _read(args)
+    _emit([md.agreement(df, by=args.by, threshold=args.threshold, verdict_missing=args.verdict_missing,
+                        n_resamples=args.resamples, seed=args.seed, confidence_level=args.ci),
+           md.missing_verdict_effect(df, missing=args.missing)], args)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``memdiag`` command."""
     parser = argparse.ArgumentParser(
@@ -208,6 +231,32 @@ def build_parser() -> argparse.ArgumentParser:
     _add_resampling(p)
     _add_output(p)
     p.set_defaults(run=_cmd_evidence)
+
+    p = sub.add_parser("audit", help="check published claims against the verdicts (exit 1 if any is not supported)")
+    p.add_argument("claims", metavar="CLAIMS", help="claims file (YAML or CSV)")
+    p.add_argument("--verdicts", nargs="+", required=True, metavar="FILES", help="verdict files, folders or globs")
+    p.add_argument("--layout", default="auto", help="input layout (default: auto-detect per file)")
+    p.add_argument("--system", action="append", metavar="NAME | PATH=NAME")
+    p.add_argument("--field", action="append", metavar="CANONICAL=SOURCE")
+    p.add_argument("--missing", choices=("error", "drop", "wrong"), default="error")
+    p.add_argument("--verdict-missing", choices=("as-wrong", "exclude"), default="as-wrong")
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level on Holm-adjusted p (default 0.05)")
+    _add_resampling(p)
+    _add_output(p)
+    p.set_defaults(run=_cmd_audit)
+
+    p = sub.add_parser("writes", help="write-action (mutation) audit of a memory decision log")
+    p.add_argument("log", metavar="LOG", help="decision log (CSV or JSONL): cluster, decision, persisted, old_text, new_text")
+    _add_output(p)
+    p.set_defaults(run=_cmd_writes)
+
+    p = sub.add_parser("agreement", help="judge reliability across repetitions or judges, and the missing-verdict effect")
+    _add_input(p)
+    p.add_argument("--by", choices=("repeat", "judge"), default="repeat", help="raters are repetitions or judges")
+    p.add_argument("--threshold", type=float, default=0.5, help="correct = score > THRESHOLD (default 0.5)")
+    _add_resampling(p)
+    _add_output(p)
+    p.set_defaults(run=_cmd_agreement)
     return parser
 
 

@@ -83,6 +83,7 @@ def flows_panel(
     point = result.estimate.reshape(-1, len(RATES))
     low = result.ci_low.reshape(-1, len(RATES))
     high = result.ci_high.reshape(-1, len(RATES))
+    p_net = np.asarray(result.p_value).reshape(-1, len(RATES))[:, RATES.index("net_rate")]
     rows = []
     for i, name in enumerate(names):
         a, b, c, d = (int(v) for v in counts[i])
@@ -93,6 +94,7 @@ def flows_panel(
             row[f"{rate}_ci_low"] = low[i, j]
             row[f"{rate}_ci_high"] = high[i, j]
         row["p"] = mcnemar(benefit=b, tax=c).p_value
+        row["p_bootstrap"] = float(p_net[i])
         rows.append(row)
     out = pd.DataFrame(rows)
     out["p_adj"] = adjust(out["p"].to_numpy(), method=correction)
@@ -143,8 +145,9 @@ def flows(
     pandas.DataFrame
         One row per (reference, [group,] system): ``system, reference, n, both, benefit, tax,
         neither, net, benefit_rate, tax_rate, net_rate, retention, recovery`` (each rate with
-        ``_ci_low`` / ``_ci_high``), ``p`` (exact McNemar on benefit and tax) and ``p_adj``.
-        ``attrs`` hold design, B, seed, threshold, policies and notes.
+        ``_ci_low`` / ``_ci_high``), ``p`` (exact McNemar on benefit and tax), ``p_bootstrap``
+        (the two-sided bootstrap sign test of net ≠ 0 under ``design``) and ``p_adj`` (McNemar,
+        adjusted). ``attrs`` hold design, B, seed, threshold, policies and notes.
 
     Notes
     -----
@@ -153,6 +156,10 @@ def flows(
     difference for binary scores), retention = a/(a + c), recovery = b/(b + d); McNemar
     p = min(1, 2·BinomCDF(min(b, c); b + c, ½)), 1 when b + c = 0. Retention or recovery is NaN
     (undefined) when its denominator is 0. SPEC §2 and §5; Memory Tax review.
+
+    McNemar's test treats queries as independent. Under a clustered design (LoCoMo
+    conversations, MEME episodes) read ``p_bootstrap``, which resamples whole clusters; a note
+    says so.
 
     Examples
     --------
@@ -187,4 +194,7 @@ def flows(
                  "confidence_level": confidence_level, "correction": correction,
                  "threshold": threshold, "missing": missing, "verdict_missing": verdict_missing,
                  "notes": panel.notes_text()}
+    if design in ("cluster", "stratified-cluster"):
+        out.attrs["notes"].append("p is the exact McNemar test, which treats queries as independent; "
+                                  f"p_bootstrap is the bootstrap sign test under the {design} design")
     return out

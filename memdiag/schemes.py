@@ -63,6 +63,15 @@ def _member(values: np.ndarray, names: Sequence[object]) -> np.ndarray:
     return np.array([v in names for v in values], dtype=bool)
 
 
+def _labels(value: object, fail) -> tuple[str, ...]:
+    """A list of group names (a single name or number is a list of one) as a tuple of strings."""
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        value = [value]
+    if not isinstance(value, Sequence) or any(isinstance(v, (Mapping, list, bool)) or v is None for v in value):
+        raise fail(f"{value!r} is not a list of group names. Write e.g. [a, b].")
+    return tuple(str(v) for v in value)
+
+
 def _absent(value: object) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
@@ -211,26 +220,18 @@ class Scheme:
         def fail(key: str, message: str) -> SchemeError:
             return SchemeError(f"{self.origin or 'scheme ' + repr(self.name)}, key '{key}': {message}")
 
-        def labels(key: str, value: object) -> tuple[str, ...]:
-            if isinstance(value, (str, int, float)) and not isinstance(value, bool):
-                value = [value]
-            if not isinstance(value, Sequence) or any(isinstance(v, (Mapping, list, bool)) or v is None
-                                                      for v in value):
-                raise fail(key, f"{value!r} is not a list of group names. Write e.g. [a, b].")
-            return tuple(str(v) for v in value)
+        def set_(key: str, value: object) -> None:  # the dataclass is frozen
+            object.__setattr__(self, key, value)
 
         if not isinstance(self.name, str) or not self.name:
             raise fail("name", "a scheme needs a non-empty name.")
         if self.group_by is not None and self.group_by not in GROUPABLE:
             raise fail("group_by", f"'{self.group_by}' is not a per-query attribute (use one of "
                        f"{', '.join(GROUPABLE)}).")
-        def set_(key: str, value: object) -> None:  # the dataclass is frozen
-            object.__setattr__(self, key, value)
-
-        if self.include is not None:
-            set_("include", labels("include", self.include))
-        for key in ("exclude", "gates", "required_groups"):
-            set_(key, labels(key, getattr(self, key)))
+        for key in ("include", "exclude", "gates", "required_groups"):
+            value = getattr(self, key)
+            if value is not None:
+                set_(key, _labels(value, lambda message, key=key: fail(key, message)))
         if self.include is not None and (self.exclude or self.weights is not None):
             raise fail("include", "give either include or weights (a closed group list) or "
                        "exclude (an open one), not both.")
@@ -248,24 +249,28 @@ class Scheme:
                 raise fail("exclude_ids", f"{self.exclude_ids!r} is not a regular expression ({err}).") from None
         if not _is_number(self.threshold) or not 0 <= self.threshold < 1:
             raise fail("threshold", f"{self.threshold!r} is not a number in [0, 1).")
-        if self.expected_n is not None and (not isinstance(self.expected_n, int) or isinstance(
-                self.expected_n, bool) or self.expected_n <= 0):
+        if self.expected_n is not None and not (isinstance(self.expected_n, int) and not isinstance(
+                self.expected_n, bool) and self.expected_n > 0):
             raise fail("expected_n", f"{self.expected_n!r} is not a positive whole number.")
         if self.phase is not None:
             set_("phase", str(self.phase).strip().lower())
         if not isinstance(self.aliases, Mapping):
             raise fail("aliases", "give a mapping data label -> group name.")
         set_("aliases", {str(k): str(v) for k, v in self.aliases.items()})
+        if self.group_by is None and self.needs_groups:
+            raise fail("group_by", "the scheme names groups (include, exclude, weights, gates or "
+                       "required_groups); say which column holds them (e.g. group_by: category).")
         closed = self.declared_groups
-        lookup = {_key(g): g for g in closed}
-        for key, values in (("gates", self.gates), ("required_groups", self.required_groups),
-                            ("aliases", tuple(self.aliases.values()))):
-            unknown = [v for v in values if closed and _key(v) not in lookup]
-            if unknown:
-                raise fail(key, f"{_names(unknown)} is not one of the scheme's groups "
-                           f"({', '.join(closed)}).")
-        if self.gates and self.group_by is None:
-            raise fail("gates", "gates name groups; set group_by too.")
+        if closed:  # names that refer to the closed list take its spelling (del -> Del)
+            lookup = {_key(g): g for g in closed}
+            for key in ("gates", "required_groups", "aliases"):
+                names = list(self.aliases.values()) if key == "aliases" else getattr(self, key)
+                unknown = [v for v in names if _key(v) not in lookup]
+                if unknown:
+                    raise fail(key, f"{_names(unknown)} is not one of the scheme's groups ({', '.join(closed)}).")
+            set_("gates", tuple(lookup[_key(g)] for g in self.gates))
+            set_("required_groups", tuple(lookup[_key(g)] for g in self.required_groups))
+            set_("aliases", {k: lookup[_key(v)] for k, v in self.aliases.items()})
 
     # -- derived ----------------------------------------------------------------------------
     @property
@@ -361,12 +366,11 @@ class Scheme:
         keep = np.ones(n, dtype=bool)
         notes: list[dict] = []
 
-        def drop(mask: np.ndarray, detail: str) -> None:
+        def drop(mask: np.ndarray, detail) -> None:
             mask = mask & keep
             if mask.any():
                 count = int(mask.sum())
-                notes.append({"policy": f"scheme {self.name}", "count": count,
-                              "detail": detail.format(n=count)})
+                notes.append({"policy": f"scheme {self.name}", "count": count, "detail": detail(count)})
                 keep[mask] = False
 
         column = self.group_by
@@ -383,13 +387,11 @@ class Scheme:
         unlabelled = np.array([v is None for v in labels], dtype=bool)
         closed = self.declared_groups
         if closed:
-            drop(unlabelled, f"{{n}} queries without a {column} excluded")
+            drop(unlabelled, lambda k: f"{k} queries without a {column} excluded")
             outside = keep & ~_member(labels, closed)
-            if outside.any():
-                counts = pd.Series(labels[outside]).value_counts()
-                drop(outside, f"{{n}} queries whose {column} is not in the scheme excluded ("
-                     + _names([f"{k} {v}" for k, v in counts.items()]) + ")")
-            groups = closed
+            counts = pd.Series(labels[outside]).value_counts()
+            drop(outside, lambda k: f"{k} queries whose {column} is not in the scheme excluded ("
+                 + _names([f"{label} {c}" for label, c in counts.items()]) + ")")
         else:
             labels[unlabelled] = UNLABELLED
             if unlabelled.any():
@@ -397,15 +399,11 @@ class Scheme:
                               "detail": f"{int(unlabelled.sum())} queries without a {column} "
                                         f"form the group '{UNLABELLED}'"})
             for group in self.exclude:
-                drop(labels == group, f"{{n}} queries of {column} '{group}' excluded")
-            present = set(labels[keep])
-            vocabulary = self._vocabulary()
-            groups = tuple([g for g in vocabulary if g in present or g in self.required_groups]
-                           + sorted(present - set(vocabulary)))
+                drop(labels == group, lambda k, group=group: f"{k} queries of {column} '{group}' excluded")
         if self.exclude_ids is not None:
             pattern = re.compile(self.exclude_ids)
             drop(np.array([bool(pattern.search(str(q))) for q in query_ids], dtype=bool),
-                 f"{{n}} queries whose id matches '{self.exclude_ids}' excluded")
+                 lambda k: f"{k} queries whose id matches '{self.exclude_ids}' excluded")
         phases = None
         if self.phase is not None or self.gates:
             if "phase" not in queries:
@@ -414,10 +412,16 @@ class Scheme:
             phases = np.array(["" if _absent(v) else str(v).strip().lower()
                                for v in queries["phase"].to_numpy(dtype=object)], dtype=object)
             if self.phase is not None and not (for_selection and self.gates):
-                drop(phases != self.phase, f"{{n}} queries not in phase '{self.phase}' excluded")
-        return labels, keep, tuple(groups), notes, phases
+                drop(phases != self.phase, lambda k: f"{k} queries not in phase '{self.phase}' excluded")
+        if closed:
+            groups = closed
+        else:  # the known names in scheme order, then other labels present, sorted
+            present, vocabulary = set(labels[keep]), self._vocabulary()
+            groups = tuple([g for g in vocabulary if g in present or g in self.required_groups]
+                           + sorted(present - set(vocabulary)))
+        return labels, keep, groups, notes, phases
 
-    def select(self, df: pd.DataFrame) -> tuple[pd.DataFrame, tuple[dict, ...]]:
+    def select(self, df: pd.DataFrame) -> pd.DataFrame:
         """The verdict rows the scheme uses, before alignment, and what was dropped.
 
         Applied before :func:`~memdiag.verdicts.align` so that runs that kept excluded queries
@@ -426,8 +430,9 @@ class Scheme:
 
         Returns
         -------
-        (DataFrame, notes)
-            The kept rows of ``check(df)``, and one note per exclusion rule that dropped queries.
+        pandas.DataFrame
+            The kept rows of ``check(df)``; ``attrs["scheme_notes"]`` lists one note
+            (``{"policy", "count", "detail"}``) per exclusion rule that dropped queries.
         """
         df = check(df)
         attributes = [c for c in QUERY_ATTRIBUTES if c in df]
@@ -435,7 +440,8 @@ class Scheme:
                    else pd.DataFrame(index=pd.Index(pd.unique(df["query_id"]), name="query_id")))
         _, keep, _, notes, _ = self._assign(queries, queries.index.to_numpy(), for_selection=True)
         kept = df[df["query_id"].isin(queries.index[keep])].reset_index(drop=True)
-        return kept, tuple(notes)
+        kept.attrs["scheme_notes"] = notes
+        return kept
 
     def layout(self, panel: Panel) -> SchemeLayout:
         """Resolve the scheme on an aligned panel: groups, gated scores, weights, completeness.

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from memdiag.errors import VerdictError
@@ -76,7 +75,7 @@ def score(
     0    rag  66.666667      50.0  3           2
     """
     chosen = get_scheme(scheme)
-    selected, selection_notes = chosen.select(df)
+    selected = chosen.select(df)
     panel = align(selected, missing=missing, verdict_missing=verdict_missing, metric=metric)
     if metric != "score" and ((panel.scores < 0) | (panel.scores > 1)).any():
         raise VerdictError(f"metric '{metric}' has values outside [0, 1] (from {panel.scores.min():g} to "
@@ -99,7 +98,7 @@ def score(
         for g, name in enumerate(layout.groups):
             table[f"n_{name}"] = int(layout.counts[g])
     table["complete"] = layout.complete
-    notes = [f"{n['policy']}: {n['detail']}" for n in selection_notes]
+    notes = [f"{n['policy']}: {n['detail']}" for n in selected.attrs["scheme_notes"]]
     table.attrs = {
         "scheme": chosen.name,
         "description": chosen.description,

@@ -52,7 +52,7 @@ class McNemarResult:
 
 @dataclass(frozen=True)
 class CochransQResult:
-    """Result of :func:`cochrans_q`: ``statistic``, ``df`` = k − 1, ``p_value``, and the shape ``n``, ``k``."""
+    """Result of :func:`cochrans_q`: ``statistic``, ``df`` = k − 1, ``p_value``; shape ``n``, ``k``."""
 
     statistic: float
     df: int

@@ -24,6 +24,9 @@ DEFAULT_RATE = 0.10
 #: top-15 chunks, paper A.4.2); other systems draw theirs log-uniformly in [600, 6000].
 REFERENCE_TOKENS = 3800.0
 
+#: Default sufficiency rule (``sufficiency=True``): P(sufficient | correct), P(sufficient | wrong).
+DEFAULT_SUFFICIENCY = (0.9, 0.3)
+
 #: The seed of the bundled example data (``data/example``).
 EXAMPLE_SEED = 20240601
 
@@ -91,7 +94,7 @@ def simulate(
     n_repeats: int = 1,
     judge_error: float = 0.0,
     missing_rate: float = 0.0,
-    sufficiency: Mapping[str, tuple[float, float]] | None = None,
+    sufficiency: Mapping[str, tuple[float, float]] | bool = True,
     costs: bool | Mapping[str, float] = True,
     seed: int | np.random.Generator = 0,
 ) -> pd.DataFrame:
@@ -130,8 +133,10 @@ def simulate(
     missing_rate
         Probability that a judgment is missing (NaN score: an unparsable judge output).
     sufficiency
-        System -> (coverage, utilization) to draw ``sufficient`` labels: P(C=1) = coverage and
-        P(Y=1 | C=1) = utilization, on the true labels Y. None writes no ``sufficient`` column.
+        System -> (coverage, utilization) to draw ``sufficient`` labels C: P(C=1) = coverage and
+        P(Y=1 | C=1) = utilization, on the true labels Y. True (default): P(C=1 | Y=1) = 0.9 and
+        P(C=1 | Y=0) = 0.3 for every system, so coverage = 0.3 + 0.6·acc and utilization =
+        0.9·acc / coverage (in ``truth``). False writes no ``sufficient`` column.
     costs
         True: per-query ``evidence_tokens``, ``input_tokens``, ``output_tokens``, ``latency_s``
         around a per-system mean of evidence tokens (reference 3,800, others log-uniform in
@@ -163,7 +168,7 @@ def simulate(
     Examples
     --------
     >>> df = simulate(n_queries=4, systems=("rag", "mem"), reference="rag", n_clusters=2,
-    ...               categories=["x"], costs=False, seed=1)
+    ...               categories=["x"], sufficiency=False, costs=False, seed=1)
     >>> df.shape, sorted(df.columns)
     ((8, 6), ['category', 'cluster', 'query_id', 'repeat', 'score', 'system'])
     >>> df.attrs["truth"]["accuracy"]
@@ -226,15 +231,20 @@ def simulate(
 
     per_query: dict[str, np.ndarray] = {}  # (N, S) per-answer columns, shared by its repetitions
     coverage, utilization = {}, {}
-    if sufficiency is not None:
+    if sufficiency is not False:
         per_query["sufficient"] = np.zeros((n_queries, len(systems)))
         for j, s in enumerate(systems):
-            if s not in sufficiency:
-                raise ValueError(f"sufficiency has no (coverage, utilization) for system '{s}'.")
-            cov, util = map(float, sufficiency[s])
             a = truth_acc[s]
-            p_if_right = cov * util / a if a > 0 else 0.0
-            p_if_wrong = cov * (1 - util) / (1 - a) if a < 1 else 0.0
+            if sufficiency is True:
+                p_if_right, p_if_wrong = DEFAULT_SUFFICIENCY
+                cov = p_if_right * a + p_if_wrong * (1 - a)
+                util = p_if_right * a / cov
+            elif s not in sufficiency:
+                raise ValueError(f"sufficiency has no (coverage, utilization) for system '{s}'.")
+            else:
+                cov, util = map(float, sufficiency[s])
+                p_if_right = cov * util / a if a > 0 else 0.0
+                p_if_wrong = cov * (1 - util) / (1 - a) if a < 1 else 0.0
             if not (0 <= p_if_right <= 1 and 0 <= p_if_wrong <= 1):
                 raise ValueError(f"{s}: coverage {cov} and utilization {util} are impossible at accuracy "
                                  f"{a:.4g} (need coverage·utilization <= accuracy and "

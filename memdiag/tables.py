@@ -56,9 +56,39 @@ def _cell(value: object, column: str) -> object:
     return value
 
 
-def _display(df: pd.DataFrame) -> pd.DataFrame:
-    return pd.DataFrame({c: [_cell(v, str(c)) for v in df[c].tolist()] for c in df.columns},
-                        index=df.index)
+def _interval_pairs(columns: list[str]) -> dict[str, tuple[str, str]]:
+    """Columns that have ``<name>_ci_low``/``<name>_ci_high`` (or ``ci_low``/``ci_high`` for ``diff``
+    or ``estimate``) beside them."""
+    pairs = {}
+    for c in columns:
+        if f"{c}_ci_low" in columns and f"{c}_ci_high" in columns:
+            pairs[c] = (f"{c}_ci_low", f"{c}_ci_high")
+    for c in ("diff", "estimate"):
+        if c in columns and "ci_low" in columns and "ci_high" in columns and c not in pairs:
+            pairs[c] = ("ci_low", "ci_high")
+            break
+    return pairs
+
+
+def _display(df: pd.DataFrame, level: object = None) -> pd.DataFrame:
+    """Cells as text; each estimate merged with its interval as ``est [low, high]``."""
+    columns = [str(c) for c in df.columns]
+    pairs = _interval_pairs(columns)
+    hidden = {c for pair in pairs.values() for c in pair}
+    label = f" [{float(level):.0%} CI]" if level is not None else " [CI]"
+    out = {}
+    for c in columns:
+        if c in hidden:
+            continue
+        cells = [_cell(v, c) for v in df[c].tolist()]
+        if c in pairs:
+            low, high = pairs[c]
+            cells = [f"{v} [{_cell(lo, low)}, {_cell(hi, high)}]" if v not in ("", "undefined") else v
+                     for v, lo, hi in zip(cells, df[low].tolist(), df[high].tolist())]
+            out[c + label] = cells
+        else:
+            out[c] = cells
+    return pd.DataFrame(out, index=df.index)
 
 
 def _jsonable(value: object) -> object:
@@ -108,14 +138,17 @@ def render(df: pd.DataFrame, fmt: Format = "table") -> str:
         provenance = {k: _jsonable(v) for k, v in attrs.items()}
         return json.dumps({"rows": records, "provenance": provenance, "signature": sig},
                           indent=2, sort_keys=False, allow_nan=False)
-    shown = _display(df)
+    shown = _display(df, attrs.get("confidence_level"))
     if fmt == "latex":
         body = shown.to_latex(index=False, escape=True)
         return body + f"% {sig}\n" + "".join(f"% {n}\n" for n in notes)
     if fmt not in ("table", "md"):
         raise ValueError(f"unknown output format '{fmt}' (use one of {', '.join(FORMATS)})")
+    numeric = {str(c) for c in df.columns
+               if pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])}
+    align = tuple("right" if c.split(" [")[0] in numeric else "left" for c in shown.columns)
     table = tabulate(shown, headers="keys", tablefmt="github" if fmt == "md" else "simple",
-                     showindex=False, disable_numparse=False, floatfmt="g")
+                     showindex=False, disable_numparse=True, colalign=align)
     lines = [table, ""]
     lines += [f"- {n}" if fmt == "md" else f"note: {n}" for n in notes]
     lines.append(sig)

@@ -251,7 +251,7 @@ def write_audit(log: pd.DataFrame,
       persisted DELETEs) / n, duplicates excluded — a repeated mutation changes nothing the
       first did not (C.2: "an effective update must have a persisted record with available old
       and new text that differ; a persisted deletion also counts");
-    - ADD/NONE-only counterfactual (C.2, D.3): UPDATE becomes ADD and DELETE becomes NONE, so
+    - ADD/NONE-only counterfactual (C.2, D.3.8): UPDATE becomes ADD and DELETE becomes NONE, so
       cf_add = n_ADD + n_UPDATE, cf_none = n_NONE + n_DELETE (its mutation rates are 0).
 
     The ``overall`` row pools the decisions of every cluster, so its rates are

@@ -511,3 +511,14 @@ def test_fast_path_p_value_and_interval_follow_spec_from_its_distribution():
     assert res.p_value[0] == pytest.approx(min(1, 2 * min(p_minus, p_plus)))
     np.testing.assert_allclose([res.ci_low[0], res.ci_high[0]], np.quantile(d, [0.025, 0.975]))
     assert res.estimate[0] == pytest.approx(sysm.mean() - ref.mean())
+
+
+def test_replicate_sums_are_exact_for_whole_number_contributions():
+    # binary/count X takes the single-precision product (exact below 2**24): it must equal the
+    # float64 product of the same weights bit for bit
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 4, size=(300, 5)).astype(float)
+    d = Design("cluster", cluster=np.arange(300) // 3)
+    res = bootstrap_sums(X, d, lambda s: s, n_resamples=700, seed=8, return_distribution=True)
+    W = np.concatenate(list(replicate_weights(d, 700, seed=8))).astype(np.float64)
+    assert res.distribution.tobytes() == (W @ unit_sums(X, d)).tobytes()

@@ -403,6 +403,7 @@ def test_example_scheme_file_is_valid_and_documented():
     ("group_by: category\nweights: {a: -1, b: 1}\n", "weights"),
     ("group_by: category\nweights: {a: 1, b: [c, a]}\n", "weights"),
     ("group_by: speaker\n", "group_by"),
+    ("group_by: null\nexclude: [a]\n", "group_by"),
     ("include: [a]\nexclude: [b]\n", "include"),
     ("weights: [a, b]\ngates: [c]\nphase: after\n", "gates"),
     ("exclude_ids: '(_abs'\n", "exclude_ids"),
@@ -439,8 +440,17 @@ def test_tree_weights_reject_a_group_listed_twice():
 def test_select_drops_excluded_queries_before_alignment():
     df = frame([("full", "q1", 1, "temporal"), ("full", "a1", 0, "adversarial"), ("short", "q1", 0, "temporal")],
                "system query_id score category")
-    kept, notes = get_scheme("locomo").select(df)
-    assert sorted(kept["query_id"].unique()) == ["q1"] and notes[0]["count"] == 1
+    kept = get_scheme("locomo").select(df)
+    assert sorted(kept["query_id"].unique()) == ["q1"] and kept.attrs["scheme_notes"][0]["count"] == 1
     # a gated scheme keeps before-phase rows: they decide the after-phase credit
-    kept, notes = get_scheme("meme").select(meme_hand())
-    assert (kept["phase"] == "before").sum() == 12 and not notes
+    kept = get_scheme("meme").select(meme_hand())
+    assert (kept["phase"] == "before").sum() == 12 and not kept.attrs["scheme_notes"]
+
+
+def test_user_scheme_reproduces_meme_and_gate_names_take_the_scheme_spelling(tmp_path):
+    path = tmp_path / "gated.yaml"
+    path.write_text("group_by: category\nweights: [ER, Agg, Tr, Del, Cas, Abs]\ngates: [del, cas, ABS]\n"
+                    "phase: After\nexclude_ids: 'x{2}$'\n", encoding="utf-8")
+    scheme = get_scheme(path)
+    assert scheme.gates == ("Del", "Cas", "Abs") and scheme.phase == "after"
+    np.testing.assert_allclose(scheme.layout(align(meme_hand())).estimate(), [4 / 6, 5.5 / 6])

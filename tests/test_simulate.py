@@ -139,6 +139,19 @@ def test_sufficiency_gives_requested_coverage_and_utilization():
         assert abs(part.loc[covered, "score"].mean() - util) < 4.5 * np.sqrt(util * (1 - util) / m)
 
 
+def test_default_sufficiency_rule_and_its_truth():
+    n = 30_000
+    df = simulate(n_queries=n, systems=("raw-rag", "mem0"), accuracy=0.6, benefit=0.1, tax=0.2, costs=False,
+                  seed=8)
+    truth = df.attrs["truth"]
+    # P(C=1 | Y=1) = 0.9, P(C=1 | Y=0) = 0.3: coverage = 0.3 + 0.6 acc; mem0 acc = 0.5 -> 0.6
+    assert truth["coverage"] == pytest.approx({"raw-rag": 0.66, "mem0": 0.6})
+    assert truth["utilization"]["mem0"] == pytest.approx(0.9 * 0.5 / 0.6)
+    part = df[(df["repeat"] == 0) & (df["system"] == "mem0")]
+    assert abs(part["sufficient"].mean() - 0.6) < 4.5 * np.sqrt(0.24 / n)
+    assert "sufficient" not in simulate(n_queries=50, sufficiency=False).columns
+
+
 def test_impossible_parameters_are_value_errors():
     with pytest.raises(ValueError, match="benefit .* must lie in"):
         simulate(accuracy=0.9, benefit=0.2)
@@ -168,7 +181,8 @@ def test_systems_table_is_consistent_with_the_verdicts():
     means = df[df["repeat"] == 0].groupby("system")["input_tokens"].mean()
     np.testing.assert_allclose(table["tokens_per_query"], means[table.index], atol=0.05)
     assert table.loc["raw-rag", "ingestion_tokens"] == 0 < table.loc["mem0", "ingestion_tokens"]
-    assert table.loc["mem0+raw", "store_tokens"] > table.loc["raw-rag", "store_tokens"] > table.loc["mem0", "store_tokens"]
+    store = table["store_tokens"]
+    assert store["mem0+raw"] > store["raw-rag"] > store["mem0"]
 
 
 def test_example_data_is_regenerated_exactly_by_its_recorded_command(tmp_path):

@@ -4,7 +4,8 @@ Each label tries, in a fixed order, eight directions around its point (right, le
 then the diagonals) at growing distances; it takes the first position whose box stays inside
 the axes and touches neither a placed label nor an obstacle (the markers and error bars). When
 no position is free it takes the one with the least overlap. Labels placed beyond the first ring
-get a thin leader line. No randomness, so the same figure always gets the same labels.
+get a thin leader line, and a position whose leader would cross a placed label is penalised.
+No randomness, so the same figure always gets the same labels.
 """
 
 from __future__ import annotations
@@ -43,9 +44,18 @@ def _box(x: float, y: float, w: float, h: float, ha: str, va: str) -> Bbox:
     return Bbox.from_bounds(x0, y0, w, h)
 
 
+def _crosses(point: tuple[float, float], box: Bbox, others: Sequence[Bbox]) -> bool:
+    """Whether the leader from ``point`` to the centre of ``box`` passes through another box."""
+    t = np.linspace(0, 1, 24)[:, None]
+    segment = (1 - t) * np.asarray(point) + t * np.array([box.x0 + box.width / 2,
+                                                          box.y0 + box.height / 2])
+    return any(((segment[:, 0] > o.x0) & (segment[:, 0] < o.x1) & (segment[:, 1] > o.y0)
+                & (segment[:, 1] < o.y1)).any() for o in others)
+
+
 def place_labels(ax: Axes, renderer, xy: np.ndarray, radii_px: Sequence[float],
                  texts: Sequence[str], obstacles: Sequence[Bbox], gids: Sequence[str | None],
-                 **text_kw) -> list[Annotation]:
+                 label_kw: Sequence[dict] | None = None, **text_kw) -> list[Annotation]:
     """Add one annotation per point, placed by the search above.
 
     Parameters
@@ -58,6 +68,8 @@ def place_labels(ax: Axes, renderer, xy: np.ndarray, radii_px: Sequence[float],
         Radius of each point's marker in pixels: labels start beyond it.
     texts, gids
         Label strings and artist ids.
+    label_kw
+        Per-label text properties (e.g. a bold reference), on top of ``text_kw``.
     obstacles
         Boxes (pixels) labels must not cover, e.g. markers and error bars.
     text_kw
@@ -68,9 +80,11 @@ def place_labels(ax: Axes, renderer, xy: np.ndarray, radii_px: Sequence[float],
     px_per_pt = renderer.points_to_pixels(1.0)
     placed: list[Bbox] = []
     out = []
-    for (px, py), data_xy, radius, text, gid in zip(points, np.asarray(xy, dtype=float), radii_px,
-                                                     texts, gids):
-        probe = ax.annotate(text, (0, 0), xycoords="figure pixels", **text_kw)
+    label_kw = label_kw if label_kw is not None else [{}] * len(texts)
+    for (px, py), data_xy, radius, text, gid, own_kw in zip(
+            points, np.asarray(xy, dtype=float), radii_px, texts, gids, label_kw):
+        kw = {**text_kw, **own_kw}
+        probe = ax.annotate(text, (0, 0), xycoords="figure pixels", **kw)
         extent = probe.get_window_extent(renderer)
         probe.remove()
         w, h = extent.width, extent.height
@@ -83,6 +97,8 @@ def place_labels(ax: Axes, renderer, xy: np.ndarray, radii_px: Sequence[float],
                 outside = 0.0 if frame.contains(box.x0, box.y0) and frame.contains(box.x1, box.y1) \
                     else w * h
                 cost = outside + sum(overlap_area(box, o) for o in (*placed, *obstacles))
+                if ring > 0 and _crosses((px, py), box, placed):
+                    cost += w * h / 2  # a leader line through another label
                 if best is None or cost < best[0]:
                     best = (cost, ring, ux * distance, uy * distance, ha, va, box)
                 if cost == 0:
@@ -95,6 +111,6 @@ def place_labels(ax: Axes, renderer, xy: np.ndarray, radii_px: Sequence[float],
                                          "shrinkA": 1, "shrinkB": radius / px_per_pt}
         ann = ax.annotate(text, tuple(data_xy), xycoords="data", ha=ha, va=va,
                           annotation_clip=False, xytext=(dx / px_per_pt, dy / px_per_pt),
-                          textcoords="offset points", arrowprops=arrow, gid=gid, **text_kw)
+                          textcoords="offset points", arrowprops=arrow, gid=gid, **kw)
         out.append(ann)
     return out

@@ -58,8 +58,8 @@ TOL_MUTED: tuple[str, ...] = ("#332288", "#CC6677", "#117733", "#DDCC77", "#8822
 #: The reference system's neutral grey.
 REFERENCE_COLOR = "#999999"
 #: Marker and hatch of each block of colours (block 0: Okabe–Ito, 1: Tol, 2: Okabe–Ito, …).
-MARKERS: tuple[str, ...] = ("o", "s", "^", "D")
-HATCHES: tuple[str, ...] = ("", "//", "\\\\", "xx")
+MARKERS: tuple[str, ...] = ("o", "s", "^", "D", "v", "P", "X", "p")
+HATCHES: tuple[str, ...] = ("", "//", "\\\\", "xx", "..", "--", "++", "oo")
 
 #: Figure widths in inches: one and two paper columns.
 ONE_COLUMN = 3.5
@@ -222,10 +222,10 @@ def root_figure(ax: Axes) -> Figure:
 
 
 def renderer(fig: Figure):
-    """Draw ``fig`` (applying its layout) and return the renderer, to measure text extents."""
+    """Lay ``fig`` out (a draw without rasterising) and return a renderer to measure text."""
     if not hasattr(fig.canvas, "get_renderer"):
         FigureCanvasAgg(fig)
-    fig.canvas.draw()
+    fig.draw_without_rendering()
     return fig.canvas.get_renderer()
 
 
@@ -235,13 +235,21 @@ def tidy_axes(ax: Axes) -> None:
 
 
 def signed(value: float, decimals: int = 1) -> str:
-    """``+1.1`` / ``−0.8`` with a true minus sign (U+2212)."""
-    return f"{value:+.{decimals}f}".replace("-", MINUS)
+    """``+1.1`` / ``−0.8`` with a true minus sign (U+2212); a value that rounds to zero is ``+0``.
+
+    >>> signed(-0.8), signed(-0.04), signed(2.25, 0)
+    ('−0.8', '+0.0', '+2')
+    """
+    return f"{round(value, decimals) + 0.0:+.{decimals}f}".replace("-", MINUS)
 
 
 def plain(value: float, decimals: int = 1) -> str:
-    """``1.1`` / ``−0.8`` with a true minus sign (U+2212)."""
-    return f"{value:.{decimals}f}".replace("-", MINUS)
+    """``1.1`` / ``−0.8`` with a true minus sign (U+2212); no negative zero.
+
+    >>> plain(-0.8), plain(-0.3, 0)
+    ('−0.8', '0')
+    """
+    return f"{round(value, decimals) + 0.0:.{decimals}f}".replace("-", MINUS)
 
 
 def require(frame, columns: Sequence[str], what: str) -> None:

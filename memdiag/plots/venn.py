@@ -46,7 +46,7 @@ _DIAGRAM_H = 1.3
 _BELOW_H = 0.34
 _SIDE = 0.06
 _ALPHA = 0.4
-#: A faint white box behind region counts keeps them readable over circle edges and hatching.
+#: A faint white box behind region counts keeps them readable over hatching.
 _LABEL_BOX = {"boxstyle": "round,pad=0.1", "facecolor": "white", "alpha": 0.6, "edgecolor": "none"}
 
 
@@ -137,7 +137,8 @@ def _panel(ax: Axes, name: str, row: pd.Series, reference: str, style: SystemSty
             beside.add(flow)
         label.set_fontsize(SMALL_FONT_SIZE)
         label.set_gid(f"venn-{name}-{flow}")
-        label.set_bbox(_LABEL_BOX)
+        if style.hatch:
+            label.set_bbox(_LABEL_BOX)
         labels[flow] = label
     _space_set_labels(diagram)
     for which, label in zip(("reference", "system"), diagram.set_labels):

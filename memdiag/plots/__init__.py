@@ -1,0 +1,28 @@
+"""Publication figures drawn from memdiag result frames (SPEC §8). Plotting never computes.
+
+Every function takes a result frame (and optionally an ``ax`` or ``fig``), returns the
+:class:`~matplotlib.figure.Figure` and never calls ``plt.show()``; :func:`save` writes it as
+PDF, SVG and PNG. One colour per system across every figure of an analysis
+(:func:`system_colors`); see :mod:`memdiag.plots.style` for the palette and sizes.
+
+========================  ==============================================================
+:func:`venn`              benefit / tax Venn panels per system vs the reference (flows)
+:func:`venn3`             reference, memory, memory + raw-source augmentation
+:func:`bubble`            accuracy vs token cost, area ∝ memory-store size, Pareto front
+:func:`forest`            differences vs the reference with intervals and Holm markers
+:func:`matrix`            pairwise difference heatmap, one metric per triangle
+:func:`mutation_rates`    proposed vs effective mutation rates per cluster
+:func:`sensitivity`       difference from the default across a parameter's values
+========================  ==============================================================
+"""
+
+from memdiag.plots.bubble import bubble
+from memdiag.plots.forest import forest
+from memdiag.plots.matrix import matrix
+from memdiag.plots.sensitivity import sensitivity
+from memdiag.plots.style import ONE_COLUMN, TWO_COLUMN, save, system_colors, system_styles
+from memdiag.plots.venn import venn, venn3
+from memdiag.plots.writes import mutation_rates
+
+__all__ = ["ONE_COLUMN", "TWO_COLUMN", "bubble", "forest", "matrix", "mutation_rates", "save",
+           "sensitivity", "system_colors", "system_styles", "venn", "venn3"]

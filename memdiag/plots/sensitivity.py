@@ -1,0 +1,151 @@
+"""Sensitivity curve: a parameter on x, the paired difference from its default on y (SPEC §8).
+
+Each parameter value (e.g. the final top-k of retrieval) is a point at its difference from the
+default setting with the paired interval as an error bar; a dashed line marks zero and a dotted
+vertical line with a black diamond marks the default. Several systems give one line each, in
+their fixed colours, slightly dodged so the bars stay apart. This is the Raw-RAG paper's
+Figure 4 (final top-k sensitivity on MemoryAgentBench, Δ vs k = 15 with paired 95% intervals).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.ticker import NullLocator
+
+from memdiag.plots.style import (
+    ONE_COLUMN, TWO_COLUMN, figure_and_axes, require, styled, system_styles, tidy_axes,
+)
+
+#: Above this ratio of the largest to the smallest value the x axis is logarithmic.
+LOG_SPAN = 10.0
+#: Total horizontal spread of the dodged lines, as a fraction of one step between values.
+DODGE = 0.35
+
+
+def default_value(frame: pd.DataFrame, default: float | None):
+    """The default setting: ``default``, else ``frame.attrs["default"]``, else the one value
+    whose rows are all exactly zero with a zero-width interval (the default compared with
+    itself); ``None`` when none of these identifies it.
+
+    >>> f = pd.DataFrame({"value": [5, 15, 30], "diff": [-1.0, 0.0, 0.4],
+    ...                   "ci_low": [-2.0, 0.0, -0.5], "ci_high": [0.1, 0.0, 1.2]})
+    >>> default_value(f, None)
+    15
+    """
+    if default is not None:
+        return default
+    if "default" in frame.attrs:
+        return frame.attrs["default"]
+    zero = frame[["diff", "ci_low", "ci_high"]].eq(0).all(axis=1).groupby(frame["value"]).all()
+    candidates = zero.index[zero].tolist()
+    return candidates[0] if len(candidates) == 1 else None
+
+
+@styled
+def sensitivity(
+    frame: pd.DataFrame,
+    parameter: str = "final_k",
+    default: float | None = None,
+    ax: Axes | None = None,
+    all_systems: Sequence[str] | None = None,
+    reference: str | None = None,
+) -> Figure:
+    """Difference from the default setting across parameter values, with paired intervals.
+
+    Parameters
+    ----------
+    frame
+        One row per parameter value (and system): ``value, diff, ci_low, ci_high`` in points,
+        the difference from the default with its paired interval; optional ``system`` for one
+        line per system.
+    parameter
+        The parameter's name, for the x label (``final_k`` → "final k").
+    default
+        The default value, marked on the plot (see :func:`default_value` when omitted). It need
+        not be a row of ``frame``: it is drawn at zero difference.
+    ax
+        Axes to draw on (default: a new figure, one column wide up to six lines, else two).
+    all_systems
+        The analysis' ordered system list fixing the colours (default: the frame's systems).
+    reference
+        The analysis' reference system: it takes no palette slot (as in every memdiag figure)
+        and is drawn grey if it is one of the lines.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The x axis is logarithmic when the values are positive and span more than 10×, with
+        ticks at the values. Artist ids: ``sensitivity-<system>`` (line; ``sensitivity`` with
+        no ``system`` column), ``sensitivity-ci-<system>``, ``sensitivity-default``.
+
+    Notes
+    -----
+    The intervals are the paired bootstrap intervals of θ(value) − θ(default) that the caller
+    computed (e.g. with :func:`memdiag.compare`); the plot only draws them. Raw-RAG paper
+    Figure 4; SPEC §8.
+
+    Examples
+    --------
+    >>> f = pd.DataFrame({"value": [1, 5, 15, 60], "diff": [-11.7, -1.0, 0.0, 0.8],
+    ...                   "ci_low": [-14.0, -2.4, 0.0, -0.6], "ci_high": [-9.5, 0.3, 0.0, 2.1]})
+    >>> fig = sensitivity(f)
+    >>> fig.axes[0].get_xscale(), fig.axes[0].get_xlabel()
+    ('log', 'final k')
+    """
+    require(frame, ("value", "diff", "ci_low", "ci_high"), "the sensitivity frame")
+    has_systems = "system" in frame.columns
+    names = list(dict.fromkeys(frame["system"])) if has_systems else [None]
+    styles = system_styles(list(all_systems) if all_systems is not None else names, reference) \
+        if has_systems else {}
+    default = default_value(frame, default)
+    values = np.sort(frame["value"].astype(float).unique())
+    shown = values if default is None else np.union1d(values, [float(default)])
+    log = bool((shown > 0).all() and shown.max() > LOG_SPAN * shown.min())
+    fig, ax = figure_and_axes(ax, ONE_COLUMN if len(names) <= 6 else TWO_COLUMN,
+                              2.6 if len(names) <= 6 else 3.4)
+    tidy_axes(ax)
+    if log:
+        ax.set_xscale("log")
+    scale = np.log if log else (lambda v: v)
+    steps = np.diff(scale(shown))
+    step = float(steps.min()) if len(steps) else 1.0
+    offsets = (np.arange(len(names)) - (len(names) - 1) / 2) * (DODGE * step / max(len(names), 2))
+    for offset, name in zip(offsets, names):
+        rows = (frame[frame["system"] == name] if has_systems else frame).sort_values("value")
+        x = rows["value"].to_numpy(dtype=float)
+        x = np.exp(np.log(x) + offset) if log else x + offset
+        y = rows["diff"].to_numpy(dtype=float)
+        style = styles.get(name)
+        color = style.color if style else "black"
+        gid = f"sensitivity-{name}" if has_systems else "sensitivity"
+        ax.errorbar(x, y, yerr=[y - rows["ci_low"].to_numpy(dtype=float),
+                                rows["ci_high"].to_numpy(dtype=float) - y],
+                    fmt="none", ecolor=color, elinewidth=0.9, capsize=2, capthick=0.9,
+                    gid=f"sensitivity-ci-{name}" if has_systems else "sensitivity-ci")
+        ax.plot(x, y, color=color, lw=1.0, marker=style.marker if style else "o", markersize=3.5,
+                label=name, gid=gid)
+    ax.axhline(0, color="0.4", lw=0.7, ls="--", zorder=0)
+    handles = []
+    if default is not None:
+        ax.axvline(float(default), color="0.5", lw=0.7, ls=":", zorder=0)
+        ax.plot([float(default)], [0], ls="", marker="D", markersize=5, color="black", zorder=4,
+                gid="sensitivity-default")
+        handles.append(Line2D([], [], ls="", marker="D", markersize=5, color="black",
+                              label=f"default ({parameter.replace('_', ' ')} = {default:g})"))
+    ax.set_xticks(shown, [f"{v:g}" for v in shown])
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_xlabel(parameter.replace("_", " "))
+    ax.set_ylabel("difference from default (points)")
+    if has_systems:
+        handles = ax.get_legend_handles_labels()[0] + handles
+    if handles:
+        ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0, 1.01), borderaxespad=0,
+                  ncols=min(len(handles), 4 if len(names) <= 6 else 6), columnspacing=1.0,
+                  handlelength=1.6)
+    return fig

@@ -1,0 +1,183 @@
+"""Judge reliability (SPEC §7): κ against statsmodels on real runs, simulated raters with known κ."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa, fleiss_kappa
+
+from memdiag.agreement import _cohen_from_sums, _fleiss_from_sums, agreement, missing_verdict_effect
+from memdiag.errors import VerdictError
+
+TRPC = "trpc-group__trpc-agent-go/data_nohistory_gpt4omini"
+
+
+@pytest.fixture(scope="module")
+def trpc_two_runs(real_data) -> pd.DataFrame:
+    """auto_pgvector and auto_mysql, two runs of one scenario, as repetitions 0 and 1 (built by hand)."""
+    rows = []
+    for repeat, run in enumerate(["auto_pgvector", "auto_mysql"]):
+        content = json.loads((real_data / TRPC / run / "results.json").read_text())
+        for sample in content["sample_results"]:
+            for item in sample["qa_results"]:
+                llm = (item.get("metrics") or {}).get("llm_score", 0)   # omitempty: missing = 0
+                rows.append({"system": "trpc-auto", "query_id": item["question_id"], "repeat": repeat,
+                             "judge": run, "score": float(llm > 0)})
+    return pd.DataFrame(rows)
+
+
+def test_kappas_match_statsmodels_on_trpc_runs(trpc_two_runs):
+    out = agreement(trpc_two_runs, by="repeat", n_resamples=1_000).set_index("kind")
+    wide = trpc_two_runs.pivot(index="query_id", columns="repeat", values="score")
+    assert len(wide) == 1986
+    table = pd.crosstab(wide[0], wide[1]).to_numpy()
+    expected = cohens_kappa(table)
+    cohen = out.loc["cohen"]
+    assert cohen["n"] == 1986
+    assert cohen["agreement"] == pytest.approx(np.trace(table) / 1986, rel=1e-12)
+    assert cohen["kappa"] == pytest.approx(expected.kappa, rel=1e-12)
+    assert cohen["se"] == pytest.approx(expected.std_kappa, rel=1e-12)
+    assert (cohen["ci_low"], cohen["ci_high"]) == pytest.approx((expected.kappa_low, expected.kappa_upp), rel=1e-9)
+    counts, _ = aggregate_raters(wide.to_numpy().astype(int))
+    assert out.loc["fleiss", "kappa"] == pytest.approx(fleiss_kappa(counts), rel=1e-12)
+    # the two runs agree on 78.65% of the 1,986 questions; κ = 0.546 (moderate)
+    assert round(cohen["agreement"], 4) == 0.7865 and round(cohen["kappa"], 3) == 0.546
+    # the bootstrap over questions agrees with the asymptotic interval to within ±0.01
+    assert cohen["boot_ci_low"] == pytest.approx(cohen["ci_low"], abs=0.01)
+    assert cohen["boot_ci_high"] == pytest.approx(cohen["ci_high"], abs=0.01)
+
+
+def test_judge_column_gives_the_same_kappas_as_repeat(trpc_two_runs):
+    by_repeat = agreement(trpc_two_runs, by="repeat", n_resamples=0)
+    by_judge = agreement(trpc_two_runs.drop(columns="repeat"), by="judge", n_resamples=0)
+    np.testing.assert_allclose(by_judge["kappa"], by_repeat["kappa"], rtol=1e-12)
+    assert by_judge.loc[0, ["rater_a", "rater_b"]].tolist() == ["auto_mysql", "auto_pgvector"]
+
+
+def test_vectorised_kappas_used_in_the_bootstrap_equal_statsmodels():
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        cells = rng.integers(1, 60, size=4).astype(float)
+        table = np.array([[cells[0], cells[1]], [cells[2], cells[3]]])
+        assert _cohen_from_sums(cells[None, :])[0, 0] == pytest.approx(cohens_kappa(table).kappa, rel=1e-12)
+        m = int(rng.integers(2, 6))
+        ratings = rng.integers(0, 2, size=(50, m))
+        counts, _ = aggregate_raters(ratings, n_cat=2)
+        yes = counts[:, 1].astype(float)
+        agree = (yes ** 2 + (m - yes) ** 2 - m) / (m * (m - 1))
+        sums = np.array([[agree.sum(), yes.sum(), 50.0]])
+        assert _fleiss_from_sums(sums, m)[0, 0] == pytest.approx(fleiss_kappa(counts), rel=1e-12)
+
+
+def _simulated_raters(n: int, m: int, copy: float, prevalence: float, seed: int) -> pd.DataFrame:
+    """m raters; each copies a latent label with probability `copy`, else guesses Bernoulli(prevalence).
+
+    Two such raters agree beyond chance only when both copy, so the true pairwise κ is copy²
+    (marginals are all `prevalence`, so Fleiss' κ has the same limit).
+    """
+    rng = np.random.default_rng(seed)
+    truth = rng.random(n) < prevalence
+    frames = []
+    for r in range(m):
+        copies = rng.random(n) < copy
+        label = np.where(copies, truth, rng.random(n) < prevalence)
+        frames.append(pd.DataFrame({"system": "s", "query_id": np.arange(n).astype(str), "repeat": r,
+                                    "score": label.astype(float)}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def test_simulated_raters_recover_the_known_kappa():
+    df = _simulated_raters(n=20_000, m=3, copy=0.8, prevalence=0.6, seed=11)
+    out = agreement(df, n_resamples=0)
+    cohen = out[out["kind"] == "cohen"]
+    assert len(cohen) == 3
+    for _, row in cohen.iterrows():   # true κ = 0.64; within 4 asymptotic standard errors
+        assert abs(row["kappa"] - 0.64) < 4 * row["se"]
+    fleiss = out[out["kind"] == "fleiss"].iloc[0]
+    assert fleiss["kappa"] == pytest.approx(0.64, abs=0.02)
+
+
+def test_bootstrap_interval_brackets_the_truth_on_simulated_raters():
+    df = _simulated_raters(n=3_000, m=2, copy=math.sqrt(0.5), prevalence=0.4, seed=2)   # κ = 0.5
+    out = agreement(df, n_resamples=2_000, seed=1)
+    for _, row in out.iterrows():
+        assert row["boot_ci_low"] < 0.5 < row["boot_ci_high"]
+        assert row["boot_ci_high"] - row["boot_ci_low"] == pytest.approx(2 * 1.96 * out.loc[0, "se"], rel=0.15)
+
+
+def test_kappa_against_human_labels_on_the_labelled_subset():
+    df = pd.DataFrame({"system": "s", "query_id": list("abcdefgh") * 2, "repeat": [0] * 8 + [1] * 8,
+                       "score": [1, 1, 0, 0, 1, 0, 1, 0] + [1, 0, 0, 0, 1, 0, 1, 1]})
+    human = pd.DataFrame({"query_id": list("abcdef"), "label": [1, 1, 0, 0, 0, 0]})   # g, h unlabelled
+    out = agreement(df, human=human, n_resamples=0)
+    rows = out[out["kind"] == "human"].set_index("rater_a")
+    # rater 0 on a-f: 1 1 0 0 1 0 vs human 1 1 0 0 0 0
+    expected = cohens_kappa(pd.crosstab(np.array([1, 1, 0, 0, 1, 0]), np.array([1, 1, 0, 0, 0, 0])).to_numpy())
+    assert rows.loc["0", "kappa"] == pytest.approx(expected.kappa, rel=1e-12)
+    assert rows.loc["0", "n"] == 6 and rows.loc["0", "missing_b"] == 2
+    as_column = agreement(df.assign(h=df["query_id"].map(dict(zip(human["query_id"], human["label"])))),
+                          human="h", n_resamples=0)
+    np.testing.assert_allclose(as_column["kappa"], out["kappa"], rtol=1e-12)
+    as_series = agreement(df, human=human.set_index("query_id")["label"], n_resamples=0)
+    np.testing.assert_allclose(as_series["kappa"], out["kappa"], rtol=1e-12)
+
+
+def test_missing_verdicts_are_counted_per_rater_under_both_policies():
+    df = pd.DataFrame({"system": "s", "query_id": list("abcdabcd"), "repeat": [0] * 4 + [1] * 4,
+                       "score": [1, np.nan, 0, 1, 1, 0, 0, np.nan]}).iloc[:-1]   # rater 1 lacks d entirely
+    wrong = agreement(df, n_resamples=0)
+    assert wrong.attrs["missing_per_rater"] == {"0": 1, "1": 1}
+    assert wrong.loc[0, ["n", "missing_a", "missing_b"]].tolist() == [4, 1, 1]
+    # as-wrong: rater 0 = 1 0 0 1, rater 1 = 1 0 0 0 -> agree on 3 of 4
+    assert wrong.loc[0, "agreement"] == pytest.approx(0.75)
+    excluded = agreement(df, verdict_missing="exclude", n_resamples=0)
+    assert excluded.loc[0, "n"] == 2 and excluded.loc[0, "agreement"] == 1.0
+
+
+def test_fractional_scores_are_binarised_above_one_half():
+    df = pd.DataFrame({"system": "s", "query_id": list("abab"), "repeat": [0, 0, 1, 1],
+                       "score": [0.5, 0.9, 0.0, 0.6]})
+    out = agreement(df, n_resamples=0)
+    assert out.loc[0, "agreement"] == 1.0          # 0.5 -> wrong, 0.9 and 0.6 -> correct
+
+
+def test_a_rater_with_two_verdicts_for_one_answer_is_an_error():
+    df = pd.DataFrame({"system": "s", "query_id": ["a", "a", "a"], "judge": ["j1", "j1", "j2"],
+                       "score": [1, 0, 1]})
+    with pytest.raises(VerdictError, match="second verdict of rater 'j1'"):
+        agreement(df, by="judge")
+    with pytest.raises(VerdictError, match="at least two raters"):
+        agreement(df.iloc[:1], by="judge")
+
+
+def test_missing_verdict_effect_by_hand():
+    df = pd.DataFrame({"system": ["a"] * 4 + ["b"] * 4, "query_id": list("wxyz") * 2,
+                       "score": [1, 1, 0, np.nan, 1, np.nan, 0, 1]})
+    out = missing_verdict_effect(df).set_index("system")
+    # a: as-wrong 2/4 = 50; excluding its missing z: 2/3; paired exclusion drops x and z: a on w, y = 1/2
+    assert out.loc["a", "score_as_wrong"] == pytest.approx(50.0)
+    assert out.loc["a", "score_excluded"] == pytest.approx(200 / 3)
+    assert out.loc["a", "difference"] == pytest.approx(200 / 3 - 50)
+    assert out.loc["a", "score_excluded_paired"] == pytest.approx(50.0)
+    # b: as-wrong 2/4; excluding x: 2/3; paired (w, y): 1/2
+    assert out.loc["b", ["n_missing", "n_excluded"]].tolist() == [1, 1]
+    assert out.loc["b", "score_excluded_paired"] == pytest.approx(50.0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.booleans(), st.booleans()), min_size=4, max_size=40), st.randoms())
+def test_permuting_rows_changes_no_kappa(labels, random):
+    rows = [{"system": "s", "query_id": f"q{i}", "repeat": r, "score": float(v[r])}
+            for i, v in enumerate(labels) for r in range(3)]
+    shuffled = rows[:]
+    random.shuffle(shuffled)
+    a = agreement(pd.DataFrame(rows), n_resamples=0)
+    b = agreement(pd.DataFrame(shuffled), n_resamples=0)
+    np.testing.assert_array_equal(a["kappa"].to_numpy(), b["kappa"].to_numpy())
+    np.testing.assert_array_equal(a["agreement"].to_numpy(), b["agreement"].to_numpy())
