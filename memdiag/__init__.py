@@ -15,6 +15,7 @@ from memdiag.flows import flows
 from memdiag.schemes import Scheme, get_scheme, known_schemes
 from memdiag.scoring import score
 from memdiag.significance import adjust, cochrans_q, mcnemar, mcnemar_from_outcomes
+from memdiag.sensitivity import sensitivity
 from memdiag.simulate import simulate, simulate_systems_table
 from memdiag.verdicts import Panel, align, check, read_verdicts, validate
 from memdiag.writes import read_write_log, write_audit
@@ -27,5 +28,14 @@ __all__ = [
     "detectable_effect", "evidence", "evidence_length", "evidence_tests", "flows", "get_scheme",
     "known_schemes", "mcnemar", "mcnemar_from_outcomes", "mcnemar_power", "missing_verdict_effect",
     "omnibus", "path_given_result", "rank_stability", "read_claims", "read_verdicts",
-    "read_write_log", "score", "simulate", "simulate_systems_table", "validate", "write_audit",
+    "plot", "read_write_log", "score", "sensitivity", "simulate", "simulate_systems_table", "validate", "write_audit",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """``md.plot`` (the figures, :mod:`memdiag.plots`) is imported on first use: it loads matplotlib."""
+    if name == "plot":
+        from memdiag import plots
+
+        return plots
+    raise AttributeError(f"module 'memdiag' has no attribute '{name}'")

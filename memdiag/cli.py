@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 
 import pandas as pd
@@ -176,6 +177,79 @@ def _cmd_agreement(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_plot(args: argparse.Namespace) -> int:
+    from memdiag import plots
+
+    if args.figure == "writes":
+        if len(args.files) != 1:
+            raise UsageError("plot writes takes one decision log")
+        fig = plots.mutation_rates(md.write_audit(md.read_write_log(args.files[0])))
+    else:
+        df = _read(args)
+        common = dict(n_resamples=args.resamples, seed=args.seed, missing=args.missing,
+                      verdict_missing=args.verdict_missing)
+        systems = sorted(pd.unique(df["system"]))
+        if args.figure in ("venn", "forest") and not args.reference:
+            raise UsageError(f"plot {args.figure} needs --reference NAME")
+        if args.figure == "venn":
+            flows = md.flows(df, reference=args.reference, design=args.design or "iid", **common)
+            fig = plots.venn(flows, reference=args.reference, shared_scale=args.shared_scale,
+                             all_systems=systems)
+        elif args.figure == "forest":
+            table = md.compare(df, pairs="reference", reference=args.reference, metric=args.metric,
+                               scheme=args.scheme, design=args.design, **common)
+            fig = plots.forest(table, reference=args.reference, all_systems=systems)
+        elif args.figure == "matrix":
+            upper = md.compare(df, metric=args.metric, scheme=args.scheme, design=args.design, **common)
+            lower = (md.compare(df, metric=args.lower, design=args.design, **common) if args.lower else None)
+            fig = plots.matrix(upper, lower)
+        elif args.figure == "bubble":
+            if not args.systems_table:
+                raise UsageError("plot bubble needs --systems-table CSV (system, tokens_per_query, store_size, ...)")
+            scores = md.bootstrap(df, "accuracy", scheme=args.scheme, design=args.design, **common)
+            table = pd.read_csv(args.systems_table)
+            size = args.size or next((c for c in ("store_size", "store_tokens") if c in table), "store_size")
+            fig = plots.bubble(scores, table, reference=args.reference, cost=args.cost, size=size,
+                               all_systems=systems)
+        else:
+            if args.default is None:
+                raise UsageError("plot sensitivity needs --default VALUE (e.g. --default 15)")
+            table = md.sensitivity(df, parameter=args.parameter, default=args.default, metric=args.metric,
+                                   scheme=args.scheme, design=args.design, **common)
+            fig = plots.sensitivity(table, parameter=args.parameter, default=table.attrs["default"])
+    for path in plots.save(fig, args.output):
+        print(path)
+    return 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from memdiag.report import report, report_from_json
+
+    if args.rerun:
+        if len(args.files) != 1:
+            raise UsageError("--rerun takes one analysis.json: memdiag report --rerun DIR/analysis.json --out NEW")
+        out = report_from_json(args.files[0], args.out)
+    else:
+        if not args.reference:
+            raise UsageError("report needs --reference NAME (e.g. --reference raw-rag)")
+        out = report(_read(args), args.reference, args.out, scheme=args.scheme, design=args.design,
+                     systems_table=args.systems_table, claims=args.claims, write_log=args.write_log,
+                     n_resamples=args.resamples, seed=args.seed, confidence_level=args.ci,
+                     correction=args.correction, threshold=args.threshold, missing=args.missing,
+                     verdict_missing=args.verdict_missing,
+                     read_options={"format": args.layout, "fields": _key_values(args.field, "--field") or None})
+    print(out / "report.html")
+    return 0
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from memdiag.report import demo
+
+    out = demo(out=args.out, figures=args.figures, n_resamples=args.resamples, seed=args.seed)
+    print(out if args.figures else out / "report.html")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``memdiag`` command."""
     parser = argparse.ArgumentParser(
@@ -257,6 +331,47 @@ def build_parser() -> argparse.ArgumentParser:
     _add_resampling(p)
     _add_output(p)
     p.set_defaults(run=_cmd_agreement)
+
+    p = sub.add_parser("plot", help="publication figures (PDF + SVG + PNG)")
+    p.add_argument("figure", choices=("venn", "bubble", "forest", "matrix", "writes", "sensitivity"))
+    _add_input(p)
+    p.add_argument("-o", "--output", required=True, metavar="OUT.pdf",
+                   help="output stem: OUT.pdf, OUT.svg and OUT.png are written")
+    p.add_argument("--reference", help="reference system (venn, forest; highlighted in bubble)")
+    p.add_argument("--metric", default="accuracy", help="metric (forest, matrix upper triangle, sensitivity)")
+    p.add_argument("--lower", help="matrix: metric of the lower triangle (e.g. utilization)")
+    p.add_argument("--scheme", help="official aggregation (forest, matrix, bubble, sensitivity)")
+    p.add_argument("--shared-scale", action="store_true", help="venn: circle areas comparable across panels")
+    p.add_argument("--systems-table", metavar="CSV", help="bubble: system-level table (costs, store size)")
+    p.add_argument("--cost", default="tokens_per_query", help="bubble: cost column (default tokens_per_query)")
+    p.add_argument("--size", help="bubble: bubble-area column (default: store_size, else store_tokens)")
+    p.add_argument("--parameter", default="final_k", help="sensitivity: parameter in system names PARAM=VALUE")
+    p.add_argument("--default", help="sensitivity: the default value of the parameter")
+    _add_resampling(p)
+    p.set_defaults(run=_cmd_plot)
+
+    p = sub.add_parser("report", help="the whole analysis as a folder: report.md/.html, figures, tables, analysis.json")
+    _add_input(p)
+    p.add_argument("--reference", help="reference system of the flows and the forest plot, e.g. raw-rag")
+    p.add_argument("--out", required=True, metavar="DIR", help="report folder (replaced only if it is an earlier report)")
+    p.add_argument("--scheme", help="official aggregation (locomo, meme, FILE.yaml), recomputed in every replicate")
+    p.add_argument("--systems-table", metavar="CSV", help="system-level table: tokens_per_query, store_tokens, ...")
+    p.add_argument("--claims", metavar="YAML", help="claims file to audit (YAML, JSON or CSV)")
+    p.add_argument("--write-log", metavar="LOG", help="memory decision log (CSV or JSONL) for the write-action audit")
+    p.add_argument("--threshold", type=float, default=0.5, help="flows: correct = score > THRESHOLD (default 0.5)")
+    p.add_argument("--correction", choices=("holm", "bonferroni", "fdr_bh"), default="holm")
+    p.add_argument("--rerun", action="store_true",
+                   help="FILES is the analysis.json of an earlier report: re-run it exactly into --out")
+    _add_resampling(p)
+    p.set_defaults(run=_cmd_report)
+
+    p = sub.add_parser("demo", help="the whole report on the bundled example data (data/example)")
+    p.add_argument("--out", default="memdiag-demo", metavar="DIR", help="report folder (default memdiag-demo)")
+    p.add_argument("--figures", metavar="DIR",
+                   help="write only the figures (PDF, SVG, PNG) into DIR: memdiag demo --figures figures/")
+    p.add_argument("--resamples", type=int, default=20_000, metavar="B", help="bootstrap replicates (default 20000)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.set_defaults(run=_cmd_demo)
     return parser
 
 
@@ -265,8 +380,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     run: Callable[[argparse.Namespace], int] = args.run
+
+    def show(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
+        print(f"memdiag {args.command}: warning: {message}", file=sys.stderr)
+
     try:
-        return run(args)
+        with warnings.catch_warnings():
+            warnings.showwarning = show
+            return run(args)
     except (VerdictError, SchemeError, UsageError) as exc:
         print(f"memdiag {args.command}: error: {exc}", file=sys.stderr)
         return 2

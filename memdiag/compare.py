@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from memdiag.errors import SchemeError, VerdictError
-from memdiag.resample import Design, bootstrap_sums, omnibus_max_range
+from memdiag.resample import BootstrapResult, Design, bootstrap_sums, omnibus_max_range, paired_binary_bootstrap
 from memdiag.schemes import Scheme, get_scheme
 from memdiag.significance import adjust, cochrans_q, mcnemar
 from memdiag.verdicts import MissingQueryPolicy, MissingVerdictPolicy, Panel, align
@@ -173,6 +173,40 @@ def _differences(statistic: Callable[[np.ndarray], np.ndarray], pairs: list[tupl
     return diff
 
 
+@dataclass(frozen=True)
+class _PairIntervals:
+    estimate: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    p_value: np.ndarray
+    n_undefined: np.ndarray
+
+
+def _pair_intervals(cols: MetricColumns, design: Design, index_pairs: list[tuple[int, int]],
+                    n_resamples: int, seed: int, confidence_level: float) -> _PairIntervals:
+    """Bootstrap of each pair's difference a − b.
+
+    Binary plain-mean metrics under the iid or stratified design take the fast path (the
+    difference depends only on the 2x2 cell counts, per stratum: multinomial draws over cells,
+    cost independent of N), one call per distinct ``b``; everything else the general engine
+    with all systems in one set of shared replicates.
+    """
+    if not (cols.binary and design.kind in ("iid", "stratified")):
+        res = bootstrap_sums(cols.X, design, _differences(cols.statistic, index_pairs),
+                             n_resamples=n_resamples, seed=seed, ci=confidence_level)
+        return _PairIntervals(res.estimate, res.ci_low, res.ci_high, res.p_value, res.n_undefined)
+    m = len(index_pairs)
+    out = {name: np.empty(m) for name in ("estimate", "ci_low", "ci_high", "p_value", "n_undefined")}
+    for b in sorted({b for _, b in index_pairs}):
+        rows = [k for k, (_, bb) in enumerate(index_pairs) if bb == b]
+        lefts = [index_pairs[k][0] for k in rows]
+        res: BootstrapResult = paired_binary_bootstrap(cols.per_query[:, b], cols.per_query[:, lefts], design,
+                                                       n_resamples=n_resamples, seed=seed, ci=confidence_level)
+        for name in out:
+            out[name][rows] = getattr(res, name)
+    return _PairIntervals(**out)
+
+
 def compare(
     df: pd.DataFrame,
     metric: str = "accuracy",
@@ -240,8 +274,8 @@ def compare(
     cols = metric_columns(panel, metric, scheme_obj, threshold)
     index_pairs = _pairs(list(panel.systems), pairs, reference)
     estimates = cols.statistic(cols.X.sum(axis=0)[None, :])[0]
-    result = bootstrap_sums(cols.X, Design.from_panel(panel, kind), _differences(cols.statistic, index_pairs),
-                            n_resamples=n_resamples, seed=seed, ci=confidence_level)
+    result = _pair_intervals(cols, Design.from_panel(panel, kind), index_pairs, n_resamples, seed,
+                             confidence_level)
     exact = cols.binary and kind == "iid"
     rows = []
     for k, (a, b) in enumerate(index_pairs):

@@ -255,22 +255,26 @@ def validate(df: pd.DataFrame) -> pd.DataFrame:
     """
     df = check(df)
     all_queries = pd.Index(pd.unique(df["query_id"]))
+    per_query = df.groupby(["system", "query_id"], sort=False).size()
+    reps = per_query.groupby(level="system", sort=True).agg(["min", "max", "size"])
+    stats = df.groupby("system", sort=True).agg(rows=("query_id", "size"),
+                                                missing_verdicts=("score", lambda s: int(s.isna().sum())),
+                                                mean_score=("score", "mean"))
     rows = []
     notes: list[str] = []
-    for name, part in df.groupby("system", sort=True):
-        queries = pd.Index(pd.unique(part["query_id"]))
-        reps = part.groupby("query_id")["repeat"].size()
-        lacking = all_queries.difference(queries)
+    for name in stats.index:
+        lo, hi, n_queries = (int(v) for v in reps.loc[name, ["min", "max", "size"]])
         rows.append({
             "system": name,
-            "queries": len(queries),
-            "rows": len(part),
-            "repeats": f"{reps.min()}" if reps.min() == reps.max() else f"{reps.min()}-{reps.max()}",
-            "missing_verdicts": int(part["score"].isna().sum()),
-            "missing_queries": len(lacking),
-            "mean_score": float(part["score"].mean()),
+            "queries": n_queries,
+            "rows": int(stats.loc[name, "rows"]),
+            "repeats": f"{lo}" if lo == hi else f"{lo}-{hi}",
+            "missing_verdicts": int(stats.loc[name, "missing_verdicts"]),
+            "missing_queries": len(all_queries) - n_queries,
+            "mean_score": float(stats.loc[name, "mean_score"]),
         })
-        if len(lacking):
+        if n_queries < len(all_queries):
+            lacking = all_queries.difference(per_query.loc[name].index)
             notes.append(f"system '{name}' lacks {len(lacking)} of {len(all_queries)} queries: "
                          f"{_names(lacking)}")
     notes.extend(_attribute_conflicts(df))

@@ -340,11 +340,14 @@ def test_bubble_pareto_front_is_the_cheapest_best_systems_in_cost_order():
     table = pd.DataFrame({"system": list("abcde"), "tokens_per_query": [100, 50, 300, 200, 900],
                           "store_size": 1.0})
     line = by_gid(plots.bubble(scores, table), "bubble-pareto")
-    # b (50, 55) -> a (100, 60) -> d (200, 65) -> c (300, 70) -> e (900, 72): all on the front
-    assert list(line.get_xdata()) == [50, 100, 200, 300, 900]
+    # b (50, 55) -> a (100, 60) -> d (200, 65) -> c (300, 70) -> e (900, 72): all on the front,
+    # and the last level runs on to the right edge of the axes
+    assert list(line.get_xdata()[:-1]) == [50, 100, 200, 300, 900]
+    assert list(line.get_ydata()) == [55, 60, 65, 70, 72, 72]
+    assert line.get_xdata()[-1] == line.axes.get_xlim()[1]
     scores.loc[scores.system == "e", "estimate"] = 69.0  # e is now dominated by c
     line = by_gid(plots.bubble(scores, table), "bubble-pareto")
-    assert list(line.get_xdata()) == [50, 100, 200, 300]
+    assert list(line.get_xdata()[:-1]) == [50, 100, 200, 300]
 
 
 def test_mutation_rates_draws_clusters_sorted_by_proposed_rate_and_weighted_means():

@@ -159,7 +159,8 @@ def bubble(
     Notes
     -----
     The Pareto front holds every system that no cheaper (or equally cheap) system beats in
-    accuracy, drawn as a step line (the best accuracy reachable at each cost). Memory Tax review,
+    accuracy, drawn as a step line (the best accuracy reachable at each cost, run on to the
+    right edge). Memory Tax review,
     Figure 1; SPEC §8.
 
     Examples
@@ -197,7 +198,9 @@ def bubble(
     ax.set_ylabel(f"{scores_frame.attrs.get('metric', 'accuracy')} (%)")
 
     front = pareto_front(x, y)
-    ax.step(x[front], y[front], where="post", color="0.35", lw=0.8, ls="--", zorder=1,
+    front_x = np.append(x[front], ax.get_xlim()[1])  # the best accuracy stays reachable at
+    front_y = np.append(y[front], y[front[-1]])      # any higher cost: run on to the edge
+    ax.step(front_x, front_y, where="post", color="0.35", lw=0.8, ls="--", zorder=1,
             gid="bubble-pareto")
     handles = [Line2D([], [], color="0.35", lw=0.8, ls="--", label="Pareto front")]
     if reference in names:
@@ -231,7 +234,7 @@ def bubble(
                  for (px, py), rad in zip(points, radii)]
     obstacles += [Bbox.from_extents(lx - cap, ly, lx + cap, hy)
                   for (lx, ly), (_, hy) in zip(lows, highs) if np.isfinite(ly) and np.isfinite(hy)]
-    steps = points[front]
+    steps = ax.transData.transform(np.column_stack([front_x, front_y]))
     obstacles += [Bbox.from_extents(x0, y0 - cap / 2, x1, y0 + cap / 2)  # the Pareto step line
                   for (x0, y0), (x1, _) in zip(steps[:-1], steps[1:])]
     order = sorted(range(len(names)), key=lambda i: (names[i] != reference, -y[i], x[i]))

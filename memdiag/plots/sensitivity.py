@@ -145,7 +145,8 @@ def sensitivity(
     if has_systems:
         handles = ax.get_legend_handles_labels()[0] + handles
     if handles:
+        per_row = 4 if len(names) <= 6 else 6
+        rows = -(-len(handles) // per_row)
         ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0, 1.01), borderaxespad=0,
-                  ncols=min(len(handles), 4 if len(names) <= 6 else 6), columnspacing=1.0,
-                  handlelength=1.6)
+                  ncols=-(-len(handles) // rows), columnspacing=1.0, handlelength=1.6)
     return fig

@@ -25,7 +25,9 @@ Sizes and fonts
 Figures are made at their printed size: one paper column :data:`ONE_COLUMN` (3.5 in) or two
 columns :data:`TWO_COLUMN` (7.2 in) wide, so no scaling happens in the paper. The font is DejaVu
 Sans (bundled with matplotlib, hence identical on every machine) at 8 pt, tick and annotation
-text at 7 pt: no text in a memdiag figure is below 7 pt.
+text at 7 pt: no text in a memdiag figure is below 7 pt. Plot functions draw under :data:`RC`;
+axes you pass in keep the style they were made with (make them inside
+``matplotlib.rc_context(RC)`` to match).
 
 Saving
 ------

@@ -91,10 +91,11 @@ def _grid(k: int, ncols: int | None) -> tuple[int, int]:
     return ncols, math.ceil(k / ncols)
 
 
-def _key(reference: str, width: float) -> str:
+def _key(reference: str, width: float, level: float) -> str:
     text = (f"Grey circle: queries {reference} answers; coloured circle: queries the system "
             f"answers. Grey only = tax, coloured only = benefit, overlap = both; count and % of "
-            f"the n queries.")
+            f"the n queries. Title: net = benefit {MINUS} tax, and net / n in points with its "
+            f"{level:.0%} interval.")
     return "\n".join(textwrap.wrap(text, width=int(width * 72 / (0.56 * SMALL_FONT_SIZE)) - 4))
 
 
@@ -296,7 +297,8 @@ def venn(
                            else [reference, *block["system"]], reference)
     ncols, nrows = _grid(len(names), ncols)
     width = ONE_COLUMN if ncols == 1 else TWO_COLUMN
-    key = _key(reference, fig.get_size_inches()[0] if fig is not None else width)
+    key = _key(reference, fig.get_size_inches()[0] if fig is not None else width,
+               flows_frame.attrs.get("confidence_level", 0.95))
     key_h = (key.count("\n") + 1) * SMALL_FONT_SIZE * 1.25 / 72 + 0.08
     if fig is None:
         fig = new_figure(width, nrows * (_TITLE_H + _DIAGRAM_H + _BELOW_H) + key_h, constrained=False)

@@ -1,0 +1,111 @@
+"""The memdiag command: exit codes, one-line errors, output formats, and the same numbers as the API."""
+
+from __future__ import annotations
+
+import io
+import json
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import memdiag as md
+from memdiag.cli import main
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "data" / "example"
+VERDICTS = str(EXAMPLE / "verdicts")
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_validate_prints_every_system_and_the_missing_verdicts():
+    code, out, err = run("validate", VERDICTS)
+    assert code == 0 and err == ""
+    for system in ("raw-rag", "mem0", "zep", "memobase", "a-mem", "full-context", "mem0+raw"):
+        assert system in out
+    assert "7 files, 12600 verdict rows, 600 distinct queries, 7 systems" in out
+
+
+def test_score_json_equals_the_python_api():
+    code, out, _ = run("score", VERDICTS, "--scheme", "locomo", "--format", "json")
+    assert code == 0
+    doc = json.loads(out)
+    api = md.score(md.read_verdicts(VERDICTS), scheme="locomo")
+    got = {row["system"]: row["overall"] for row in doc["rows"]}
+    assert got == pytest.approx(dict(zip(api["system"], api["overall"])), abs=1e-12)
+    assert doc["provenance"]["scheme"] == "locomo"
+
+
+def test_csv_output_round_trips_to_the_same_frame(tmp_path):
+    target = tmp_path / "flows.csv"
+    code, _, _ = run("flows", VERDICTS, "--reference", "raw-rag", "--resamples", "300", "--format", "csv",
+                     "-o", str(target))
+    assert code == 0
+    got = pd.read_csv(target)
+    api = md.flows(md.read_verdicts(VERDICTS), reference="raw-rag", n_resamples=300)
+    pd.testing.assert_frame_equal(got[["system", "benefit", "tax"]], api[["system", "benefit", "tax"]],
+                                  check_dtype=False)
+    assert got["net_rate_ci_low"].to_numpy() == pytest.approx(api["net_rate_ci_low"].to_numpy(), abs=1e-9)
+
+
+def test_latex_output_is_booktabs_with_the_signature():
+    code, out, _ = run("compare", VERDICTS, "--pairs", "reference", "--reference", "raw-rag",
+                       "--design", "cluster", "--resamples", "300", "--format", "latex")
+    assert code == 0
+    assert "\\toprule" in out and "\\bottomrule" in out
+    assert "% memdiag" in out and "design=cluster" in out and "B=300" in out
+
+
+def test_tables_are_byte_identical_across_runs():
+    argv = ("compare", VERDICTS, "--design", "cluster", "--resamples", "500", "--format", "csv")
+    assert run(*argv)[1] == run(*argv)[1]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (("validate", "no/such/file.json"), "no/such/file.json: no such file"),
+    (("score", VERDICTS, "--field", "score"), "--field 'score': expected NAME=VALUE"),
+    (("flows", VERDICTS, "--reference", "rag"), "system 'rag' is not in the data"),
+    (("score", VERDICTS, "--scheme", "nope"), "nope"),
+])
+def test_bad_input_exits_2_with_one_line_and_no_traceback(argv, message):
+    code, out, err = run(*argv)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and message in err and "Traceback" not in err
+
+
+def test_unknown_layout_lists_the_known_layouts(tmp_path):
+    path = tmp_path / "odd.json"
+    path.write_text(json.dumps([{"foo": 1, "bar": 2}]))
+    code, _, err = run("validate", str(path))
+    assert code == 2
+    assert "trpc-locomo" in err and "--field query_id=" in err
+
+
+def test_field_mapping_reads_an_unknown_layout(tmp_path):
+    path = tmp_path / "runs.jsonl"
+    path.write_text("\n".join(json.dumps({"question_id": f"q{i}", "correct": i % 2 == 0}) for i in range(6)))
+    code, out, _ = run("score", str(path), "--field", "query_id=question_id", "--field", "score=correct",
+                       "--system", "mine", "--format", "csv")
+    assert code == 0
+    assert pd.read_csv(io.StringIO(out)).loc[0, "overall"] == pytest.approx(50.0)
+
+
+def test_audit_exits_1_when_a_claim_is_not_supported():
+    code, out, _ = run("audit", str(EXAMPLE / "claims_example.yaml"), "--verdicts", VERDICTS,
+                       "--resamples", "300", "--format", "csv")
+    table = pd.read_csv(io.StringIO(out))
+    assert code == 1 and (table["verdict"] != "supported").any()
+
+
+def test_writes_prints_the_mutation_rates():
+    code, out, _ = run("writes", str(EXAMPLE / "write_log.csv"), "--format", "csv")
+    table = pd.read_csv(io.StringIO(out)).set_index("cluster")
+    expected = md.write_audit(md.read_write_log(EXAMPLE / "write_log.csv")).set_index("cluster")
+    assert code == 0
+    assert table.loc["overall", "effective_rate"] == pytest.approx(expected.loc["overall", "effective_rate"])
