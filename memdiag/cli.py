@@ -147,7 +147,11 @@ def _cmd_evidence(args: argparse.Namespace) -> int:
     frames = [md.evidence(df, confidence_level=args.ci, **common)]
     if args.tests:
         pairs, omni = md.evidence_tests(df, correction=args.correction, **common)
-        frames += [omni, pairs]
+        matrix = md.pairwise_matrix(pairs[pairs["metric"] == "coverage"], pairs[pairs["metric"] == "utilization"])
+        matrix = matrix.reset_index(names="row − column")
+        matrix.attrs["notes"] = ["upper triangle: coverage, lower triangle: utilization (paper Tables 27/28); "
+                                 "points [interval]; * Holm-adjusted p < 0.05"]
+        frames += [omni, pairs, matrix]
     if "evidence_tokens" in df:
         frames.append(md.evidence_length(df, budget=args.budget))
     _emit(frames, args)

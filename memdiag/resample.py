@@ -47,6 +47,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import ndtr, ndtri
 
+from memdiag.significance import binary_outcomes
+
 __all__ = [
     "BootstrapResult",
     "ConfidenceInterval",
@@ -828,22 +830,6 @@ def omnibus_max_range(
 # --------------------------------------------------------------------------------------------
 # the fast path for binary paired contrasts
 # --------------------------------------------------------------------------------------------
-def _binary(values: object, name: str) -> np.ndarray:
-    arr = np.asarray(values)
-    if arr.dtype == bool:
-        return arr.astype(np.int64)
-    try:
-        num = arr.astype(np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must hold 0/1 outcomes, got dtype {arr.dtype}.") from None
-    ok = (num == 0) | (num == 1)
-    if not np.all(ok):
-        i = int(np.flatnonzero(~ok.ravel())[0])
-        raise ValueError(f"{name} must hold 0/1 outcomes; entry {i} is {num.ravel()[i]!r}. "
-                         "Binarize the scores first (SPEC §2: correct = score > 0.5).")
-    return num.astype(np.int64)
-
-
 def paired_binary_cells(reference: np.ndarray, system: np.ndarray,
                         stratum: np.ndarray | None = None) -> np.ndarray:
     """The 2x2 cell counts of SPEC §2 per stratum and system: ``(H, k, 4)`` int64.
@@ -854,8 +840,8 @@ def paired_binary_cells(reference: np.ndarray, system: np.ndarray,
     >>> paired_binary_cells([1, 1, 0, 0, 1], [1, 0, 1, 0, 1]).tolist()
     [[[2, 1, 1, 1]]]
     """
-    ref = _binary(reference, "reference")
-    sysm = _binary(system, "system")
+    ref = binary_outcomes(reference, "reference")
+    sysm = binary_outcomes(system, "system")
     if ref.ndim != 1:
         raise ValueError(f"reference must be 1-D (N,), got shape {ref.shape}.")
     if sysm.ndim == 1:
@@ -1010,13 +996,13 @@ def paired_binary_bootstrap(
     >>> round(float(res.p_value[0]), 4)
     0.0212
     """
-    ref = _binary(reference, "reference")
+    ref = binary_outcomes(reference, "reference")
     if ref.ndim != 1 or ref.shape[0] == 0:
         raise ValueError(f"reference must be a non-empty 1-D (N,) array, got shape {ref.shape}.")
     n = ref.shape[0]
     design = _as_design(design, n)
     if design.clustered:
-        sysm = _binary(system, "system")
+        sysm = binary_outcomes(system, "system")
         sysm = sysm[:, None] if sysm.ndim == 1 else sysm
         if sysm.ndim != 2 or sysm.shape[0] != n:
             raise ValueError(f"system must be (N,) or (N, k) with N = {n}, got shape {np.shape(system)}.")

@@ -9,15 +9,17 @@ conventions for degenerate tables, and small frozen result objects.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 from statsmodels.stats.contingency_tables import cochrans_q as _sm_cochrans_q
 from statsmodels.stats.multitest import multipletests
 
-__all__ = ["ADJUST_METHODS", "CochransQResult", "McNemarResult", "adjust", "cochrans_q", "mcnemar",
-           "mcnemar_from_outcomes"]
+__all__ = ["ADJUST_METHODS", "CochransQResult", "McNemarResult", "adjust", "binary_outcomes", "cochrans_q",
+           "mcnemar", "mcnemar_from_outcomes", "oriented_pairs", "pairwise_matrix"]
 
 #: Multiplicity corrections :func:`adjust` offers (statsmodels names).
 ADJUST_METHODS = ("holm", "bonferroni", "fdr_bh")
@@ -143,7 +145,8 @@ def mcnemar(*, benefit: int, tax: int, exact: bool = True, mid_p: bool = False,
     return McNemarResult(float(statistic), float(stats.chi2.sf(statistic, 1)), b, c, n, method)
 
 
-def _binary_array(values: object, name: str) -> np.ndarray:
+def binary_outcomes(values: object, name: str) -> np.ndarray:
+    """``values`` as 0/1 int64, or a ValueError naming ``name`` and the first entry that is not 0/1."""
     arr = np.asarray(values)
     if arr.dtype == bool:
         return arr.astype(np.int64)
@@ -176,8 +179,8 @@ def mcnemar_from_outcomes(reference: object, system: object, *, exact: bool = Tr
     >>> r.benefit, r.tax, round(r.p_value, 4)
     (3, 1, 0.625)
     """
-    ref = _binary_array(reference, "reference")
-    sysm = _binary_array(system, "system")
+    ref = binary_outcomes(reference, "reference")
+    sysm = binary_outcomes(system, "system")
     if ref.ndim != 1 or sysm.ndim != 1:
         raise ValueError(f"reference and system must be 1-D outcome vectors, got shapes {ref.shape} "
                          f"and {sysm.shape}.")
@@ -224,7 +227,7 @@ def cochrans_q(matrix: object) -> CochransQResult:
     >>> round(r.statistic, 4), r.df, round(r.p_value, 4)
     (6.0, 2, 0.0498)
     """
-    x = _binary_array(matrix, "matrix")
+    x = binary_outcomes(matrix, "matrix")
     if x.ndim != 2:
         raise ValueError(f"matrix must be (N, k): one row per query, one column per system; got shape "
                          f"{x.shape}.")
@@ -292,3 +295,69 @@ def adjust(pvalues: object, method: str = "holm") -> np.ndarray:
     if present.any():
         out[present] = multipletests(flat[present], method=method)[1]
     return out.reshape(p.shape)
+
+
+# --------------------------------------------------------------------------------------------
+# pairwise matrices (Tables 27/28)
+# --------------------------------------------------------------------------------------------
+_PAIR_COLUMNS = ("system_a", "system_b", "diff", "ci_low", "ci_high", "p_adj")
+
+
+def oriented_pairs(frame: pd.DataFrame) -> dict[tuple[str, str], tuple[float, float, float, float]]:
+    """Every ordered pair of a compare frame as ``(row, column) -> (diff, ci_low, ci_high, p_adj)``,
+    oriented row − column: a stored ``a − b`` gives (a, b) as is and (b, a) negated with the
+    interval flipped.
+
+    >>> f = pd.DataFrame({"system_a": ["x"], "system_b": ["y"], "diff": [2.0], "ci_low": [0.5],
+    ...                   "ci_high": [3.0], "p_adj": [0.01]})
+    >>> oriented_pairs(f)[("y", "x")]
+    (-2.0, -3.0, -0.5, 0.01)
+    """
+    lacking = [c for c in _PAIR_COLUMNS if c not in frame]
+    if lacking:
+        raise ValueError(f"the compare frame lacks column(s) {', '.join(lacking)}: pass md.compare(...) output.")
+    out = {}
+    for rec in frame[list(_PAIR_COLUMNS)].to_dict("records"):
+        a, b = rec["system_a"], rec["system_b"]
+        d, lo, hi, p = (float(rec[c]) for c in ("diff", "ci_low", "ci_high", "p_adj"))
+        out[(a, b)] = (d, lo, hi, p)
+        out[(b, a)] = (-d, -hi, -lo, p)
+    return out
+
+
+def pairwise_matrix(upper: pd.DataFrame, lower: pd.DataFrame | None = None,
+                    systems: Sequence[str] | None = None, alpha: float = 0.05,
+                    decimals: int = 2) -> pd.DataFrame:
+    """The pairwise matrix of the paper's Tables 27/28 (SPEC §5) as a square table.
+
+    Each off-diagonal cell is the row − column difference in points, its interval and a star
+    when the Holm-adjusted p is below ``alpha``: ``upper`` (a :func:`memdiag.compare` frame with
+    ``pairs="all"``) fills the cells above the diagonal, ``lower`` (another metric, e.g.
+    utilization under coverage) those below; without ``lower`` both triangles show ``upper``.
+
+    Examples
+    --------
+    >>> cov = pd.DataFrame({"system_a": ["a"], "system_b": ["b"], "diff": [4.0], "ci_low": [1.0],
+    ...                     "ci_high": [7.0], "p_adj": [0.01]})
+    >>> util = cov.assign(diff=-1.5, ci_low=-4.0, ci_high=1.0, p_adj=0.4)
+    >>> print(pairwise_matrix(cov, util).to_string())  # doctest: +NORMALIZE_WHITESPACE
+                        a                   b
+    a                      4.00* [1.00, 7.00]
+    b  1.50 [-1.00, 4.00]
+    """
+    top = oriented_pairs(upper)
+    bottom = oriented_pairs(lower) if lower is not None else top
+    names = list(systems) if systems is not None else list(dict.fromkeys(
+        s for f in (upper, lower) if f is not None for s in np.ravel(f[["system_a", "system_b"]].to_numpy())))
+    table = pd.DataFrame("", index=names, columns=names)
+    for i, row in enumerate(names):
+        for j, col in enumerate(names):
+            source = top if i < j else bottom
+            if i != j and (row, col) in source:
+                d, lo, hi, p = source[(row, col)]
+                star = "*" if p < alpha else ""
+                table.iloc[i, j] = f"{d:.{decimals}f}{star} [{lo:.{decimals}f}, {hi:.{decimals}f}]"
+    table.attrs = {"upper": upper.attrs.get("metric", "upper"),
+                   "lower": (lower if lower is not None else upper).attrs.get("metric", "lower"),
+                   "notes": [f"row − column in points [interval]; * Holm-adjusted p < {alpha:g}"]}
+    return table

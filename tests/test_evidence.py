@@ -87,3 +87,21 @@ def test_evidence_length_percentile_is_linear_interpolation(sim):
         v = part.groupby("query_id")["evidence_tokens"].mean().to_numpy()
         assert out.loc[system, "p95"] == pytest.approx(np.quantile(v, 0.95))
         assert out.loc[system, "n_over_budget"] == int((v > 1_000).sum())
+
+
+def test_pairwise_matrix_puts_coverage_above_and_utilization_below(sim):
+    pairs, _ = md.evidence_tests(sim, n_resamples=300)
+    cov, util = pairs[pairs["metric"] == "coverage"], pairs[pairs["metric"] == "utilization"]
+    table = md.pairwise_matrix(cov, util)
+    systems = list(table.index)
+    for _, r in cov.iterrows():
+        i, j = systems.index(r["system_a"]), systems.index(r["system_b"])
+        assert i < j
+        star = "*" if r["p_adj"] < 0.05 else ""
+        assert table.iloc[i, j] == f"{r['diff']:.2f}{star} [{r['ci_low']:.2f}, {r['ci_high']:.2f}]"
+    for _, r in util.iterrows():
+        i, j = systems.index(r["system_a"]), systems.index(r["system_b"])
+        # lower triangle: row b minus column a, the interval flipped
+        assert table.iloc[j, i].startswith(f"{-r['diff']:.2f}")
+        assert table.iloc[j, i].endswith(f"[{-r['ci_high']:.2f}, {-r['ci_low']:.2f}]")
+    assert (np.diag(table.to_numpy()) == "").all()

@@ -22,31 +22,13 @@ from memdiag.plots.style import (
     MINUS, ONE_COLUMN, SMALL_FONT_SIZE, TWO_COLUMN, figure_and_axes, plain, renderer, require,
     signed, styled, tidy_axes,
 )
+from memdiag.significance import oriented_pairs
 
 #: Holm-adjusted p below this gets a star.
 ALPHA = 0.05
 #: ColorBrewer RdBu: diverging and colour-blind safe; blue = positive (row higher).
 CMAP = "RdBu"
 _COLUMNS = ("system_a", "system_b", "diff", "ci_low", "ci_high", "p_adj")
-
-
-def cells(frame: pd.DataFrame) -> dict[tuple[str, str], tuple[float, float, float, float]]:
-    """Every ordered pair of a compare frame as ``(row, column) -> (diff, ci_low, ci_high, p_adj)``
-    oriented row − column: a stored ``a − b`` gives (a, b) as is and (b, a) negated with the
-    interval flipped.
-
-    >>> f = pd.DataFrame({"system_a": ["x"], "system_b": ["y"], "diff": [2.0], "ci_low": [0.5],
-    ...                   "ci_high": [3.0], "p_adj": [0.01]})
-    >>> cells(f)[("y", "x")]
-    (-2.0, -3.0, -0.5, 0.01)
-    """
-    out = {}
-    for rec in frame[list(_COLUMNS)].to_dict("records"):
-        a, b = rec["system_a"], rec["system_b"]
-        d, lo, hi, p = (float(rec[c]) for c in ("diff", "ci_low", "ci_high", "p_adj"))
-        out[(a, b)] = (d, lo, hi, p)
-        out[(b, a)] = (-d, -hi, -lo, p)
-    return out
 
 
 def _text(cell: tuple[float, float, float, float], decimals: int, interval: bool) -> str:
@@ -128,8 +110,8 @@ def matrix(
     unknown = [s for s in names if s not in present]
     if unknown:
         raise ValueError(f"system(s) {', '.join(unknown)} are in no pair of the frames.")
-    upper = cells(upper_frame)
-    lower = cells(lower_frame) if lower_frame is not None else upper
+    upper = oriented_pairs(upper_frame)
+    lower = oriented_pairs(lower_frame) if lower_frame is not None else upper
     k = len(names)
     values: dict[tuple[int, int], tuple[float, float, float, float]] = {}
     for i, row in enumerate(names):
