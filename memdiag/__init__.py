@@ -6,6 +6,7 @@ published claims, and publication figures. See README.md for a tour and SPEC.md 
 """
 
 from memdiag.agreement import agreement, missing_verdict_effect
+from memdiag.attribution import attribute_change
 from memdiag.audit import (audit_claims, check_aggregate, detectable_effect, mcnemar_power, rank_stability,
                            read_claims)
 from memdiag.compare import bootstrap, compare, omnibus
@@ -24,6 +25,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Panel", "Scheme", "SchemeError", "VerdictError", "__version__", "adjust", "agreement", "align",
+    "attribute_change",
     "audit_claims", "bootstrap", "check", "check_aggregate", "cochrans_q", "compare",
     "detectable_effect", "evidence", "evidence_length", "evidence_tests", "flows", "get_scheme",
     "known_schemes", "mcnemar", "mcnemar_from_outcomes", "mcnemar_power", "missing_verdict_effect",
