@@ -17,7 +17,7 @@ from memdiag.schemes import Scheme, get_scheme, known_schemes
 from memdiag.scoring import score
 from memdiag.significance import adjust, cochrans_q, mcnemar, mcnemar_from_outcomes, pairwise_matrix
 from memdiag.sensitivity import sensitivity
-from memdiag.simulate import simulate, simulate_systems_table
+from memdiag.simulate import simulate, simulate_meme, simulate_memoryagentbench, simulate_systems_table
 from memdiag.verdicts import Panel, align, check, read_verdicts, validate
 from memdiag.writes import read_write_log, write_audit
 
@@ -30,7 +30,7 @@ __all__ = [
     "detectable_effect", "evidence", "evidence_length", "evidence_tests", "flows", "get_scheme",
     "known_schemes", "mcnemar", "mcnemar_from_outcomes", "mcnemar_power", "missing_verdict_effect",
     "omnibus", "pairwise_matrix", "path_given_result", "rank_stability", "read_claims", "read_verdicts",
-    "plot", "read_write_log", "score", "sensitivity", "simulate", "simulate_systems_table", "validate", "write_audit",
+    "plot", "read_write_log", "score", "sensitivity", "simulate", "simulate_meme", "simulate_memoryagentbench", "simulate_systems_table", "validate", "write_audit",
 ]
 
 

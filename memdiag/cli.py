@@ -15,6 +15,7 @@ import pandas as pd
 
 import memdiag as md
 from memdiag.errors import SchemeError, VerdictError
+from memdiag.simulate import EXAMPLE_SEED
 from memdiag.tables import FORMATS, render
 
 
@@ -109,7 +110,8 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 def _cmd_score(args: argparse.Namespace) -> int:
     df = _read(args)
     table = md.score(df, scheme=args.scheme, metric=args.metric, missing=args.missing,
-                     verdict_missing=args.verdict_missing)
+                     verdict_missing=args.verdict_missing, design=args.design,
+                     n_resamples=args.resamples, seed=args.seed, confidence_level=args.ci)
     _emit(table, args)
     return 0
 
@@ -254,6 +256,14 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_simulate(args: argparse.Namespace) -> int:
+    from memdiag.simulate import write_example
+
+    for path in write_example(args.write, seed=args.seed):
+        print(path)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``memdiag`` command."""
     parser = argparse.ArgumentParser(
@@ -273,6 +283,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_input(p)
     p.add_argument("--scheme", default="mean", help="built-in scheme name or a YAML/JSON scheme file")
     p.add_argument("--metric", default="score", help="per-query column to score (score, f1, bleu, ...)")
+    p.add_argument("--design", choices=("iid", "stratified", "cluster", "stratified-cluster"),
+                   help="resampling design of the intervals (default: from the scheme and data)")
+    p.add_argument("--resamples", type=int, default=0, metavar="B",
+                   help="bootstrap replicates for intervals of the overall score (default 0: no intervals)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--ci", type=float, default=0.95, help="confidence level (default 0.95)")
     _add_output(p)
     p.set_defaults(run=_cmd_score)
 
@@ -376,6 +392,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--resamples", type=int, default=20_000, metavar="B", help="bootstrap replicates (default 20000)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.set_defaults(run=_cmd_demo)
+    p = sub.add_parser("simulate", help="write the synthetic example data (known truth) into a folder")
+    p.add_argument("--write", metavar="DIR", required=True, help="folder to write into, e.g. data/example")
+    p.add_argument("--seed", type=int, default=EXAMPLE_SEED, help=f"seed (default {EXAMPLE_SEED}, the bundled example's)")
+    p.set_defaults(run=_cmd_simulate)
     return parser
 
 

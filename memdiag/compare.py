@@ -58,9 +58,12 @@ class MetricColumns:
 
 
 def _mean_columns(values: np.ndarray, label: str) -> MetricColumns:
-    n = values.shape[0]
+    """Per-system plain means as Σ value / Σ 1 of the replicate: under a cluster design the number
+    of queries in a replicate varies, so the denominator is resampled too (a ratio estimator)."""
+    s = values.shape[1]
     binary = bool(np.isin(values, (0.0, 1.0)).all())
-    return MetricColumns(values, lambda sums: sums / n, binary, values, label)
+    X = np.hstack([values, np.ones((values.shape[0], 1))])
+    return MetricColumns(X, lambda sums: sums[:, :s] / sums[:, s:], binary, values, label)
 
 
 def metric_columns(panel: Panel, metric: str = "accuracy", scheme: Scheme | None = None,

@@ -31,9 +31,10 @@ def _require(df: pd.DataFrame, columns: Sequence[str], what: str) -> None:
                            f"map them with --field {lacking[0]}=<column>.")
 
 
-def _decomposition(s: int, n: int):
+def _decomposition(s: int):
+    """Statistic of the sums [C, C·Y, (1 − C)·Y per system, 1]; N is the replicate's own count."""
     def statistic(sums: np.ndarray) -> np.ndarray:
-        c, cy, ucy = sums[:, :s], sums[:, s:2 * s], sums[:, 2 * s:3 * s]
+        c, cy, ucy, n = sums[:, :s], sums[:, s:2 * s], sums[:, 2 * s:3 * s], sums[:, 3 * s:]
         with np.errstate(invalid="ignore", divide="ignore"):
             util = cy / c
         return np.concatenate([c / n, util, (cy + ucy) / n, cy / n, ucy / n], axis=1)
@@ -87,8 +88,8 @@ def evidence(
                            "answer 0 or 1.")
     y = panel.scores
     s, n = len(panel.systems), panel.n
-    X = np.hstack([c, c * y, (1 - c) * y])
-    res = bootstrap_sums(X, Design.from_panel(panel, kind), _decomposition(s, n),
+    X = np.hstack([c, c * y, (1 - c) * y, np.ones((n, 1))])
+    res = bootstrap_sums(X, Design.from_panel(panel, kind), _decomposition(s),
                          n_resamples=n_resamples, seed=seed, ci=confidence_level)
     est = 100 * res.estimate.reshape(len(QUANTITIES), s)
     low = 100 * res.ci_low.reshape(len(QUANTITIES), s)

@@ -101,6 +101,15 @@ class Section:
 
 
 @dataclass
+class Analysis:
+    """A computed report: its sections and the provenance written to analysis.json."""
+
+    sections: list[Section]
+    provenance: dict
+    signature: dict  # the report-wide provenance keys printed in every signature line
+
+
+@dataclass
 class _Context:
     """What every section reads: the verdicts, the scheme's selection, settings and side inputs."""
 
@@ -324,14 +333,14 @@ def _agreement_section(ctx: _Context) -> Section:
     section = Section("agreement", "Judge agreement",
                       "How far the judge's repeated verdicts on the same answers agree: pairwise "
                       "Cohen's κ and Fleiss' κ with intervals (SPEC §7).")
-    repeats = ctx.df.groupby(["system", "query_id"]).size()
+    repeats = ctx.selected.groupby(["system", "query_id"]).size()
     if repeats.max() < 2:
         return _omit(section, "one judgment per answer: there are no judge repetitions to compare")
     s = ctx.settings
-    section.tables["agreement"] = agreement(ctx.df, threshold=s.threshold,
-                                            verdict_missing=s.verdict_missing,
-                                            n_resamples=s.n_resamples, seed=s.seed,
-                                            confidence_level=s.confidence_level)
+    table = agreement(ctx.selected, threshold=s.threshold, verdict_missing=s.verdict_missing,
+                      n_resamples=s.n_resamples, seed=s.seed, confidence_level=s.confidence_level)
+    table.attrs["design"] = "iid"  # agreement() resamples queries independently
+    section.tables["agreement"] = table
     return section
 
 
@@ -356,8 +365,10 @@ def _claims_section(ctx: _Context) -> Section:
     if ctx.claims is None:
         return _omit(section, "no claims file was given (--claims)")
     s = ctx.settings
-    section.tables["claims"] = audit_claims(ctx.df, ctx.claims, n_resamples=s.n_resamples, seed=s.seed,
-                                            confidence_level=s.confidence_level, **ctx.policies)
+    table = audit_claims(ctx.df, ctx.claims, n_resamples=s.n_resamples, seed=s.seed,
+                         confidence_level=s.confidence_level, **ctx.policies)
+    table.attrs["design"] = None  # each claim states its own design (column 'design')
+    section.tables["claims"] = table
     return section
 
 
@@ -460,7 +471,7 @@ def _scheme_input(value) -> tuple[Scheme | None, dict | None]:
         return scheme, {"spec": json.loads(json.dumps(dict(value), default=str))}
     if scheme.origin == "built-in":
         return scheme, {"name": scheme.name}
-    return scheme, {"name": scheme.name, "rerun": None,
+    return scheme, {"name": scheme.name,
                     "why_not": "the scheme was given as an object: pass its name or file to re-run"}
 
 
@@ -490,8 +501,11 @@ def _select(df: pd.DataFrame, scheme: Scheme | None) -> pd.DataFrame:
 
 
 def _context(df: pd.DataFrame, settings: Settings, scheme: Scheme | None, systems_table, claims,
-             write_log) -> tuple[_Context, str]:
-    """Check the inputs, resolve the design and build the context; fails before any output."""
+             write_log) -> tuple[_Context, str, int]:
+    """Check the inputs, resolve the design and build the context; fails before any output.
+
+    Returns the context, why the design was chosen, and the number of aligned queries.
+    """
     df = check(df)
     systems = tuple(sorted(pd.unique(df["system"])))
     if settings.reference not in systems:
@@ -501,7 +515,7 @@ def _context(df: pd.DataFrame, settings: Settings, scheme: Scheme | None, system
     panel = align(selected, missing=settings.missing, verdict_missing=settings.verdict_missing)
     design, why = resolve_design(panel, settings.design, scheme)
     ctx = _Context(df, selected, scheme, settings, design, systems, systems_table, claims, write_log)
-    return ctx, why
+    return ctx, why, panel.n
 
 
 def _policies(ctx: _Context, why: str, n_queries: int) -> list[str]:
@@ -520,19 +534,9 @@ def _policies(ctx: _Context, why: str, n_queries: int) -> list[str]:
     return lines
 
 
-@dataclass
-class Analysis:
-    """A computed report: its sections and the provenance written to analysis.json."""
-
-    sections: list[Section]
-    provenance: dict
-    signature: dict
-
-
 def _analyse(df: pd.DataFrame, settings: Settings, inputs: dict, scheme: Scheme | None,
              systems_table, claims, write_log, bar: tqdm) -> Analysis:
-    ctx, why = _context(df, settings, scheme, systems_table, claims, write_log)
-    n_queries = align(ctx.selected, **ctx.policies).n
+    ctx, why, n_queries = _context(df, settings, scheme, systems_table, claims, write_log)
     signature_attrs = {"scheme": scheme.name if scheme else None, "design": ctx.design,
                        "n_resamples": settings.n_resamples, "seed": settings.seed,
                        "confidence_level": settings.confidence_level,
@@ -753,15 +757,19 @@ def _write_report(analysis: Analysis, folder: Path, bar: tqdm) -> None:
     bar.update()
 
 
-def _publish(analysis: Analysis, out: Path, bar: tqdm) -> Path:
-    """Write the report into a temporary sibling of ``out`` and rename it to ``out`` at the end.
-
-    An existing ``out`` is replaced only when it is empty or an earlier memdiag report (it holds
-    analysis.json); on any failure the temporary folder is removed and ``out`` is untouched.
-    """
+def _check_target(out: Path) -> None:
+    """Refuse to replace anything but an empty folder or an earlier report (it holds analysis.json)."""
     if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / "analysis.json").is_file())):
         raise FileExistsError(17, "exists and is not a memdiag report folder (no analysis.json); "
                                   "choose another --out", str(out))
+
+
+def _publish(analysis: Analysis, out: Path, bar: tqdm) -> Path:
+    """Write the report into a temporary sibling of ``out`` and rename it to ``out`` at the end.
+
+    ``out`` has passed :func:`_check_target`; on any failure the temporary folder is removed and
+    ``out`` is untouched.
+    """
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
     try:
@@ -860,6 +868,7 @@ def report(
     """
     settings = Settings(reference, design, n_resamples, seed, confidence_level, correction, threshold,
                         missing, verdict_missing)
+    _check_target(Path(out))
     with _bar(len(SECTIONS) + len(WRITE_STEPS), progress) as bar:
         analysis = _prepare(df, settings, scheme, systems_table, claims, write_log, read_options, bar)
         return _publish(analysis, Path(out), bar)
@@ -955,6 +964,8 @@ def demo(out: str | Path = "memdiag-demo", figures: str | Path | None = None,
     settings = Settings("raw-rag", "cluster", n_resamples, seed)
     sides = dict(systems_table=EXAMPLE / "systems.csv", claims=EXAMPLE / "claims_example.yaml",
                  write_log=EXAMPLE / "write_log.csv")
+    if figures is None:
+        _check_target(Path(out))
     steps = len(SECTIONS) + (len(WRITE_STEPS) if figures is None else 0)
     with _bar(steps, progress) as bar:
         analysis = _prepare(EXAMPLE / "verdicts", settings, None, read_options=None, bar=bar, **sides)

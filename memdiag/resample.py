@@ -1006,8 +1006,9 @@ def paired_binary_bootstrap(
         sysm = sysm[:, None] if sysm.ndim == 1 else sysm
         if sysm.ndim != 2 or sysm.shape[0] != n:
             raise ValueError(f"system must be (N,) or (N, k) with N = {n}, got shape {np.shape(system)}.")
-        X = np.column_stack([ref, sysm]).astype(np.float64)
-        return bootstrap_sums(X, design, lambda s: (s[:, 1:] - s[:, :1]) / n,
+        # the replicate's own query count is the denominator: cluster sizes vary across replicates
+        X = np.column_stack([ref, sysm, np.ones(n)]).astype(np.float64)
+        return bootstrap_sums(X, design, lambda s: (s[:, 1:-1] - s[:, :1]) / s[:, -1:],
                               n_resamples=n_resamples, seed=seed, ci=ci, chunk_size=chunk_size,
                               null=null, return_distribution=return_distribution)
     stratum = design.stratum if design.kind == "stratified" else None

@@ -154,8 +154,9 @@ def score(
         notes.append(why)
         undefined = np.asarray(res.n_undefined)
         if (undefined > 0).any():
-            notes.append(f"{int(undefined.max())} of {n_resamples} replicates left a weighted group "
-                         "without queries (undefined overall) and were left out of the interval")
+            notes.append(f"{int(undefined.max())} of {n_resamples} replicates gave an undefined overall (a "
+                         "weighted group, or every included query, absent from the replicate) and were "
+                         "left out of the interval")
     table.attrs = {
         "scheme": chosen.name,
         "description": chosen.description,

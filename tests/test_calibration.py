@@ -25,6 +25,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+import memdiag as md
 from memdiag.resample import Design, bootstrap_sums, paired_binary_bootstrap
 from memdiag.significance import mcnemar
 
@@ -71,8 +72,14 @@ def covers(res, truth: float) -> bool:
     return bool(res.ci_low[0] <= truth <= res.ci_high[0])
 
 
-def diff(n: int):
-    return lambda s: (s[:, 1:] - s[:, :1]) / n
+def with_count(y: np.ndarray) -> np.ndarray:
+    """Columns [reference, system, 1]: the replicate's own query count is the denominator."""
+    return np.column_stack([y, np.ones(len(y))])
+
+
+def diff(s: np.ndarray) -> np.ndarray:
+    """Accuracy difference system − reference as a ratio of replicate sums (as md.compare does)."""
+    return (s[:, 1:2] - s[:, :1]) / s[:, 2:]
 
 
 SETTINGS = {
@@ -94,7 +101,7 @@ def test_95_percent_intervals_cover_the_true_difference_at_the_nominal_rate(kind
     for r in range(R):
         y, cluster, stratum, truth = simulate(rng, **SETTINGS[kind])
         design = Design(kind, cluster=cluster, stratum=stratum, n=len(y))
-        res = bootstrap_sums(y, design, diff(len(y)), n_resamples=B, seed=r)
+        res = bootstrap_sums(with_count(y), design, diff, n_resamples=B, seed=r)
         hits_general += covers(res, truth)
         if not design.clustered:
             fast = paired_binary_bootstrap(y[:, 0], y[:, 1], design, n_resamples=B, seed=r)
@@ -119,7 +126,7 @@ def test_iid_intervals_under_cover_on_strongly_clustered_data_and_cluster_interv
         y, cluster, _, truth = simulate(rng, **setting)
         for kind in hits:
             design = Design(kind, cluster=cluster, n=len(y))
-            hits[kind] += covers(bootstrap_sums(y, design, diff(len(y)), n_resamples=B, seed=r), truth)
+            hits[kind] += covers(bootstrap_sums(with_count(y), design, diff, n_resamples=B, seed=r), truth)
     low, high = acceptance_band(n_sets)
     iid, clustered = hits["iid"] / n_sets, hits["cluster"] / n_sets
     print(f"\nstrongly clustered (150 clusters x 20): iid coverage {iid:.4f}, cluster coverage "
@@ -155,3 +162,22 @@ def test_exact_mcnemar_size_is_at_most_alpha_under_the_null():
     rejections = sum(mcnemar(benefit=int(b), tax=int(c)).p_value <= 0.05 for b, c in cells[:, 1:3])
     print(f"simulated size (n = 100, q = 0.1, 20,000 sets): {rejections / 20_000:.4f}")
     assert stats.binomtest(rejections, 20_000, 0.05, alternative="greater").pvalue >= LEVEL
+
+
+def test_compare_cluster_intervals_cover_the_true_difference_on_simulated_conversations():
+    """The public path end to end: md.simulate (conversation effects, judge repetitions) ->
+    md.compare(design="cluster"). The truth is the generating accuracy difference."""
+    n_sets = 600
+    hits = 0
+    for r in range(n_sets):
+        df = md.simulate(n_queries=600, systems=("raw-rag", "mem0"), reference="raw-rag",
+                         accuracy={"raw-rag": 0.62, "mem0": 0.58}, n_clusters=120, icc=0.1,
+                         missing_rate=0.0, sufficiency=False, costs=False, seed=10_000 + r)
+        truth = 100 * (df.attrs["truth"]["accuracy"]["mem0"] - df.attrs["truth"]["accuracy"]["raw-rag"])
+        out = md.compare(df, pairs="reference", reference="raw-rag", design="cluster", n_resamples=B,
+                         seed=r, threshold=0.5).iloc[0]
+        hits += out["ci_low"] <= truth <= out["ci_high"]
+    low, high = acceptance_band(n_sets)
+    print(f"\nmd.compare cluster design on md.simulate data: coverage {hits / n_sets:.4f} "
+          f"(R = {n_sets}); acceptance band [{low:.4f}, {high:.4f}]")
+    assert low <= hits / n_sets <= high

@@ -190,8 +190,15 @@ def test_example_data_is_regenerated_exactly_by_its_recorded_command(tmp_path):
     for path in written:
         bundled = EXAMPLE / path.relative_to(tmp_path)
         assert filecmp.cmp(path, bundled, shallow=False), bundled
+    # every generated file of the bundle is regenerated: LoCoMo-like, MEME and MemoryAgentBench
+    relative = {p.relative_to(tmp_path).as_posix() for p in written}
+    for folder in ("verdicts", "meme", "memoryagentbench"):
+        bundled = {p.relative_to(EXAMPLE).as_posix() for p in (EXAMPLE / folder).glob("*.csv")}
+        assert bundled and bundled <= relative, folder
+    assert {"truth.json", "truth_meme.json", "truth_memoryagentbench.json", "systems.csv"} <= relative
     readme = (EXAMPLE / "README.md").read_text(encoding="utf-8")
-    assert "python -m memdiag.simulate --write data/example" in readme and str(EXAMPLE_SEED) in readme
+    assert "memdiag simulate --write data/example" in readme and str(EXAMPLE_SEED) in readme
+    assert "simulate_meme" in readme and "simulate_memoryagentbench" in readme
 
 
 def test_example_data_is_small_and_realistic():

@@ -1,0 +1,308 @@
+"""`memdiag report` / `memdiag demo`: the whole analysis as a folder, re-runnable, and safe on bad input."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import memdiag as md
+from memdiag import report as report_module
+from memdiag.cli import main
+from memdiag.report import report, report_from_json
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLE = REPO / "data" / "example"
+
+FIGURES = ("venn", "forest", "matrix", "evidence_matrix", "bubble", "mutation_rates")
+TABLES = ("inputs", "validation", "scores", "accuracy", "flows", "flows_by_category", "pairwise", "omnibus",
+          "rank_stability", "evidence", "evidence_omnibus", "evidence_pairs", "evidence_length", "costs",
+          "agreement", "write_audit", "claims")
+SECTIONS = ("Data and validation", "Official scores", "Memory benefit and tax against raw-rag",
+            "Pairwise tests, omnibus and ranking", "Evidence diagnostics", "Cost and accuracy",
+            "Judge agreement", "Write-action audit", "Claims audit")
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
+    """`memdiag demo --out DIR` run once, as a user runs it, with stderr piped (no progress bar)."""
+    out = tmp_path_factory.mktemp("demo") / "memdiag-demo"
+    done = subprocess.run([sys.executable, "-m", "memdiag.cli", "demo", "--out", str(out)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return out, done
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory) -> Path:
+    """Two systems, 60 queries, one verdict file each: fast reports for the failure tests."""
+    folder = tmp_path_factory.mktemp("small") / "verdicts"
+    folder.mkdir()
+    df = md.simulate(n_queries=60, systems=("raw-rag", "mem0"), n_clusters=6, sufficiency=False,
+                     costs=False, seed=3)
+    for system, part in df.groupby("system"):
+        part.to_csv(folder / f"{system}.csv", index=False)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def small_report(small, tmp_path_factory) -> Path:
+    """`memdiag report` on the small files (no sufficiency labels, costs, repetitions, log or claims)."""
+    out = tmp_path_factory.mktemp("small-report") / "out"
+    assert main(["report", str(small), "--reference", "raw-rag", "--out", str(out), "--resamples", "200"]) == 0
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# the demo report
+# --------------------------------------------------------------------------------------------
+def test_demo_writes_every_listed_file(demo):
+    out, done = demo
+    assert done.stdout.strip() == str(out / "report.html")
+    for name in ("report.md", "report.html", "analysis.json"):
+        assert (out / name).stat().st_size > 0, name
+    for figure in FIGURES:
+        for fmt in ("pdf", "svg", "png"):
+            assert (out / "figures" / f"{figure}.{fmt}").stat().st_size > 1000, (figure, fmt)
+    for table in TABLES:
+        for fmt in ("tex", "csv", "md"):
+            assert (out / "tables" / f"{table}.{fmt}").stat().st_size > 0, (table, fmt)
+    assert sorted(p.name for p in (out / "figures").iterdir()) == sorted(
+        f"{f}.{x}" for f in FIGURES for x in ("pdf", "svg", "png"))
+    assert not list(out.parent.glob(".*partial")), "the staging folder was left behind"
+
+
+def test_demo_is_quiet_when_piped(demo):
+    _, done = demo
+    assert done.stderr == ""
+
+
+def test_report_md_has_every_section_with_a_sentence_and_signatures(demo):
+    out, _ = demo
+    text = (out / "report.md").read_text(encoding="utf-8")
+    for k, title in enumerate(SECTIONS, start=1):
+        assert f"## {k}. {title}\n\n" in text
+    signatures = [line for line in text.splitlines() if line.startswith("memdiag 0.1.0 | ")]
+    assert len(signatures) == len(TABLES) and all("B=20000 | seed=0" in line for line in signatures)
+    assert sum("design=cluster" in line for line in signatures) == len(TABLES) - 2  # agreement: iid; claims: per claim
+    for table in TABLES:
+        md_table = (out / "tables" / f"{table}.md").read_text(encoding="utf-8")
+        assert "B=20000 | seed=0" in md_table.splitlines()[-1], table
+        assert "% memdiag 0.1.0" in (out / "tables" / f"{table}.tex").read_text(encoding="utf-8")
+        assert "\\toprule" in (out / "tables" / f"{table}.tex").read_text(encoding="utf-8")
+    for figure in FIGURES:
+        assert f"](figures/{figure}.png)" in text
+
+
+def test_analysis_json_records_version_hashes_settings_and_numbers(demo):
+    out, _ = demo
+    doc = json.loads((out / "analysis.json").read_text(encoding="utf-8"))
+    assert doc["memdiag_version"] == md.__version__
+    assert doc["settings"] == {"reference": "raw-rag", "design": "cluster", "n_resamples": 20000, "seed": 0,
+                               "confidence_level": 0.95, "correction": "holm", "threshold": 0.5,
+                               "missing": "error", "verdict_missing": "as-wrong"}
+    assert doc["design"]["used"] == "cluster"
+    files = doc["inputs"]["verdicts"]["rerun"]["files"]
+    assert len(files) == 7 and all(f["sha256"] == sha256(Path(f["path"])) for f in files)
+    for side in ("systems_table", "claims", "write_log"):
+        assert doc["inputs"][side]["sha256"] == sha256(Path(doc["inputs"][side]["path"]))
+    assert any("missing verdicts" in p for p in doc["policies"])
+    tables = {name: t for s in doc["sections"] for name, t in s["tables"].items()}
+    assert set(tables) == set(TABLES)
+    flows = pd.DataFrame(tables["flows"]["rows"]).set_index("system")
+    # the numbers are the library's: benefit - tax = net, and they match md.flows on the same data
+    assert (flows["benefit"] - flows["tax"] == flows["net"]).all()
+    direct = md.flows(md.read_verdicts(EXAMPLE / "verdicts"), reference="raw-rag", design="cluster",
+                      n_resamples=20_000, seed=0).set_index("system")
+    pd.testing.assert_series_equal(flows["net_rate_ci_low"], direct["net_rate_ci_low"], check_names=False)
+
+
+def test_rerun_from_analysis_json_reproduces_byte_identical_tables(demo, tmp_path, capsys):
+    out, _ = demo
+    again = tmp_path / "again"
+    assert main(["report", "--rerun", str(out / "analysis.json"), "--out", str(again)]) == 0
+    assert capsys.readouterr().err == ""
+    first = sorted(p.relative_to(out) for p in (out / "tables").iterdir())
+    assert first == sorted(p.relative_to(again) for p in (again / "tables").iterdir())
+    for rel in first:
+        assert (out / rel).read_bytes() == (again / rel).read_bytes(), rel
+    assert (out / "analysis.json").read_bytes() == (again / "analysis.json").read_bytes()
+    assert (out / "report.md").read_bytes() == (again / "report.md").read_bytes()
+
+
+def test_html_is_self_contained(demo):
+    out, _ = demo
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert "<link" not in html and "<script" not in html
+    assert not re.search(r"""(src|href)=["'](?!data:|#)""", html)
+    assert html.count('<img src="data:image/png;base64,') == len(FIGURES)
+
+
+# --------------------------------------------------------------------------------------------
+# the HTML in a real browser
+# --------------------------------------------------------------------------------------------
+def chromium() -> str:
+    found = next((shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)),
+                 None)
+    if found is None:
+        pytest.skip("no chromium/chrome on PATH (apt-get install chromium): the browser check needs one")
+    return found
+
+
+def browse(html: Path, profile: Path, *args: str) -> subprocess.CompletedProcess:
+    command = [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
+               f"--user-data-dir={profile}", "--virtual-time-budget=10000", *args, html.as_uri()]
+    return subprocess.run(command, capture_output=True, text=True, timeout=60)
+
+
+PROBE = """<script>
+window.addEventListener("load", function () {
+  for (const img of document.images) { img.setAttribute("data-natural-width", String(img.naturalWidth)); }
+  document.body.setAttribute("data-probe", "loaded");
+});
+</script>
+</body>"""
+
+
+def test_every_image_loads_in_headless_chromium(demo, tmp_path):
+    out, _ = demo
+    probe = tmp_path / "probe.html"
+    probe.write_text((out / "report.html").read_text(encoding="utf-8").replace("</body>", PROBE),
+                     encoding="utf-8")
+    done = browse(probe, tmp_path / "profile", "--dump-dom")
+    assert 'data-probe="loaded"' in done.stdout, done.stderr[-2000:]
+    widths = [int(w) for w in re.findall(r'<img [^>]*data-natural-width="(\d+)"', done.stdout)]
+    assert len(widths) == len(FIGURES) and min(widths) > 0, widths
+
+
+def test_screenshot_of_the_report(demo, tmp_path):
+    out, _ = demo
+    shot = tmp_path / "report.png"
+    browse(out / "report.html", tmp_path / "profile", "--window-size=1280,2400", f"--screenshot={shot}")
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 50_000
+
+
+# --------------------------------------------------------------------------------------------
+# bad input: one line on stderr, exit 2, no folder that looks complete
+# --------------------------------------------------------------------------------------------
+def run_bad(args: list[str], capsys) -> str:
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("memdiag report: error: ")
+    return err
+
+
+def no_output(out: Path) -> bool:
+    return not out.exists() and not list(out.parent.glob(f".{out.name}.*"))
+
+
+def test_unreadable_file_exits_2_without_a_folder(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json", encoding="utf-8")
+    out = tmp_path / "out"
+    assert "bad.json" in run_bad(["report", str(bad), "--reference", "raw-rag", "--out", str(out)], capsys)
+    assert no_output(out)
+
+
+def test_reference_not_in_the_data_exits_2_without_a_folder(small, tmp_path, capsys):
+    out = tmp_path / "out"
+    err = run_bad(["report", str(small), "--reference", "zep", "--out", str(out)], capsys)
+    assert "reference 'zep' is not in the data (systems: mem0, raw-rag)" in err
+    assert no_output(out)
+
+
+@pytest.mark.parametrize("how", ["glob", "scheme"])
+def test_empty_selection_exits_2_without_a_folder(how, small, tmp_path, capsys):
+    out = tmp_path / "out"
+    if how == "glob":
+        args = [str(small / "nothing-*.csv")]
+    else:
+        scheme = tmp_path / "only.yaml"
+        scheme.write_text("name: only\ninclude: [no-such-category]\n", encoding="utf-8")
+        args = [str(small), "--scheme", str(scheme)]
+    err = run_bad(["report", *args, "--reference", "raw-rag", "--out", str(out)], capsys)
+    assert ("no file matches" if how == "glob" else "keeps no query") in err
+    assert no_output(out)
+
+
+def test_a_folder_that_is_not_a_report_is_never_replaced(small, tmp_path, capsys):
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "notes.txt").write_text("keep me", encoding="utf-8")
+    assert "not a memdiag report" in run_bad(["report", str(small), "--reference", "raw-rag", "--out", str(out),
+                                              "--resamples", "200"], capsys)
+    assert [p.name for p in out.iterdir()] == ["notes.txt"]
+
+
+def test_failure_while_writing_leaves_the_earlier_report_and_no_staging(small, small_report, tmp_path,
+                                                                       monkeypatch):
+    out = tmp_path / "out"
+    shutil.copytree(small_report, out)
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(report_module, "_save_figures", broken)  # after the tables are written
+    with pytest.raises(RuntimeError, match="disk full"):
+        report(small, "raw-rag", out, n_resamples=300)
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+    assert not list(tmp_path.glob(".out.*"))
+
+
+def test_rerun_refuses_a_changed_input(small, small_report, tmp_path, capsys):
+    data = tmp_path / "verdicts"
+    shutil.copytree(small, data)
+    doc = json.loads((small_report / "analysis.json").read_text(encoding="utf-8"))
+    for entry in doc["inputs"]["verdicts"]["rerun"]["files"]:
+        entry["path"] = str(data / Path(entry["path"]).name)
+    moved = tmp_path / "analysis.json"
+    moved.write_text(json.dumps(doc), encoding="utf-8")
+    path = data / "mem0.csv"
+    changed = pd.read_csv(path)
+    changed.loc[0, "score"] = 1 - changed.loc[0, "score"]
+    changed.to_csv(path, index=False)
+    err = run_bad(["report", "--rerun", str(moved), "--out", str(tmp_path / "again")], capsys)
+    assert "mem0.csv: changed since the report was made" in err
+    assert no_output(tmp_path / "again")
+
+
+# --------------------------------------------------------------------------------------------
+# sections the data cannot support
+# --------------------------------------------------------------------------------------------
+def test_sections_without_data_are_omitted_with_one_line(small_report):
+    text = (small_report / "report.md").read_text(encoding="utf-8")
+    for title, why in [("Evidence diagnostics", "no complete 'sufficient'"), ("Cost and accuracy", "no cost"),
+                       ("Judge agreement", "one judgment per answer"),
+                       ("Write-action audit", "no memory decision log"), ("Claims audit", "no claims file")]:
+        assert re.search(rf"^\*{title} — omitted: [^\n]*{re.escape(why)}[^\n]*\*$", text, re.M), title
+    assert "## 4. Pairwise tests, omnibus and ranking" in text
+    doc = json.loads((small_report / "analysis.json").read_text(encoding="utf-8"))
+    assert [s["key"] for s in doc["sections"] if s["omitted"]] == ["evidence", "costs", "agreement", "writes",
+                                                                   "claims"]
+
+
+def test_in_memory_verdicts_give_the_bubble_from_per_query_tokens_but_no_rerun(tmp_path):
+    df = md.simulate(n_queries=60, systems=("raw-rag", "mem0", "zep"), n_clusters=6, seed=5)
+    out = report(df, "raw-rag", tmp_path / "out", n_resamples=200)
+    costs = pd.read_csv(out / "tables" / "costs.csv")
+    per_query = (df["input_tokens"] + df["output_tokens"]).groupby([df["system"], df["query_id"]]).mean()
+    expected = per_query.groupby(level="system").mean()
+    assert costs.set_index("system")["tokens_per_query"].to_dict() == pytest.approx(expected.to_dict())
+    assert (out / "figures" / "bubble.png").is_file()
+    doc = json.loads((out / "analysis.json").read_text(encoding="utf-8"))
+    assert doc["inputs"]["verdicts"]["rerun"] is None
+    with pytest.raises(md.VerdictError, match="cannot re-run: the verdicts were not read from files"):
+        report_from_json(out / "analysis.json", tmp_path / "again")
