@@ -136,8 +136,8 @@ def _cmd_flows(args: argparse.Namespace) -> int:
     df = _read(args)
     table = md.flows(df, reference=args.reference, by=args.by, threshold=args.threshold,
                      design=args.design or "iid", n_resamples=args.resamples, seed=args.seed,
-                     confidence_level=args.ci, correction=args.correction, missing=args.missing,
-                     verdict_missing=args.verdict_missing)
+                     confidence_level=args.ci, correction=args.correction, scheme=args.scheme,
+                     missing=args.missing, verdict_missing=args.verdict_missing)
     _emit(table, args)
     return 0
 
@@ -198,7 +198,8 @@ def _cmd_plot(args: argparse.Namespace) -> int:
         if args.figure in ("venn", "forest") and not args.reference:
             raise UsageError(f"plot {args.figure} needs --reference NAME")
         if args.figure == "venn":
-            flows = md.flows(df, reference=args.reference, design=args.design or "iid", **common)
+            flows = md.flows(df, reference=args.reference, design=args.design or "iid", scheme=args.scheme,
+                             **common)
             fig = plots.venn(flows, reference=args.reference, shared_scale=args.shared_scale,
                              all_systems=systems)
         elif args.figure == "forest":
@@ -311,6 +312,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--reference", action="append", required=True,
                    help="reference system, e.g. raw-rag (repeatable for several references)")
     p.add_argument("--by", help="per group of this column, e.g. --by category")
+    p.add_argument("--scheme", help="apply a scheme's query selection (e.g. locomo drops adversarial questions)")
     p.add_argument("--threshold", type=float, default=0.5, help="correct = score > THRESHOLD (default 0.5)")
     p.add_argument("--correction", choices=("holm", "bonferroni", "fdr_bh"), default="holm")
     _add_resampling(p)

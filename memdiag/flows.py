@@ -27,6 +27,7 @@ import pandas as pd
 
 from memdiag.errors import VerdictError
 from memdiag.resample import Design, bootstrap_sums
+from memdiag.schemes import Scheme, get_scheme
 from memdiag.significance import adjust, mcnemar
 from memdiag.verdicts import MissingQueryPolicy, MissingVerdictPolicy, Panel, align
 
@@ -112,6 +113,7 @@ def flows(
     seed: int | np.random.Generator = 0,
     confidence_level: float = 0.95,
     correction: str = "holm",
+    scheme: str | Scheme | None = None,
     missing: MissingQueryPolicy = "error",
     verdict_missing: MissingVerdictPolicy = "as-wrong",
 ) -> pd.DataFrame:
@@ -137,6 +139,10 @@ def flows(
     correction
         Multiplicity adjustment of the McNemar p-values across the systems compared with one
         reference: ``holm`` (default), ``bonferroni`` or ``fdr_bh``.
+    scheme
+        A benchmark scheme whose query selection applies (e.g. ``locomo`` drops the adversarial
+        category, ``meme`` keeps after-phase answers); flows count queries, so group weights
+        do not enter.
     missing, verdict_missing
         Alignment policies (see :func:`memdiag.align`), recorded in ``attrs["notes"]``.
 
@@ -171,6 +177,9 @@ def flows(
     0    mem     1        1    1        1    0        0.5       0.5
     """
     references = [reference] if isinstance(reference, str) else list(reference)
+    scheme_obj = get_scheme(scheme) if isinstance(scheme, str) else scheme
+    if scheme_obj is not None:
+        df = scheme_obj.select(df)
     panel = align(df, missing=missing, verdict_missing=verdict_missing)
     for ref in references:
         panel.system_index(ref)
@@ -189,11 +198,11 @@ def flows(
             block.insert(0, "by", by)
             blocks.append(block)
     out = pd.concat(blocks, ignore_index=True)
-    out.attrs = {"design": design, "n_resamples": n_resamples,
+    out.attrs = {"scheme": scheme_obj.name if scheme_obj else None, "design": design, "n_resamples": n_resamples,
                  "seed": seed if isinstance(seed, int) else "generator",
                  "confidence_level": confidence_level, "correction": correction,
                  "threshold": threshold, "missing": missing, "verdict_missing": verdict_missing,
-                 "notes": panel.notes_text()}
+                 "notes": list(df.attrs.get("scheme_notes", [])) + panel.notes_text()}
     if design in ("cluster", "stratified-cluster"):
         out.attrs["notes"].append("p is the exact McNemar test, which treats queries as independent; "
                                   f"p_bootstrap is the bootstrap sign test under the {design} design")

@@ -51,7 +51,7 @@ from memdiag.flows import flows
 from memdiag.schema import PROVENANCE
 from memdiag.schemes import Scheme, get_scheme
 from memdiag.scoring import score
-from memdiag.tables import _display, render, signature
+from memdiag.tables import display, render, signature
 from memdiag.verdicts import align, check, read_verdicts, validate
 from memdiag.writes import read_write_log, write_audit
 
@@ -140,6 +140,7 @@ TABLE_TITLES: dict[str, str] = {
     "inputs": "Input files", "validation": "Validation summary", "scores": "Official scores",
     "accuracy": "Accuracy with paired bootstrap intervals", "flows": "Benefit and tax flows",
     "flows_by_category": "Benefit and tax flows by category", "pairwise": "Pairwise differences",
+    "pairwise_vs_reference": "Differences from the reference",
     "omnibus": "Omnibus test", "rank_stability": "Rank stability",
     "evidence": "Coverage, utilization and the accuracy decomposition",
     "evidence_omnibus": "Evidence omnibus tests", "evidence_pairs": "Evidence pairwise tests",
@@ -222,9 +223,14 @@ def _compare_section(ctx: _Context) -> Section:
     section.tables["rank_stability"] = rank_stability(ctx.df, scheme=ctx.scheme,
                                                       confidence_level=s.confidence_level,
                                                       **ctx.resampling, **ctx.policies)
-    section.figures["forest"] = (plots.forest(pairs, reference=s.reference, all_systems=ctx.systems),
+    versus = compare(ctx.df, scheme=ctx.scheme, pairs="reference", reference=s.reference,
+                     confidence_level=s.confidence_level, correction=s.correction, **ctx.resampling,
+                     **ctx.policies)
+    section.tables["pairwise_vs_reference"] = versus
+    section.figures["forest"] = (plots.forest(versus, reference=s.reference, all_systems=ctx.systems),
                                  f"Accuracy difference of every system from {s.reference} with its "
-                                 "interval; filled markers are significant after adjustment.")
+                                 "interval; filled markers are significant after adjustment over the "
+                                 f"comparisons with {s.reference}.")
     section.figures["matrix"] = (plots.matrix(pairs, systems=ctx.systems),
                                  "Every pairwise accuracy difference (row − column, points) with its "
                                  "interval; * marks an adjusted p < 0.05.")
@@ -710,7 +716,7 @@ figcaption { font-size: 0.85em; color: #444; margin-top: 0.3em; }
 
 def _html_table(table: pd.DataFrame) -> Markup:
     """The table as HTML, its cells formatted as in the Markdown and LaTeX tables."""
-    shown = _display(table, table.attrs.get("confidence_level"))
+    shown = display(table, table.attrs.get("confidence_level"))
     numeric = {str(c) for c in table.columns
                if pd.api.types.is_numeric_dtype(table[c]) and not pd.api.types.is_bool_dtype(table[c])}
     align = ["right" if c.split(" [")[0] in numeric else "left" for c in shown.columns]

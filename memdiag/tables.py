@@ -70,8 +70,9 @@ def _interval_pairs(columns: list[str]) -> dict[str, tuple[str, str]]:
     return pairs
 
 
-def _display(df: pd.DataFrame, level: object = None) -> pd.DataFrame:
-    """Cells as text; each estimate merged with its interval as ``est [low, high]``."""
+def display(df: pd.DataFrame, level: object = None) -> pd.DataFrame:
+    """Cells as text, as every human-readable format shows them: each estimate merged with its
+    interval as ``est [low, high]`` (column ``name [95% CI]``), p-values to 4 significant digits."""
     columns = [str(c) for c in df.columns]
     pairs = _interval_pairs(columns)
     hidden = {c for pair in pairs.values() for c in pair}
@@ -138,7 +139,7 @@ def render(df: pd.DataFrame, fmt: Format = "table") -> str:
         provenance = {k: _jsonable(v) for k, v in attrs.items()}
         return json.dumps({"rows": records, "provenance": provenance, "signature": sig},
                           indent=2, sort_keys=False, allow_nan=False)
-    shown = _display(df, attrs.get("confidence_level"))
+    shown = display(df, attrs.get("confidence_level"))
     if fmt == "latex":
         body = shown.to_latex(index=False, escape=True)
         return body + f"% {sig}\n" + "".join(f"% {n}\n" for n in notes)

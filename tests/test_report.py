@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import re
 import shutil
@@ -14,15 +15,17 @@ import pandas as pd
 import pytest
 
 import memdiag as md
-from memdiag import report as report_module
 from memdiag.cli import main
 from memdiag.report import report, report_from_json
+
+# the module, not md.report the function of the same name
+report_module = importlib.import_module("memdiag.report")
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "data" / "example"
 
 FIGURES = ("venn", "forest", "matrix", "evidence_matrix", "bubble", "mutation_rates")
-TABLES = ("inputs", "validation", "scores", "accuracy", "flows", "flows_by_category", "pairwise", "omnibus",
+TABLES = ("inputs", "validation", "scores", "accuracy", "flows", "flows_by_category", "pairwise", "pairwise_vs_reference", "omnibus",
           "rank_stability", "evidence", "evidence_omnibus", "evidence_pairs", "evidence_length", "costs",
           "agreement", "write_audit", "claims")
 SECTIONS = ("Data and validation", "Official scores", "Memory benefit and tax against raw-rag",

@@ -145,11 +145,12 @@ def matrix(
     for spine in ax.spines.values():
         spine.set_visible(False)
     upper_name = upper_frame.attrs.get("metric", "upper")
-    lower_name = lower_frame.attrs.get("metric", "lower") if lower_frame is not None else upper_name
+    triangles = (f"upper triangle: {upper_name} · lower triangle: {lower_frame.attrs.get('metric', 'lower')}"
+                 if lower_frame is not None else f"both triangles: {upper_name}")
     colorbar = fig.colorbar(image, ax=ax, fraction=0.035, pad=0.02, aspect=30)
     colorbar.set_label(f"row {MINUS} column (points)", fontsize=SMALL_FONT_SIZE)
     colorbar.ax.tick_params(labelsize=SMALL_FONT_SIZE, length=2)
-    label = (f"upper triangle: {upper_name} · lower triangle: {lower_name}\n"
+    label = (f"{triangles}\n"
              f"row {MINUS} column in points {{}}; * Holm-adjusted p < {ALPHA:g}")
     ax.set_xlabel(label.format("[interval]"), fontsize=SMALL_FONT_SIZE)  # in the layout measured
     if not _fit_texts(fig, ax, texts, {key: values[key] for key in texts}):

@@ -50,6 +50,23 @@ _ALPHA = 0.4
 _LABEL_BOX = {"boxstyle": "round,pad=0.1", "facecolor": "white", "alpha": 0.6, "edgecolor": "none"}
 
 
+#: Longest system name shown in full under a circle / in a panel title; longer ones are shortened.
+_SET_LABEL_CHARS = 13
+_TITLE_CHARS = 30
+
+
+def short_name(name: str, limit: int) -> str:
+    """``name`` shortened in the middle with an ellipsis to at most ``limit`` characters.
+
+    >>> short_name("rag_observation_pgvector", 13)
+    'rag_ob…vector'
+    """
+    if len(name) <= limit:
+        return name
+    head = (limit - 1) // 2
+    return f"{name[:head]}…{name[len(name) - (limit - 1 - head):]}"
+
+
 def _count_label(count: float, n: int) -> str:
     """``"258\\n13.0%"``: a region's count and its share of the n queries."""
     share = 100 * count / n if n else math.nan
@@ -63,7 +80,7 @@ def _title(name: str, row: pd.Series) -> str:
     low, high = row["net_rate_ci_low"], row["net_rate_ci_high"]
     interval = "" if pd.isna(low) or pd.isna(high) else \
         f" [{signed(100 * low)}, {signed(100 * high)}]"
-    return f"{name}\nnet {net} ({rate} pts{interval})"
+    return f"{short_name(name, _TITLE_CHARS)}\nnet {net} ({rate} pts{interval})"
 
 
 def _one_block(frame: pd.DataFrame, reference: str | None) -> pd.DataFrame:
@@ -118,7 +135,8 @@ def _panel(ax: Axes, name: str, row: pd.Series, reference: str, style: SystemSty
     weighted = normalize_to is not None and sum(subsets) > 0
     layout = _Venn2Layout(normalize_to=normalize_to) if weighted else \
         _Venn2Layout(fixed_subset_sizes=(1, 1, 1))
-    diagram = _venn2(subsets=subsets, set_labels=(reference, name),
+    diagram = _venn2(subsets=subsets, set_labels=(short_name(reference, _SET_LABEL_CHARS),
+                                                  short_name(name, _SET_LABEL_CHARS)),
                      set_colors=(REFERENCE_COLOR, style.color), alpha=_ALPHA, ax=ax,
                      layout_algorithm=layout,
                      subset_label_formatter=lambda count: _count_label(count, n))
