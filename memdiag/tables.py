@@ -45,14 +45,21 @@ def signature(attrs: Mapping[str, object]) -> str:
     return " | ".join(parts)
 
 
-def _cell(value: object, column: str) -> object:
-    """Format one cell: p-values with 4 significant digits, other floats with up to 4 decimals."""
+def _decimals(values: pd.Series) -> int:
+    """Decimals for a float column: 2 when it holds points or counts (any |value| >= 1), else 4
+    (rates and fractions), so a column and its interval read alike."""
+    finite = pd.to_numeric(values, errors="coerce").abs()
+    return 2 if (finite >= 1).any() else 4
+
+
+def _cell(value: object, column: str, decimals: int = 2) -> object:
+    """Format one cell: p-values with 4 significant digits, other floats with ``decimals``."""
     if isinstance(value, (float, np.floating)):
         if math.isnan(value):
             return "undefined" if column.startswith(("utilization", "estimate")) else ""
         if column == "p" or column.startswith("p_"):
             return f"{value:.4g}" if value >= 1e-4 else f"{value:.2e}"
-        return f"{value:.4f}".rstrip("0").rstrip(".") if abs(value) < 1 else f"{value:.2f}"
+        return f"{value:.{decimals}f}"
     return value
 
 
@@ -81,10 +88,13 @@ def display(df: pd.DataFrame, level: object = None) -> pd.DataFrame:
     for c in columns:
         if c in hidden:
             continue
-        cells = [_cell(v, c) for v in df[c].tolist()]
+        group = [c, *pairs.get(c, ())]
+        decimals = _decimals(pd.concat([df[g] for g in group], ignore_index=True))
+        cells = [_cell(v, c, decimals) for v in df[c].tolist()]
         if c in pairs:
             low, high = pairs[c]
-            cells = [f"{v} [{_cell(lo, low)}, {_cell(hi, high)}]" if v not in ("", "undefined") else v
+            cells = [f"{v} [{_cell(lo, low, decimals)}, {_cell(hi, high, decimals)}]"
+                     if v not in ("", "undefined") else v
                      for v, lo, hi in zip(cells, df[low].tolist(), df[high].tolist())]
             out[c + label] = cells
         else:
