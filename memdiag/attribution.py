@@ -11,6 +11,7 @@ unchanged +0.281 points).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -18,7 +19,7 @@ import pandas as pd
 from memdiag.compare import resolve_design
 from memdiag.errors import SchemeError, VerdictError
 from memdiag.resample import Design, bootstrap_sums
-from memdiag.schemes import Scheme, get_scheme
+from memdiag.schemes import Scheme, resolve_scheme
 from memdiag.verdicts import MissingQueryPolicy, MissingVerdictPolicy, align
 
 PARTS: tuple[str, ...] = ("changed", "unchanged", "total")
@@ -53,7 +54,7 @@ def attribute_change(
     after_df: pd.DataFrame,
     changed: str | Iterable[str] | pd.Series,
     system: str | None = None,
-    scheme: str | Scheme | None = None,
+    scheme: str | Path | Scheme | None = None,
     design: str | None = None,
     n_resamples: int = 20_000,
     seed: int = 0,
@@ -101,7 +102,7 @@ def attribute_change(
     1  unchanged  3           0.0
     2      total  4          25.0
     """
-    scheme_obj = get_scheme(scheme) if isinstance(scheme, str) else scheme
+    scheme_obj = resolve_scheme(scheme)
     if scheme_obj is not None and scheme_obj.weights is not None:
         raise SchemeError(f"scheme '{scheme_obj.name}' weights groups, so a change does not split into "
                           "per-query parts; use a question-weighted scheme.")

@@ -25,7 +25,7 @@ from scipy import optimize, stats
 from memdiag.compare import EVIDENCE_METRICS, compare, metric_columns, resolve_design
 from memdiag.errors import SchemeError, VerdictError, where
 from memdiag.resample import KINDS, Design, bootstrap_sums
-from memdiag.schemes import Scheme, get_scheme, known_schemes
+from memdiag.schemes import Scheme, get_scheme, known_schemes, resolve_scheme
 from memdiag.significance import adjust
 from memdiag.verdicts import MissingQueryPolicy, MissingVerdictPolicy, Panel, align
 
@@ -183,10 +183,6 @@ def check_aggregate(
 # --------------------------------------------------------------------------------------------
 # shared: verdicts -> panel -> metric columns (as memdiag.compare does)
 # --------------------------------------------------------------------------------------------
-def _scheme(scheme: str | Path | Scheme | None) -> Scheme | None:
-    return None if scheme is None else get_scheme(scheme)
-
-
 def _panel(df: pd.DataFrame, scheme: Scheme | None, metric: str, systems: Sequence[str] | None,
            missing: MissingQueryPolicy, verdict_missing: MissingVerdictPolicy) -> tuple[Panel, list[str]]:
     notes: list[str] = []
@@ -277,7 +273,7 @@ def rank_stability(
     0      a    66.667   1.0    0.716      1.284
     1      b    50.000   2.0    0.284      1.716
     """
-    scheme_obj = _scheme(scheme)
+    scheme_obj = resolve_scheme(scheme)
     panel, notes = _panel(df, scheme_obj, metric, systems, missing, verdict_missing)
     kind, why = resolve_design(panel, design, scheme_obj)
     cols = metric_columns(panel, metric, scheme_obj, threshold)
@@ -605,7 +601,7 @@ def _checkable(df: pd.DataFrame, claim: Mapping) -> tuple[pd.DataFrame, Scheme |
     needs = "sufficient" if metric in EVIDENCE_METRICS else (None if metric == "accuracy" else metric)
     if needs is not None and needs not in df:
         raise VerdictError(f"metric '{metric}' needs a '{needs}' column, which the verdicts lack")
-    return df, _scheme(scheme)
+    return df, resolve_scheme(scheme)
 
 
 def _evaluate(df: pd.DataFrame, claim: Mapping, n_resamples: int, seed: int, level: float,

@@ -18,23 +18,24 @@ import itertools
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from memdiag.errors import SchemeError, VerdictError
 from memdiag.resample import BootstrapResult, Design, bootstrap_sums, omnibus_max_range, paired_binary_bootstrap
-from memdiag.schemes import Scheme, get_scheme
+from memdiag.schemes import Scheme, resolve_scheme
 from memdiag.significance import adjust, cochrans_q, mcnemar
 from memdiag.verdicts import MissingQueryPolicy, MissingVerdictPolicy, Panel, align
 
 #: Metrics computed from the sufficiency labels rather than from the scores (SPEC §3).
 EVIDENCE_METRICS: tuple[str, ...] = ("coverage", "utilization")
 
-#: Design a built-in scheme asks for when the data carry the needed column (paper C.6).
-SCHEME_DESIGNS: dict[str, tuple[str, str]] = {
-    "meme": ("cluster", "cluster"),
-    "memoryagentbench": ("stratified", "stratum"),
+#: The per-query columns each design resamples by.
+DESIGN_COLUMNS: dict[str, tuple[str, ...]] = {
+    "iid": (), "stratified": ("stratum",), "cluster": ("cluster",),
+    "stratified-cluster": ("stratum", "cluster"),
 }
 
 #: A cluster-design interval wider than the iid one by this factor is a material design effect.
@@ -130,17 +131,13 @@ def resolve_design(panel: Panel, design: str | None, scheme: Scheme | None) -> t
     """The design to use and one line saying why (SPEC §4: the design follows the benchmark)."""
     if design is not None:
         return design, f"design {design} (chosen by the user)"
-    if scheme is not None and scheme.name in SCHEME_DESIGNS:
-        kind, column = SCHEME_DESIGNS[scheme.name]
-        if column in panel.queries and panel.queries[column].notna().all():
-            return kind, f"design {kind} (default for scheme {scheme.name}: resample by {column})"
-        return "iid", (f"design iid (scheme {scheme.name} asks for {kind} resampling by '{column}', "
-                       "which the data lack)")
+    if scheme is not None and scheme.design is not None:
+        kind, needed = scheme.design, DESIGN_COLUMNS[scheme.design]
+        if all(c in panel.queries and panel.queries[c].notna().all() for c in needed):
+            return kind, f"design {kind} (default for scheme {scheme.name}: resample by {' and '.join(needed)})"
+        return "iid", (f"design iid (scheme {scheme.name} asks for {kind} resampling by "
+                       f"{' and '.join(repr(c) for c in needed)}, which the data lack)")
     return "iid", "design iid (default)"
-
-
-def _resolve_scheme(scheme: str | Scheme | None) -> Scheme | None:
-    return get_scheme(scheme) if isinstance(scheme, str) else scheme
 
 
 def _panel(df: pd.DataFrame, scheme: Scheme | None, missing: MissingQueryPolicy,
@@ -213,7 +210,7 @@ def _pair_intervals(cols: MetricColumns, design: Design, index_pairs: list[tuple
 def compare(
     df: pd.DataFrame,
     metric: str = "accuracy",
-    scheme: str | Scheme | None = None,
+    scheme: str | Path | Scheme | None = None,
     pairs: str = "all",
     reference: str | None = None,
     design: str | None = None,
@@ -269,7 +266,7 @@ def compare(
     b + c, ½)) with b, c the discordant counts. Bootstrap sign test otherwise: p = min(1,
     2·min(p₋, p₊)), p₋ = (1 + #{Δ* ≤ 0})/(1 + B), p₊ = (1 + #{Δ* ≥ 0})/(1 + B). SPEC §4–§5.
     """
-    scheme_obj = _resolve_scheme(scheme)
+    scheme_obj = resolve_scheme(scheme)
     panel = _panel(df, scheme_obj, missing, verdict_missing, systems, metric)
     if len(panel.systems) < 2:
         raise VerdictError(f"comparing needs at least two systems; the data hold {len(panel.systems)}.")
@@ -342,7 +339,7 @@ def _design_effect(out: pd.DataFrame, cols: MetricColumns, panel: Panel, index_p
 def omnibus(
     df: pd.DataFrame,
     metric: str = "accuracy",
-    scheme: str | Scheme | None = None,
+    scheme: str | Path | Scheme | None = None,
     design: str | None = None,
     n_resamples: int = 20_000,
     seed: int = 0,
@@ -362,7 +359,7 @@ def omnibus(
     pandas.DataFrame
         One row: ``metric, test, statistic, df, p, k, n, design, n_resamples, seed``.
     """
-    scheme_obj = _resolve_scheme(scheme)
+    scheme_obj = resolve_scheme(scheme)
     panel = _panel(df, scheme_obj, missing, verdict_missing, systems, metric)
     if len(panel.systems) < 2:
         raise VerdictError(f"an omnibus test needs at least two systems; the data hold {len(panel.systems)}.")
@@ -388,7 +385,7 @@ def omnibus(
 def bootstrap(
     df: pd.DataFrame,
     statistic: str | Callable[[Panel], tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]] = "accuracy",
-    scheme: str | Scheme | None = None,
+    scheme: str | Path | Scheme | None = None,
     design: str | None = None,
     n_resamples: int = 20_000,
     seed: int = 0,
@@ -416,7 +413,7 @@ def bootstrap(
         One row per system (or per output of a callable statistic): ``system, estimate, ci_low,
         ci_high, se, n, design, n_resamples, seed``; estimates of a named metric in points.
     """
-    scheme_obj = _resolve_scheme(scheme)
+    scheme_obj = resolve_scheme(scheme)
     name = statistic if isinstance(statistic, str) else "accuracy"
     panel = _panel(df, scheme_obj, missing, verdict_missing, systems, name)
     kind, why = resolve_design(panel, design, scheme_obj)

@@ -21,13 +21,14 @@ the systems compared with one reference (Memory Tax review; SPEC §2, §5).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from memdiag.errors import VerdictError
 from memdiag.resample import Design, bootstrap_sums
-from memdiag.schemes import Scheme, get_scheme
+from memdiag.schemes import Scheme, resolve_scheme
 from memdiag.significance import adjust, mcnemar
 from memdiag.verdicts import MissingQueryPolicy, MissingVerdictPolicy, Panel, align
 
@@ -113,7 +114,7 @@ def flows(
     seed: int | np.random.Generator = 0,
     confidence_level: float = 0.95,
     correction: str = "holm",
-    scheme: str | Scheme | None = None,
+    scheme: str | Path | Scheme | None = None,
     missing: MissingQueryPolicy = "error",
     verdict_missing: MissingVerdictPolicy = "as-wrong",
 ) -> pd.DataFrame:
@@ -177,7 +178,7 @@ def flows(
     0    mem     1        1    1        1    0        0.5       0.5
     """
     references = [reference] if isinstance(reference, str) else list(reference)
-    scheme_obj = get_scheme(scheme) if isinstance(scheme, str) else scheme
+    scheme_obj = resolve_scheme(scheme)
     if scheme_obj is not None:
         df = scheme_obj.select(df)
     panel = align(df, missing=missing, verdict_missing=verdict_missing)

@@ -26,6 +26,7 @@ import pandas as pd
 import yaml
 
 from memdiag.errors import SchemeError
+from memdiag.resample import KINDS
 from memdiag.schema import LOCOMO_CATEGORIES, QUERY_ATTRIBUTES
 from memdiag.verdicts import Panel, check
 
@@ -194,6 +195,10 @@ class Scheme:
     aliases
         Data label -> canonical group name, beyond the case/punctuation-insensitive matching
         that always applies.
+    design
+        The resampling design the benchmark asks for (``cluster``, ``stratified``,
+        ``stratified-cluster``; SPEC §4, paper C.6), used by default when the data carry the
+        columns it needs; None leaves the default to ``iid``.
     description, source
         What the scheme is and where its rule comes from.
     origin
@@ -212,6 +217,7 @@ class Scheme:
     threshold: float = 0.5
     expected_n: int | None = None
     aliases: Mapping[str, str] = field(default_factory=dict)
+    design: str | None = None
     description: str = ""
     source: str = ""
     origin: str = ""
@@ -254,6 +260,8 @@ class Scheme:
             raise fail("expected_n", f"{self.expected_n!r} is not a positive whole number.")
         if self.phase is not None:
             set_("phase", str(self.phase).strip().lower())
+        if self.design is not None and self.design not in KINDS:
+            raise fail("design", f"'{self.design}' is not a resampling design (use one of {', '.join(KINDS)}).")
         if not isinstance(self.aliases, Mapping):
             raise fail("aliases", "give a mapping data label -> group name.")
         set_("aliases", {str(k): str(v) for k, v in self.aliases.items()})
@@ -731,7 +739,8 @@ BUILTIN: dict[str, Scheme] = {s.name: s for s in (
                        "question-weighted mean over 470",
            source="SPEC §6; Raw-RAG paper D.1.2"),
     Scheme("meme", group_by="category", weights=list(MEME_TASKS), gates=("Del", "Cas", "Abs"),
-           phase="after", required_groups=tuple(MEME_TASKS), expected_n=694, origin="built-in",
+           phase="after", required_groups=tuple(MEME_TASKS), expected_n=694, design="cluster",
+           origin="built-in",
            aliases={alias: task for task, names in MEME_TASKS.items() for alias in names},
            description="MEME: task scores from after-phase answers; a Del/Cas/Abs pass counts only "
                        "if the before-phase twin (same pair_id) was correct; Overall = macro-average "
@@ -739,7 +748,7 @@ BUILTIN: dict[str, Scheme] = {s.name: s for s in (
            source="SPEC §6; Raw-RAG paper D.5, D.1.3 (694 after-phase questions, A.5)"),
     Scheme("memoryagentbench", group_by="stratum", weights=MEMORYAGENTBENCH_TREE,
            required_groups=tuple(tree_weights(MEMORYAGENTBENCH_TREE)[0]), expected_n=2071,
-           aliases=MEMORYAGENTBENCH_ALIASES, origin="built-in",
+           aliases=MEMORYAGENTBENCH_ALIASES, design="stratified", origin="built-in",
            description="MemoryAgentBench: 14 source scores -> AR = mean(LongMemEval, EventQA, RULER-QA1, "
                        "RULER-QA2); TTL = ½(ReDial + mean of 5 ICL sources); LRU = mean(DetectiveQA, "
                        "InfBench-Sum); CR = mean(FactConsolidation-SH, -MH); Overall = mean(AR, TTL, LRU, CR)",
@@ -784,3 +793,8 @@ def get_scheme(name_or_path: str | Path | Scheme | Mapping) -> Scheme:
             return scheme
     raise SchemeError(f"unknown scheme '{text}' (known: {', '.join(known_schemes())}). Give a built-in "
                       "name or a .yaml/.json scheme file.")
+
+
+def resolve_scheme(scheme: str | Path | Scheme | Mapping | None) -> Scheme | None:
+    """:func:`get_scheme` for an optional argument: None stays None (no official aggregation)."""
+    return None if scheme is None else get_scheme(scheme)

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import memdiag as md
 from memdiag.errors import SchemeError
 from memdiag.schemes import Scheme, get_scheme, known_schemes, tree_weights
 from memdiag.simulate import simulate
@@ -454,3 +455,18 @@ def test_user_scheme_reproduces_meme_and_gate_names_take_the_scheme_spelling(tmp
     scheme = get_scheme(path)
     assert scheme.gates == ("Del", "Cas", "Abs") and scheme.phase == "after"
     np.testing.assert_allclose(scheme.layout(align(meme_hand())).estimate(), [4 / 6, 5.5 / 6])
+
+
+def test_a_scheme_declares_its_resampling_design_and_memdiag_uses_it(tmp_path):
+    path = tmp_path / "clustered.yaml"
+    path.write_text("name: clustered\ngroup_by: category\ndesign: cluster\n")
+    df = md.simulate(n_queries=300, n_clusters=20, icc=0.2, seed=1)
+    out = md.score(df, scheme=path, n_resamples=300)
+    assert out.attrs["design"] == "cluster"
+    assert md.compare(df, scheme=path, n_resamples=300)["design"].eq("cluster").all()
+    unclustered = df.drop(columns="cluster")
+    assert md.score(unclustered, scheme=path, n_resamples=300).attrs["design"] == "iid"
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: bad\ndesign: clustered\n")
+    with pytest.raises(md.SchemeError, match="key 'design': 'clustered' is not a resampling design"):
+        md.get_scheme(bad)
