@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from memdiag.compare import resolve_design
-from memdiag.errors import SchemeError, VerdictError
+from memdiag.errors import SchemeError, VerdictError, listing
 from memdiag.resample import Design, bootstrap_sums
 from memdiag.schemes import Scheme, resolve_scheme
 from memdiag.verdicts import MissingQueryPolicy, MissingVerdictPolicy, align
@@ -142,7 +142,7 @@ def attribute_change(
     notes = [why] + panel.notes_text()
     if unknown:
         notes.append(f"{len(unknown)} changed query ids are not among the aligned queries and were ignored: "
-                     f"{', '.join(sorted(unknown)[:5])}{' …' if len(unknown) > 5 else ''}")
+                     f"{listing(sorted(unknown))}")
     out.attrs = {"scheme": scheme_obj.name if scheme_obj else None, "design": kind,
                  "n_resamples": n_resamples, "seed": seed, "confidence_level": confidence_level,
                  "missing": missing, "verdict_missing": verdict_missing, "notes": notes}

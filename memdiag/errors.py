@@ -5,6 +5,8 @@ The CLI turns each into one line on stderr and exit status 2.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 
 class VerdictError(ValueError):
     """Bad per-query verdict input: names the file, the record and the field, and what to do."""
@@ -12,6 +14,21 @@ class VerdictError(ValueError):
 
 class SchemeError(ValueError):
     """A benchmark scheme that is unknown, malformed, or that the data cannot satisfy."""
+
+
+#: How many offending names an error or note lists before it says "and N more".
+SHOW = 5
+
+
+def listing(values: Iterable[object], show: int = SHOW) -> str:
+    """The first ``show`` values, comma-separated, then "and N more".
+
+    >>> listing(["q1", "q2", "q3"], show=2)
+    'q1, q2 and 1 more'
+    """
+    values = list(values)
+    shown = ", ".join(map(str, values[:show]))
+    return shown + (f" and {len(values) - show} more" if len(values) > show else "")
 
 
 def where(source: str | None, record: object | None = None, field: str | None = None) -> str:

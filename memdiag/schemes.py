@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from memdiag.errors import SchemeError
+from memdiag.errors import SchemeError, listing
 from memdiag.resample import KINDS
 from memdiag.schema import LOCOMO_CATEGORIES, QUERY_ATTRIBUTES
 from memdiag.verdicts import Panel, check
@@ -39,19 +39,10 @@ UNLABELLED = "(none)"
 #: Per-query attributes a scheme can group by.
 GROUPABLE: tuple[str, ...] = tuple(c for c in QUERY_ATTRIBUTES if c != "pair_id")
 
-#: How many offending names a note or error lists before it says "and N more".
-_SHOW = 5
-
 
 def _key(label: object) -> str:
     """Matching key of a group label: case, spaces and punctuation ignored ('Multi_Hop' -> 'multihop')."""
     return re.sub(r"[^0-9a-z]+", "", str(label).casefold())
-
-
-def _names(values: Sequence[object]) -> str:
-    values = list(values)
-    shown = ", ".join(map(str, values[:_SHOW]))
-    return shown + (f" and {len(values) - _SHOW} more" if len(values) > _SHOW else "")
 
 
 def _is_number(value: object) -> bool:
@@ -136,7 +127,7 @@ def tree_weights(tree: Mapping | Sequence | str) -> tuple[dict[str, float], dict
             raise SchemeError(f"node '{name or 'root'}' is empty. Give it at least one group.")
         bad = [label for label, _, w in children if not (math.isfinite(w) and w > 0)]
         if bad:
-            raise SchemeError(f"the weight of {_names(bad)} is not a positive number.")
+            raise SchemeError(f"the weight of {listing(bad)} is not a positive number.")
         total = sum(w for _, _, w in children)
         part: dict[str, float] = {}
         for label, child, w in children:
@@ -151,7 +142,7 @@ def tree_weights(tree: Mapping | Sequence | str) -> tuple[dict[str, float], dict
     walk(tree, 1.0, None)
     clash = set(nodes) & set(weights)
     if clash:
-        raise SchemeError(f"'{_names(sorted(clash))}' names both a node and a group. Name them apart.")
+        raise SchemeError(f"'{listing(sorted(clash))}' names both a node and a group. Name them apart.")
     return weights, nodes
 
 
@@ -275,7 +266,7 @@ class Scheme:
                 names = list(self.aliases.values()) if key == "aliases" else getattr(self, key)
                 unknown = [v for v in names if _key(v) not in lookup]
                 if unknown:
-                    raise fail(key, f"{_names(unknown)} is not one of the scheme's groups ({', '.join(closed)}).")
+                    raise fail(key, f"{listing(unknown)} is not one of the scheme's groups ({', '.join(closed)}).")
             set_("gates", tuple(lookup[_key(g)] for g in self.gates))
             set_("required_groups", tuple(lookup[_key(g)] for g in self.required_groups))
             set_("aliases", {k: lookup[_key(v)] for k, v in self.aliases.items()})
@@ -399,7 +390,7 @@ class Scheme:
             outside = keep & ~_member(labels, closed)
             counts = pd.Series(labels[outside]).value_counts()
             drop(outside, lambda k: f"{k} queries whose {column} is not in the scheme excluded ("
-                 + _names([f"{label} {c}" for label, c in counts.items()]) + ")")
+                 + listing([f"{label} {c}" for label, c in counts.items()]) + ")")
         else:
             labels[unlabelled] = UNLABELLED
             if unlabelled.any():
@@ -473,7 +464,7 @@ class Scheme:
         if missing:
             notes.append({"policy": f"scheme {self.name}", "count": len(missing),
                           "detail": f"incomplete: {len(missing)} of {len(self.required_groups)} required "
-                                    f"{self.group_by} groups have no query ({_names(missing)}); not a "
+                                    f"{self.group_by} groups have no query ({listing(missing)}); not a "
                                     "full-benchmark result"})
         if self.expected_n is not None and int(counts.sum()) != self.expected_n:
             complete = False
@@ -511,7 +502,7 @@ class Scheme:
             split = spread.index[spread > 1]
             if len(split):
                 raise SchemeError(f"{len(split)} pair_id twins sit in different clusters "
-                                  f"({_names(split)}). Both phases of a pair must share a cluster "
+                                  f"({listing(split)}). Both phases of a pair must share a cluster "
                                   "(episode) so that resampling keeps them together; fix the cluster labels.")
         twin: dict[str, int] = {}
         first_id: dict[str, object] = {}
@@ -523,14 +514,14 @@ class Scheme:
             twin.setdefault(p, int(i))
         if ambiguous:
             raise SchemeError(f"{len(set(ambiguous))} pair_ids have more than one before-phase "
-                              f"question ({_names(sorted(set(ambiguous)))}). Give each pair one before twin.")
+                              f"question ({listing(sorted(set(ambiguous)))}). Give each pair one before twin.")
         rows = np.flatnonzero(gated)
         twins = np.array([twin.get(pairs[i], -1) if pairs[i] is not None else -1 for i in rows])
         orphans = panel.query_ids[rows[twins < 0]]
         if len(orphans):
             raise SchemeError(
                 f"{len(orphans)} gated after-phase queries ({', '.join(self.gates)}) have no before-phase "
-                f"twin with the same pair_id: {_names(orphans)}. The gate needs both answers: add the "
+                f"twin with the same pair_id: {listing(orphans)}. The gate needs both answers: add the "
                 "before-phase verdicts, fix pair_id, or align with missing='wrong' if those before "
                 "answers are absent because the system gave none.")
         scores = panel.scores.copy()

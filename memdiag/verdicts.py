@@ -18,14 +18,11 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from memdiag.errors import VerdictError, where
+from memdiag.errors import VerdictError, listing, where
 from memdiag.schema import BINARY_LABELS, CANONICAL, COSTS, PROVENANCE, QUERY_ATTRIBUTES, REQUIRED
 
 MissingQueryPolicy = Literal["error", "drop", "wrong"]
 MissingVerdictPolicy = Literal["as-wrong", "exclude"]
-
-#: How many offending names an error or note lists before it says "and N more".
-_SHOW = 5
 
 
 # --------------------------------------------------------------------------------------------
@@ -276,19 +273,13 @@ def validate(df: pd.DataFrame) -> pd.DataFrame:
         if n_queries < len(all_queries):
             lacking = all_queries.difference(per_query.loc[name].index)
             notes.append(f"system '{name}' lacks {len(lacking)} of {len(all_queries)} queries: "
-                         f"{_names(lacking)}")
+                         f"{listing(lacking)}")
     notes.extend(_attribute_conflicts(df))
     notes.extend(_label_disagreements(df))
     summary = pd.DataFrame(rows)
     summary.attrs["notes"] = notes
     summary.attrs["n_queries"] = len(all_queries)
     return summary
-
-
-def _names(values: Iterable[object]) -> str:
-    values = list(values)
-    shown = ", ".join(map(str, values[:_SHOW]))
-    return shown + (f" and {len(values) - _SHOW} more" if len(values) > _SHOW else "")
 
 
 def _attribute_conflicts(df: pd.DataFrame) -> list[str]:
@@ -299,7 +290,7 @@ def _attribute_conflicts(df: pd.DataFrame) -> list[str]:
             conflicted = distinct.index[distinct > 1]
             if len(conflicted):
                 notes.append(f"{len(conflicted)} queries carry different '{column}' values across "
-                             f"systems (the first non-missing value is used): {_names(conflicted)}")
+                             f"systems (the first non-missing value is used): {listing(conflicted)}")
     return notes
 
 
@@ -493,7 +484,7 @@ def align(
             notes.append({"policy": "missing verdicts exclude", "count": len(bad),
                           "per_system": missing_per_system.to_dict(),
                           "detail": f"{len(bad)} queries with a missing verdict dropped for every "
-                                    f"system ({n_missing} missing verdicts: {per_system}): {_names(bad)}"})
+                                    f"system ({n_missing} missing verdicts: {per_system}): {listing(bad)}"})
             df = df[~df["query_id"].isin(bad)]
     else:
         raise VerdictError(f"unknown missing-verdict policy '{verdict_missing}' (use as-wrong or exclude).")
@@ -523,17 +514,17 @@ def align(
         if missing == "error":
             raise VerdictError(
                 f"{len(lacking_ids)} queries are missing for some systems ({detail}): "
-                f"{_names(lacking_ids)}. Paired analyses need the same queries for every system: "
+                f"{listing(lacking_ids)}. Paired analyses need the same queries for every system: "
                 "choose --missing drop (drop them for all) or --missing wrong (score them 0)."
             )
         if missing == "drop":
             notes.append({"policy": "missing queries drop", "count": int(lacking_rows.sum()),
                           "per_system": per, "detail": f"{int(lacking_rows.sum())} queries not "
-                          f"answered by every system dropped ({detail}): {_names(lacking_ids)}"})
+                          f"answered by every system dropped ({detail}): {listing(lacking_ids)}"})
         elif missing == "wrong":
             notes.append({"policy": "missing queries wrong", "count": int((~present).sum()),
                           "per_system": per, "detail": f"{int((~present).sum())} missing "
-                          f"(system, query) pairs scored 0 ({detail}): {_names(lacking_ids)}"})
+                          f"(system, query) pairs scored 0 ({detail}): {listing(lacking_ids)}"})
         else:
             raise VerdictError(f"unknown missing-query policy '{missing}' (use error, drop or wrong).")
 
