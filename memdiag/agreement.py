@@ -25,6 +25,7 @@ from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa, fleiss
 
 from memdiag.errors import VerdictError
 from memdiag.resample import Design, bootstrap_sums
+from memdiag.significance import cell_indicators
 from memdiag.verdicts import MissingQueryPolicy, align
 
 COLUMNS: tuple[str, ...] = ("kind", "rater_a", "rater_b", "n", "n_raters", "agreement", "kappa", "se",
@@ -105,12 +106,6 @@ def _human(human: str | pd.DataFrame | pd.Series, df: pd.DataFrame, units: pd.Mu
 # --------------------------------------------------------------------------------------------
 # kappas from sums (for the bootstrap) and from statsmodels (the estimates)
 # --------------------------------------------------------------------------------------------
-def _cells(a: np.ndarray, b: np.ndarray, present: np.ndarray) -> np.ndarray:
-    """Per-unit one-hot cells ``(N, 4)`` [both 1, a only, b only, both 0]; zeros where absent."""
-    cells = np.stack([a & b, a & ~b, ~a & b, ~a & ~b], axis=1) & present[:, None]
-    return cells.astype(np.float64)
-
-
 def _cohen_from_sums(sums: np.ndarray) -> np.ndarray:
     """Cohen's κ of each 2x2 table in sums ``(B, 4k)`` -> ``(B, k)``; NaN when p_e = 1."""
     cells = sums.reshape(sums.shape[0], -1, 4)
@@ -260,7 +255,7 @@ def agreement(
         pairs.append({"kind": "cohen", "rater_a": raters[i], "rater_b": raters[j],
                       **_cohen_row(correct[:, i], correct[:, j], z),
                       "missing_a": missing_counts[raters[i]], "missing_b": missing_counts[raters[j]]})
-        X.append(_cells(correct[:, i], correct[:, j], np.ones(len(wide), dtype=bool)))
+        X.append(cell_indicators(correct[:, j], correct[:, i]))  # (both, i only, j only, neither)
     table, _ = aggregate_raters(correct.astype(np.int64), n_cat=2)
     yes = table[:, 1].astype(np.float64)
     agree_i = (yes ** 2 + (m - yes) ** 2 - m) / (m * (m - 1))
@@ -278,7 +273,7 @@ def agreement(
             versus.append({"kind": "human", "rater_a": rater, "rater_b": "human",
                            **_cohen_row(correct[labelled, i], truth[labelled], z),
                            "missing_a": missing_counts[rater], "missing_b": int((~labelled).sum())})
-            X.append(_cells(correct[:, i], truth, labelled))
+            X.append(cell_indicators(truth, correct[:, i]) * labelled[:, None])
     out = pd.DataFrame([*pairs, fleiss, *versus])
     out["n_raters"] = np.where(out["kind"] == "fleiss", m, 2)
     out["boot_ci_low"], out["boot_ci_high"] = np.nan, np.nan

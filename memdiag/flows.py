@@ -29,7 +29,7 @@ import pandas as pd
 from memdiag.errors import VerdictError
 from memdiag.resample import Design, bootstrap_sums
 from memdiag.schemes import Scheme, resolve_scheme
-from memdiag.significance import adjust, mcnemar
+from memdiag.significance import adjust, cell_indicators, mcnemar
 from memdiag.verdicts import MissingQueryPolicy, MissingVerdictPolicy, Panel, align
 
 #: The rates that get intervals, in column order.
@@ -47,12 +47,6 @@ def _rates(sums: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         out = np.stack([b / n, c / n, (b - c) / n, a / (a + c), b / (b + d)], axis=-1)
     return out.reshape(sums.shape[0], -1)
-
-
-def _cells(reference: np.ndarray, system: np.ndarray) -> np.ndarray:
-    """Per-query one-hot cell indicators ``(N, 4)`` in the order [both, benefit, tax, neither]."""
-    return np.stack([reference & system, ~reference & system, reference & ~system,
-                     ~reference & ~system], axis=1).astype(np.float64)
 
 
 def flows_panel(
@@ -78,7 +72,7 @@ def flows_panel(
                            f"only {', '.join(panel.systems)}.")
     correct = panel.scores > threshold
     ref = correct[:, ref_col]
-    X = np.hstack([_cells(ref, correct[:, panel.system_index(s)]) for s in names])
+    X = np.hstack([cell_indicators(ref, correct[:, panel.system_index(s)]) for s in names])
     result = bootstrap_sums(X, Design.from_panel(panel, design), _rates, n_resamples=n_resamples,
                             seed=seed, ci=confidence_level)
     counts = X.sum(axis=0).reshape(-1, 4).astype(np.int64)

@@ -18,7 +18,7 @@ from scipy import stats
 from statsmodels.stats.contingency_tables import cochrans_q as _sm_cochrans_q
 from statsmodels.stats.multitest import multipletests
 
-__all__ = ["ADJUST_METHODS", "CochransQResult", "McNemarResult", "adjust", "binary_outcomes", "cochrans_q",
+__all__ = ["ADJUST_METHODS", "CochransQResult", "McNemarResult", "adjust", "binary_outcomes", "cell_indicators", "cochrans_q",
            "mcnemar", "mcnemar_from_outcomes", "oriented_pairs", "pairwise_matrix"]
 
 #: Multiplicity corrections :func:`adjust` offers (statsmodels names).
@@ -162,6 +162,18 @@ def binary_outcomes(values: object, name: str) -> np.ndarray:
                          "Binarize the scores first (SPEC §2: correct = score > 0.5); a missing "
                          "verdict needs a policy (align).")
     return num.astype(np.int64)
+
+
+def cell_indicators(reference: np.ndarray, system: np.ndarray) -> np.ndarray:
+    """Per-query one-hot cells of the paired 2x2 table, ``(N, 4)`` float in the order
+    (both, benefit, tax, neither) = (a, b, c, d) of SPEC §2: reference and system right; only the
+    system right; only the reference right; both wrong. Summed over queries they are the table.
+
+    >>> cell_indicators(np.array([True, True, False]), np.array([True, False, True])).tolist()
+    [[1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 0.0]]
+    """
+    r, m = np.asarray(reference, dtype=bool), np.asarray(system, dtype=bool)
+    return np.stack([r & m, ~r & m, r & ~m, ~r & ~m], axis=1).astype(np.float64)
 
 
 def mcnemar_from_outcomes(reference: object, system: object, *, exact: bool = True,
