@@ -16,11 +16,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from memdiag.compare import resolve_design
+from memdiag.compare import align_for, resolve_design
 from memdiag.errors import SchemeError, VerdictError, listing
 from memdiag.resample import Design, bootstrap_sums
 from memdiag.schemes import Scheme, resolve_scheme
-from memdiag.verdicts import MissingQueryPolicy, MissingVerdictPolicy, align
+from memdiag.verdicts import MissingQueryPolicy, MissingVerdictPolicy
 
 PARTS: tuple[str, ...] = ("changed", "unchanged", "total")
 
@@ -108,9 +108,8 @@ def attribute_change(
                           "per-query parts; use a question-weighted scheme.")
     frames = [_one_system(before_df, system, "before"), _one_system(after_df, system, "after")]
     df = pd.concat(frames, ignore_index=True, sort=False)
-    if scheme_obj is not None:
-        df = scheme_obj.select(df)
-    panel = align(df, missing=missing, verdict_missing=verdict_missing, systems=["before", "after"])
+    panel, aligned = align_for(df, scheme_obj, systems=["before", "after"], missing=missing,
+                               verdict_missing=verdict_missing)
     ids = _changed_ids(changed, after_df)
     unknown = ids.difference(panel.query_ids)
     if unknown and len(unknown) == len(ids):
@@ -139,7 +138,7 @@ def attribute_change(
         "before": [100 * panel.scores[m, 0].mean() if m.any() else np.nan for m in masks],
         "after": [100 * panel.scores[m, 1].mean() if m.any() else np.nan for m in masks],
     })
-    notes = [why] + panel.notes_text()
+    notes = [why] + aligned
     if unknown:
         notes.append(f"{len(unknown)} changed query ids are not among the aligned queries and were ignored: "
                      f"{listing(sorted(unknown))}")

@@ -22,12 +22,12 @@ import pandas as pd
 import yaml
 from scipy import optimize, stats
 
-from memdiag.compare import EVIDENCE_METRICS, compare, metric_columns, resolve_design
+from memdiag.compare import EVIDENCE_METRICS, align_for, compare, metric_columns, resolve_design
 from memdiag.errors import SchemeError, VerdictError, where
 from memdiag.resample import KINDS, Design, bootstrap_sums
 from memdiag.schemes import Scheme, get_scheme, known_schemes, resolve_scheme
 from memdiag.significance import adjust
-from memdiag.verdicts import MissingQueryPolicy, MissingVerdictPolicy, Panel, align
+from memdiag.verdicts import MissingQueryPolicy, MissingVerdictPolicy
 
 #: Default tolerance of :func:`check_aggregate`, in points (see its Notes).
 AGGREGATE_TOLERANCE = 0.01
@@ -181,20 +181,6 @@ def check_aggregate(
 
 
 # --------------------------------------------------------------------------------------------
-# shared: verdicts -> panel -> metric columns (as memdiag.compare does)
-# --------------------------------------------------------------------------------------------
-def _panel(df: pd.DataFrame, scheme: Scheme | None, metric: str, systems: Sequence[str] | None,
-           missing: MissingQueryPolicy, verdict_missing: MissingVerdictPolicy) -> tuple[Panel, list[str]]:
-    notes: list[str] = []
-    if scheme is not None:
-        df = scheme.select(df)
-        notes += [f"{n['policy']}: {n['detail']}" for n in df.attrs.get("scheme_notes", ())]
-    column = "score" if metric in ("accuracy", *EVIDENCE_METRICS) else metric
-    panel = align(df, missing=missing, verdict_missing=verdict_missing, systems=systems, metric=column)
-    return panel, notes + panel.notes_text()
-
-
-# --------------------------------------------------------------------------------------------
 # rank stability
 # --------------------------------------------------------------------------------------------
 def _rank_credit(values: np.ndarray) -> np.ndarray:
@@ -274,7 +260,7 @@ def rank_stability(
     1      b    50.000   2.0    0.284      1.716
     """
     scheme_obj = resolve_scheme(scheme)
-    panel, notes = _panel(df, scheme_obj, metric, systems, missing, verdict_missing)
+    panel, notes = align_for(df, scheme_obj, metric, systems, missing, verdict_missing)
     kind, why = resolve_design(panel, design, scheme_obj)
     cols = metric_columns(panel, metric, scheme_obj, threshold)
     res = bootstrap_sums(cols.X, Design.from_panel(panel, kind), cols.statistic, n_resamples=n_resamples,
@@ -610,7 +596,7 @@ def _evaluate(df: pd.DataFrame, claim: Mapping, n_resamples: int, seed: int, lev
     data, scheme = _checkable(df, claim)
     a, b = claim["system_a"], claim["system_b"]
     systems = [a] if b is None else [a, b]
-    panel, notes = _panel(data, scheme, claim["metric"], systems, missing, verdict_missing)
+    panel, notes = align_for(data, scheme, claim["metric"], systems, missing, verdict_missing)
     kind, _ = resolve_design(panel, claim["design"], scheme)
     cols = metric_columns(panel, claim["metric"], scheme)
     exact = cols.binary and kind == "iid"

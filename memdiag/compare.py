@@ -140,13 +140,22 @@ def resolve_design(panel: Panel, design: str | None, scheme: Scheme | None) -> t
     return "iid", "design iid (default)"
 
 
-def _panel(df: pd.DataFrame, scheme: Scheme | None, missing: MissingQueryPolicy,
-           verdict_missing: MissingVerdictPolicy, systems: Sequence[str] | None, metric: str) -> Panel:
+def align_for(df: pd.DataFrame, scheme: Scheme | None = None, metric: str = "accuracy",
+              systems: Sequence[str] | None = None, missing: MissingQueryPolicy = "error",
+              verdict_missing: MissingVerdictPolicy = "as-wrong") -> tuple[Panel, list[str]]:
+    """The :class:`Panel` a metric is computed on, and every note a reader must see with it.
+
+    Applies the scheme's query selection (SPEC §6) before pairing, aligns with the policies of
+    SPEC §1, and returns the notes of both (queries the scheme excluded, verdicts scored 0, ...).
+    ``accuracy``, ``coverage`` and ``utilization`` rest on ``score``; another metric on its column.
+    """
+    notes: list[str] = []
     if scheme is not None:
         df = scheme.select(df)
-    score_metric = "score" if metric in ("accuracy", *EVIDENCE_METRICS) else metric
-    return align(df, missing=missing, verdict_missing=verdict_missing, systems=systems,
-                 metric=score_metric)
+        notes += [f"{n['policy']}: {n['detail']}" for n in df.attrs.get("scheme_notes", ())]
+    column = "score" if metric in ("accuracy", *EVIDENCE_METRICS) else metric
+    panel = align(df, missing=missing, verdict_missing=verdict_missing, systems=systems, metric=column)
+    return panel, notes + panel.notes_text()
 
 
 def _pairs(systems: Sequence[str], pairs: str, reference: str | None) -> list[tuple[int, int]]:
@@ -267,7 +276,7 @@ def compare(
     2·min(p₋, p₊)), p₋ = (1 + #{Δ* ≤ 0})/(1 + B), p₊ = (1 + #{Δ* ≥ 0})/(1 + B). SPEC §4–§5.
     """
     scheme_obj = resolve_scheme(scheme)
-    panel = _panel(df, scheme_obj, missing, verdict_missing, systems, metric)
+    panel, aligned = align_for(df, scheme_obj, metric, systems, missing, verdict_missing)
     if len(panel.systems) < 2:
         raise VerdictError(f"comparing needs at least two systems; the data hold {len(panel.systems)}.")
     kind, why = resolve_design(panel, design, scheme_obj)
@@ -297,7 +306,7 @@ def compare(
     out["design"] = kind
     out["n_resamples"] = n_resamples
     out["seed"] = seed
-    notes = [why] + panel.notes_text()
+    notes = [why] + aligned
     if result.n_undefined is not None and np.any(np.asarray(result.n_undefined) > 0):
         notes.append(f"{int(np.max(result.n_undefined))} of {n_resamples} replicates gave an undefined "
                      "statistic (empty denominator) and were left out of the interval")
@@ -360,7 +369,7 @@ def omnibus(
         One row: ``metric, test, statistic, df, p, k, n, design, n_resamples, seed``.
     """
     scheme_obj = resolve_scheme(scheme)
-    panel = _panel(df, scheme_obj, missing, verdict_missing, systems, metric)
+    panel, aligned = align_for(df, scheme_obj, metric, systems, missing, verdict_missing)
     if len(panel.systems) < 2:
         raise VerdictError(f"an omnibus test needs at least two systems; the data hold {len(panel.systems)}.")
     kind, why = resolve_design(panel, design, scheme_obj)
@@ -378,7 +387,7 @@ def omnibus(
     out = pd.DataFrame([row])[["metric", "test", "statistic", "df", "p", "k", "n", "design",
                                "n_resamples", "seed"]]
     out.attrs = {"metric": cols.label, "scheme": scheme_obj.name if scheme_obj else None, "design": kind,
-                 "n_resamples": row["n_resamples"], "seed": row["seed"], "notes": [why] + panel.notes_text()}
+                 "n_resamples": row["n_resamples"], "seed": row["seed"], "notes": [why] + aligned}
     return out
 
 
@@ -415,7 +424,7 @@ def bootstrap(
     """
     scheme_obj = resolve_scheme(scheme)
     name = statistic if isinstance(statistic, str) else "accuracy"
-    panel = _panel(df, scheme_obj, missing, verdict_missing, systems, name)
+    panel, aligned = align_for(df, scheme_obj, name, systems, missing, verdict_missing)
     kind, why = resolve_design(panel, design, scheme_obj)
     if isinstance(statistic, str):
         cols = metric_columns(panel, statistic, scheme_obj, threshold)
@@ -436,5 +445,5 @@ def bootstrap(
     out.attrs = {"metric": name if isinstance(statistic, str) else "user statistic",
                  "scheme": scheme_obj.name if scheme_obj else None, "design": kind,
                  "n_resamples": n_resamples, "seed": seed, "confidence_level": ci,
-                 "notes": [why, f"{method} interval"] + panel.notes_text()}
+                 "notes": [why, f"{method} interval"] + aligned}
     return out

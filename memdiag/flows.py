@@ -26,11 +26,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from memdiag.compare import align_for
 from memdiag.errors import VerdictError
 from memdiag.resample import Design, bootstrap_sums
 from memdiag.schemes import Scheme, resolve_scheme
 from memdiag.significance import adjust, cell_indicators, mcnemar
-from memdiag.verdicts import MissingQueryPolicy, MissingVerdictPolicy, Panel, align
+from memdiag.verdicts import MissingQueryPolicy, MissingVerdictPolicy, Panel
 
 #: The rates that get intervals, in column order.
 RATES: tuple[str, ...] = ("benefit_rate", "tax_rate", "net_rate", "retention", "recovery")
@@ -173,9 +174,7 @@ def flows(
     """
     references = [reference] if isinstance(reference, str) else list(reference)
     scheme_obj = resolve_scheme(scheme)
-    if scheme_obj is not None:
-        df = scheme_obj.select(df)
-    panel = align(df, missing=missing, verdict_missing=verdict_missing)
+    panel, notes = align_for(df, scheme_obj, missing=missing, verdict_missing=verdict_missing)
     for ref in references:
         panel.system_index(ref)
     blocks = []
@@ -197,7 +196,7 @@ def flows(
                  "seed": seed if isinstance(seed, int) else "generator",
                  "confidence_level": confidence_level, "correction": correction,
                  "threshold": threshold, "missing": missing, "verdict_missing": verdict_missing,
-                 "notes": list(df.attrs.get("scheme_notes", [])) + panel.notes_text()}
+                 "notes": notes}
     if design in ("cluster", "stratified-cluster"):
         out.attrs["notes"].append("p is the exact McNemar test, which treats queries as independent; "
                                   f"p_bootstrap is the bootstrap sign test under the {design} design")

@@ -168,3 +168,11 @@ def test_unknown_reference_and_single_system_are_clear_errors(trpc):
         md.compare(trpc, pairs="reference", reference="zep")
     with pytest.raises(md.VerdictError, match="at least two systems"):
         md.compare(trpc[trpc["system"] == "long_context"])
+
+
+def test_scheme_exclusions_are_shown_with_the_comparison(trpc):
+    out = md.compare(trpc, scheme="locomo", n_resamples=300)
+    assert "scheme locomo: 446 queries of category 'adversarial' excluded" in out.attrs["notes"]
+    assert (out["n"] == 1540).all()
+    flows = md.flows(trpc, reference="rag_observation_pgvector", scheme="locomo", n_resamples=300)
+    assert "scheme locomo: 446 queries of category 'adversarial' excluded" in flows.attrs["notes"]
