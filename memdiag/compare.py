@@ -99,7 +99,7 @@ def metric_columns(panel: Panel, metric: str = "accuracy", scheme: Scheme | None
                 return sums[:, :s] / sums[:, s:]
 
         return MetricColumns(X, utilization, False, None, "utilization")
-    return _mean_columns(_finite(panel, metric), metric)
+    return _mean_columns(complete_matrix(panel, metric), metric)
 
 
 def _with_scores(panel: Panel, scores: np.ndarray) -> Panel:
@@ -108,7 +108,9 @@ def _with_scores(panel: Panel, scores: np.ndarray) -> Panel:
     return replace(panel, scores=scores)
 
 
-def _finite(panel: Panel, name: str) -> np.ndarray:
+def complete_matrix(panel: Panel, name: str) -> np.ndarray:
+    """The ``(N, S)`` matrix of a per-(system, query) column, or a VerdictError naming the first
+    (system, query) pair without a value and how many lack one."""
     values = panel.matrix(name)
     bad = np.isnan(values)
     if bad.any():
@@ -120,7 +122,7 @@ def _finite(panel: Panel, name: str) -> np.ndarray:
 
 
 def _labels(panel: Panel, name: str) -> np.ndarray:
-    values = _finite(panel, name)
+    values = complete_matrix(panel, name)
     if not np.isin(values, (0.0, 1.0)).all():
         raise VerdictError(f"column '{name}' must be 0/1 per query (judge repetitions disagree for "
                            "some queries: give one label per answer).")

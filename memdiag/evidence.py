@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from memdiag.compare import compare, omnibus, resolve_design
+from memdiag.compare import compare, complete_matrix, omnibus, resolve_design
 from memdiag.errors import VerdictError
 from memdiag.resample import Design, bootstrap_sums
 from memdiag.verdicts import MissingQueryPolicy, MissingVerdictPolicy, align
@@ -80,12 +80,7 @@ def evidence(
     _require(df, ["sufficient"], "evidence()")
     panel = align(df, missing=missing, verdict_missing=verdict_missing, systems=systems)
     kind, why = resolve_design(panel, design, None)
-    c = panel.matrix("sufficient")
-    if np.isnan(c).any():
-        i, j = np.argwhere(np.isnan(c))[0]
-        raise VerdictError(f"'sufficient' is missing for {int(np.isnan(c).sum())} (system, query) pairs, "
-                           f"e.g. system '{panel.systems[j]}', query '{panel.query_ids[i]}'. Label every "
-                           "answer 0 or 1.")
+    c = complete_matrix(panel, "sufficient")
     y = panel.scores
     s, n = len(panel.systems), panel.n
     X = np.hstack([c, c * y, (1 - c) * y, np.ones((n, 1))])
@@ -198,10 +193,7 @@ def path_given_result(
         raise VerdictError(f"no question is selected (phase={phase!r}, categories={categories!r}).")
     panel = align(selected, missing=missing, verdict_missing=verdict_missing, systems=systems)
     kind, why = resolve_design(panel, design, None)
-    result, path = panel.matrix("result_covered"), panel.matrix("path_covered")
-    if np.isnan(result).any() or np.isnan(path).any():
-        raise VerdictError("'result_covered' or 'path_covered' is missing for some selected (system, "
-                           "query) pairs. Label every selected answer 0 or 1.")
+    result, path = complete_matrix(panel, "result_covered"), complete_matrix(panel, "path_covered")
     inconsistent = ((path == 1) & (result == 0)).sum(axis=0).astype(np.int64)
     if inconsistent.any() and not allow_inconsistent:
         worst = int(np.argmax(inconsistent))

@@ -105,3 +105,12 @@ def test_pairwise_matrix_puts_coverage_above_and_utilization_below(sim):
         assert table.iloc[j, i].startswith(f"{-r['diff']:.2f}")
         assert table.iloc[j, i].endswith(f"[{-r['ci_high']:.2f}, {-r['ci_low']:.2f}]")
     assert (np.diag(table.to_numpy()) == "").all()
+
+
+def test_a_missing_label_names_the_system_and_query():
+    df = pd.DataFrame({"system": ["a", "a", "b", "b"], "query_id": ["x", "y", "x", "y"], "score": 1,
+                       "sufficient": [1, None, 0, 1], "result_covered": [1, 1, None, 1], "path_covered": 0})
+    with pytest.raises(md.VerdictError, match=r"'sufficient' is missing for 1 .* system 'a', query 'y'"):
+        md.evidence(df, n_resamples=50)
+    with pytest.raises(md.VerdictError, match=r"'result_covered' is missing for 1 .* system 'b', query 'x'"):
+        md.path_given_result(df, n_resamples=50)
