@@ -36,8 +36,11 @@ def _key_values(items: Sequence[str] | None, option: str) -> dict[str, str]:
     return out
 
 
-def _add_input(p: argparse.ArgumentParser, align: bool = True) -> None:
-    p.add_argument("files", nargs="+", metavar="FILES", help="verdict files, folders or glob patterns")
+def _add_input(p: argparse.ArgumentParser, align: bool = True, option: str | None = None) -> None:
+    """Input options; the verdict files are positional, or behind ``option`` (e.g. ``--verdicts``)."""
+    named = dict(dest="files", required=True) if option else {}
+    p.add_argument(*([option] if option else ["files"]), nargs="+", metavar="FILES",
+                   help="verdict files, folders or glob patterns", **named)
     p.add_argument("--layout", default="auto", help="input layout (default: auto-detect per file)")
     p.add_argument("--system", action="append", metavar="NAME | PATH=NAME",
                    help="system name for every file, or for one file (repeatable)")
@@ -161,7 +164,6 @@ def _cmd_evidence(args: argparse.Namespace) -> int:
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:
-    args.files = args.verdicts
     df = _read(args)
     table = md.audit_claims(df, args.claims, alpha=args.alpha, n_resamples=args.resamples,
                             seed=args.seed, confidence_level=args.ci, missing=args.missing,
@@ -330,12 +332,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("audit", help="check published claims against the verdicts (exit 1 if any is not supported)")
     p.add_argument("claims", metavar="CLAIMS", help="claims file (YAML or CSV)")
-    p.add_argument("--verdicts", nargs="+", required=True, metavar="FILES", help="verdict files, folders or globs")
-    p.add_argument("--layout", default="auto", help="input layout (default: auto-detect per file)")
-    p.add_argument("--system", action="append", metavar="NAME | PATH=NAME")
-    p.add_argument("--field", action="append", metavar="CANONICAL=SOURCE")
-    p.add_argument("--missing", choices=("error", "drop", "wrong"), default="error")
-    p.add_argument("--verdict-missing", choices=("as-wrong", "exclude"), default="as-wrong")
+    _add_input(p, option="--verdicts")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level on Holm-adjusted p (default 0.05)")
     _add_resampling(p)
     _add_output(p)
