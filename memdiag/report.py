@@ -495,17 +495,6 @@ def _check_hash(recipe: Mapping) -> Path:
 # --------------------------------------------------------------------------------------------
 # the analysis
 # --------------------------------------------------------------------------------------------
-def _select(df: pd.DataFrame, scheme: Scheme | None) -> pd.DataFrame:
-    if scheme is None:
-        return df
-    selected = scheme.select(df)
-    if selected.empty:
-        raise VerdictError(f"the scheme '{scheme.name}' keeps no query of these verdicts ("
-                           f"{'; '.join(n['detail'] for n in selected.attrs['scheme_notes'])}). "
-                           "Check --scheme against the data's groups.")
-    return selected
-
-
 def _context(df: pd.DataFrame, settings: Settings, scheme: Scheme | None, systems_table, claims,
              write_log) -> tuple[_Context, str, int]:
     """Check the inputs, resolve the design and build the context; fails before any output.
@@ -517,7 +506,7 @@ def _context(df: pd.DataFrame, settings: Settings, scheme: Scheme | None, system
     if settings.reference not in systems:
         raise VerdictError(f"reference '{settings.reference}' is not in the data (systems: "
                            f"{', '.join(systems)}). Choose one with --reference.")
-    selected = _select(df, scheme)
+    selected = scheme.select(df) if scheme is not None else df
     panel = align(selected, missing=settings.missing, verdict_missing=settings.verdict_missing)
     design, why = resolve_design(panel, settings.design, scheme)
     ctx = _Context(df, selected, scheme, settings, design, systems, systems_table, claims, write_log)

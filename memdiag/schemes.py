@@ -432,6 +432,11 @@ class Scheme:
         pandas.DataFrame
             The kept rows of ``check(df)``; ``attrs["scheme_notes"]`` lists one note
             (``{"policy", "count", "detail"}``) per exclusion rule that dropped queries.
+
+        Raises
+        ------
+        SchemeError
+            The scheme keeps no query of ``df`` (its notes say which rules dropped them).
         """
         df = check(df)
         attributes = [c for c in QUERY_ATTRIBUTES if c in df]
@@ -439,6 +444,10 @@ class Scheme:
                    else pd.DataFrame(index=pd.Index(pd.unique(df["query_id"]), name="query_id")))
         _, keep, _, notes, _ = self._assign(queries, queries.index.to_numpy(), for_selection=True)
         kept = df[df["query_id"].isin(queries.index[keep])].reset_index(drop=True)
+        if kept.empty:
+            raise SchemeError(f"the scheme '{self.name}' keeps no query of these verdicts ("
+                              f"{'; '.join(n['detail'] for n in notes)}). Check the scheme against "
+                              "the data's groups.")
         kept.attrs["scheme_notes"] = notes
         return kept
 

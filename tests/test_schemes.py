@@ -470,3 +470,12 @@ def test_a_scheme_declares_its_resampling_design_and_memdiag_uses_it(tmp_path):
     bad.write_text("name: bad\ndesign: clustered\n")
     with pytest.raises(md.SchemeError, match="key 'design': 'clustered' is not a resampling design"):
         md.get_scheme(bad)
+
+
+def test_a_scheme_that_keeps_no_query_says_so_for_every_caller():
+    df = pd.DataFrame({"system": ["a", "b"], "query_id": ["q", "q"], "score": [1, 0],
+                       "category": ["adversarial", "adversarial"]})
+    for call in (lambda: md.score(df, scheme="locomo"), lambda: md.compare(df, scheme="locomo")):
+        with pytest.raises(SchemeError, match="the scheme 'locomo' keeps no query of these verdicts "
+                                              r"\(1 queries of category 'adversarial' excluded\)"):
+            call()
