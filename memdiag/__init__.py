@@ -2,41 +2,84 @@
 
 Turn saved per-query verdicts of memory systems into memory benefit / memory tax flows, official
 benchmark scores, paired intervals and tests under the benchmark's resampling design, audits of
-published claims, and publication figures. See README.md for a tour and SPEC.md for every formula.
+published claims, and publication figures. See README.md for a tour and ``docs/spec.md`` for
+every definition and formula.
+
+The public names below are imported on first use (PEP 562), so ``import memdiag`` and
+``memdiag --help`` do not pay for pandas, SciPy, statsmodels or matplotlib until a function
+that needs them is called. Implementation modules have private names (``memdiag._flows``,
+``memdiag._compare``, ...) so that no public name is both a module and a function.
 """
 
-__version__ = "0.1.0"
+from __future__ import annotations
 
-from memdiag import plots as plot  # noqa: E402  (md.plot.venn, md.plot.bubble, ...)
-from memdiag.agreement import agreement, missing_verdict_effect  # noqa: E402
-from memdiag.attribution import attribute_change  # noqa: E402
-from memdiag.audit import (  # noqa: E402
-    audit_claims, check_aggregate, detectable_effect, mcnemar_power, rank_stability, read_claims,
-)
-from memdiag.compare import bootstrap, compare, omnibus  # noqa: E402
-from memdiag.errors import SchemeError, VerdictError  # noqa: E402
-from memdiag.evidence import evidence, evidence_length, evidence_tests, path_given_result  # noqa: E402
-from memdiag.flows import flows  # noqa: E402
-from memdiag.report import demo, report, report_from_json  # noqa: E402
-from memdiag.schemes import Scheme, get_scheme, known_schemes  # noqa: E402
-from memdiag.scoring import score  # noqa: E402
-from memdiag.sensitivity import sensitivity  # noqa: E402
-from memdiag.significance import (  # noqa: E402
-    adjust, cochrans_q, mcnemar, mcnemar_from_outcomes, pairwise_matrix,
-)
-from memdiag.simulate import (  # noqa: E402
-    simulate, simulate_meme, simulate_memoryagentbench, simulate_systems_table,
-)
-from memdiag.verdicts import Panel, align, check, read_verdicts, validate  # noqa: E402
-from memdiag.writes import read_write_log, write_audit  # noqa: E402
+import importlib
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "Panel", "Scheme", "SchemeError", "VerdictError", "__version__", "adjust", "agreement", "align",
-    "attribute_change", "audit_claims", "bootstrap", "check", "check_aggregate", "cochrans_q",
-    "compare", "demo", "detectable_effect", "evidence", "evidence_length", "evidence_tests", "flows",
-    "get_scheme", "known_schemes", "mcnemar", "mcnemar_from_outcomes", "mcnemar_power",
-    "missing_verdict_effect", "omnibus", "pairwise_matrix", "path_given_result", "plot",
-    "rank_stability", "read_claims", "read_verdicts", "read_write_log", "report", "report_from_json",
-    "score", "sensitivity", "simulate", "simulate_meme", "simulate_memoryagentbench",
-    "simulate_systems_table", "validate", "write_audit",
-]
+from memdiag.errors import SchemeError, VerdictError
+
+__version__ = "0.2.0"
+
+#: Public name -> the private module that defines it.
+_WHERE: dict[str, str] = {
+    name: module
+    for module, names in {
+        "memdiag.plots": ("plot",),
+        "memdiag._agreement": ("agreement", "missing_verdict_effect"),
+        "memdiag._attribution": ("attribute_change",),
+        "memdiag._audit": ("audit_claims", "check_aggregate", "detectable_effect", "mcnemar_power",
+                           "rank_stability", "read_claims"),
+        "memdiag._compare": ("bootstrap", "compare", "omnibus"),
+        "memdiag._evidence": ("evidence", "evidence_length", "evidence_tests", "path_given_result"),
+        "memdiag._flows": ("flows",),
+        "memdiag._inference": ("adjust", "cochrans_q", "mcnemar", "mcnemar_from_outcomes"),
+        "memdiag._pairs": ("pairwise_matrix",),
+        "memdiag._report": ("demo", "report", "report_from_json"),
+        "memdiag._schemes": ("Scheme", "get_scheme", "known_schemes"),
+        "memdiag._scoring": ("score",),
+        "memdiag._sensitivity": ("sensitivity",),
+        "memdiag._simulate": ("simulate", "simulate_meme", "simulate_memoryagentbench",
+                              "simulate_systems_table"),
+        "memdiag._verdicts": ("Panel", "align", "check", "read_verdicts", "validate"),
+        "memdiag._writes": ("read_write_log", "write_audit"),
+    }.items()
+    for name in names
+}
+
+__all__ = sorted(["SchemeError", "VerdictError", "__version__", *_WHERE])
+
+
+def __getattr__(name: str) -> object:
+    """Import a public name from its module on first use and cache it here."""
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'memdiag' has no attribute {name!r}")
+    imported = importlib.import_module(module)
+    value = imported if name == "plot" else getattr(imported, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_WHERE))
+
+
+if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
+    from memdiag import plots as plot
+    from memdiag._agreement import agreement, missing_verdict_effect
+    from memdiag._attribution import attribute_change
+    from memdiag._audit import (
+        audit_claims, check_aggregate, detectable_effect, mcnemar_power, rank_stability, read_claims,
+    )
+    from memdiag._compare import bootstrap, compare, omnibus
+    from memdiag._evidence import evidence, evidence_length, evidence_tests, path_given_result
+    from memdiag._flows import flows
+    from memdiag._inference import adjust, cochrans_q, mcnemar, mcnemar_from_outcomes
+    from memdiag._pairs import pairwise_matrix
+    from memdiag._report import demo, report, report_from_json
+    from memdiag._schemes import Scheme, get_scheme, known_schemes
+    from memdiag._scoring import score
+    from memdiag._sensitivity import sensitivity
+    from memdiag._simulate import simulate, simulate_meme, simulate_memoryagentbench, simulate_systems_table
+    from memdiag._verdicts import Panel, align, check, read_verdicts, validate
+    from memdiag._writes import read_write_log, write_audit

@@ -15,7 +15,7 @@ import pandas as pd
 
 import memdiag as md
 from memdiag.errors import SchemeError, VerdictError
-from memdiag.simulate import EXAMPLE_SEED
+from memdiag._simulate import EXAMPLE_SEED
 from memdiag.tables import FORMATS, render
 
 
@@ -232,7 +232,7 @@ def _cmd_plot(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from memdiag.report import report, report_from_json
+    from memdiag._report import report, report_from_json
 
     if args.rerun:
         if len(args.files) != 1:
@@ -252,7 +252,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from memdiag.report import demo
+    from memdiag._report import demo
 
     out = demo(out=args.out, figures=args.figures, n_resamples=args.resamples, seed=args.seed)
     print(out if args.figures else out / "report.html")
@@ -260,7 +260,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
-    from memdiag.simulate import write_example
+    from memdiag._simulate import write_example
 
     for path in write_example(args.write, seed=args.seed):
         print(path)

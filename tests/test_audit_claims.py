@@ -14,7 +14,7 @@ from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 from statsmodels.stats.multitest import multipletests
 
 import memdiag as md
-from memdiag.audit import CLAIM_FIELDS, _half_unit, audit_claims, read_claims
+from memdiag._audit import CLAIM_FIELDS, _half_unit, audit_claims, read_claims
 from memdiag.errors import VerdictError
 
 TRPC = "trpc-group__trpc-agent-go/data_nohistory_gpt4omini"
@@ -87,7 +87,7 @@ def test_comparison_numbers_match_crosstab_statsmodels_and_holm(trpc, audited):
 
 
 def test_detectable_effect_and_power_beside_each_comparison(trpc, audited):
-    from memdiag.audit import detectable_effect, mcnemar_power
+    from memdiag._audit import detectable_effect, mcnemar_power
 
     wide = trpc.pivot(index="query_id", columns="system", values="score") > 0.5
     a, b = wide["auto_pgvector"], wide["auto_mysql"]

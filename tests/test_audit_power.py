@@ -9,8 +9,8 @@ import pytest
 from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 
-from memdiag.audit import _rejection_bound, detectable_effect, mcnemar_power
-from memdiag.significance import mcnemar
+from memdiag._audit import _rejection_bound, detectable_effect, mcnemar_power
+from memdiag._inference import mcnemar
 
 
 def _simulated_power(n: int, p_benefit: float, p_tax: float, alpha: float, draws: int, seed: int) -> float:

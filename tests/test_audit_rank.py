@@ -8,9 +8,10 @@ import pytest
 from scipy.stats import rankdata
 
 import memdiag as md
-from memdiag.audit import _rank_credit, rank_stability
-from memdiag.compare import metric_columns
-from memdiag.resample import Design, bootstrap_sums
+from memdiag._audit import _rank_credit, rank_stability
+from memdiag._compare import metric_columns
+from memdiag._designs import Design
+from memdiag._resampling import bootstrap_sums
 
 TRPC = "trpc-group__trpc-agent-go/data_nohistory_gpt4omini"
 

@@ -26,8 +26,9 @@ import pytest
 from scipy import stats
 
 import memdiag as md
-from memdiag.resample import Design, bootstrap_sums, paired_binary_bootstrap
-from memdiag.significance import mcnemar
+from memdiag._designs import Design
+from memdiag._resampling import bootstrap_sums, paired_binary_bootstrap
+from memdiag._inference import mcnemar
 
 pytestmark = pytest.mark.slow
 

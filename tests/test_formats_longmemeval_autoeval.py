@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 
-from memdiag.formats import read_file
+from memdiag._readers import read_file
 
 
 def _write(path, records) -> None:

@@ -7,8 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from memdiag.formats import read_file
-from memdiag.schema import LOCOMO_CATEGORIES
+from memdiag._readers import read_file
+from memdiag._schema import LOCOMO_CATEGORIES
 
 MEMOBASE = "memodb-io__memobase"
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from memdiag.errors import VerdictError
-from memdiag.formats import read_file
+from memdiag._readers import read_file
 
 ZEP = "getzep__zep-papers"
 

@@ -28,8 +28,8 @@ from matplotlib.patches import Circle  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 
 from memdiag import plots  # noqa: E402
-from memdiag.compare import bootstrap, compare  # noqa: E402
-from memdiag.flows import flows  # noqa: E402
+from memdiag._compare import bootstrap, compare  # noqa: E402
+from memdiag._flows import flows  # noqa: E402
 from memdiag.plots.bubble import MAX_AREA  # noqa: E402
 from memdiag.plots.style import (  # noqa: E402
     OKABE_ITO, REFERENCE_COLOR, SMALL_FONT_SIZE, TOL_MUTED, renderer, save, system_colors,

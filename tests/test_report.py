@@ -16,10 +16,10 @@ import pytest
 
 import memdiag as md
 from memdiag.cli import main
-from memdiag.report import report, report_from_json
+from memdiag._report import report, report_from_json
 
 # the module, not md.report the function of the same name
-report_module = importlib.import_module("memdiag.report")
+report_module = importlib.import_module("memdiag._report")
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "data" / "example"
@@ -96,13 +96,13 @@ def test_report_md_has_every_section_with_a_sentence_and_signatures(demo):
     text = (out / "report.md").read_text(encoding="utf-8")
     for k, title in enumerate(SECTIONS, start=1):
         assert f"## {k}. {title}\n\n" in text
-    signatures = [line for line in text.splitlines() if line.startswith("memdiag 0.1.0 | ")]
+    signatures = [line for line in text.splitlines() if line.startswith(f"memdiag {md.__version__} | ")]
     assert len(signatures) == len(TABLES) and all("B=20000 | seed=0" in line for line in signatures)
     assert sum("design=cluster" in line for line in signatures) == len(TABLES) - 2  # agreement: iid; claims: per claim
     for table in TABLES:
         md_table = (out / "tables" / f"{table}.md").read_text(encoding="utf-8")
         assert "B=20000 | seed=0" in md_table.splitlines()[-1], table
-        assert "% memdiag 0.1.0" in (out / "tables" / f"{table}.tex").read_text(encoding="utf-8")
+        assert f"% memdiag {md.__version__}" in (out / "tables" / f"{table}.tex").read_text(encoding="utf-8")
         assert "\\toprule" in (out / "tables" / f"{table}.tex").read_text(encoding="utf-8")
     for figure in FIGURES:
         assert f"](figures/{figure}.png)" in text

@@ -1,4 +1,4 @@
-"""The resampling engine (memdiag.resample): designs, weights, intervals, determinism, fast path."""
+"""The resampling engine (memdiag._resampling): designs, weights, intervals, determinism, fast path."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from memdiag.resample import (
+from memdiag._designs import Design
+from memdiag._resampling import (
     BootstrapResult,
-    Design,
     _block_rows,
     _jackknife_levels,
     _sign_test,
@@ -25,7 +25,7 @@ from memdiag.resample import (
     replicate_weights,
     unit_sums,
 )
-from memdiag.verdicts import align
+from memdiag._verdicts import align
 
 FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 import memdiag as md
 from memdiag.errors import SchemeError
-from memdiag.schemes import Scheme, get_scheme, known_schemes, tree_weights
-from memdiag.simulate import simulate
-from memdiag.verdicts import align
+from memdiag._schemes import Scheme, get_scheme, known_schemes, tree_weights
+from memdiag._simulate import simulate
+from memdiag._verdicts import align
 
 
 def frame(rows: list[tuple], columns: str) -> pd.DataFrame:

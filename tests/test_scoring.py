@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from memdiag.errors import SchemeError, VerdictError
-from memdiag.scoring import score
-from memdiag.simulate import simulate
+from memdiag._scoring import score
+from memdiag._simulate import simulate
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -123,10 +123,10 @@ def test_score_example_data_with_the_example_scheme_file():
 
 
 def _readers():
-    formats = pytest.importorskip("memdiag.formats")
+    formats = pytest.importorskip("memdiag._readers")
     if not hasattr(formats, "read_file"):
-        pytest.skip("memdiag.formats.read_file is not written yet")
-    from memdiag.verdicts import read_verdicts
+        pytest.skip("memdiag._readers.read_file is not written yet")
+    from memdiag._verdicts import read_verdicts
 
     return read_verdicts
 

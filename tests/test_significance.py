@@ -1,4 +1,4 @@
-"""Exact tests and multiplicity (memdiag.significance) against statsmodels/scipy and by hand."""
+"""Exact tests and multiplicity (memdiag._inference) against statsmodels/scipy and by hand."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from statsmodels.stats.contingency_tables import cochrans_q as sm_cochrans_q
 from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 from statsmodels.stats.multitest import multipletests
 
-from memdiag.significance import adjust, cochrans_q, mcnemar, mcnemar_from_outcomes
+from memdiag._inference import adjust, cochrans_q, mcnemar, mcnemar_from_outcomes
 
 GRID = sorted(set(range(0, 26)) | {40, 57, 100, 250, 999})
 PAIRS = [(b, c) for b in GRID for c in GRID]

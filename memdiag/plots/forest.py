@@ -3,7 +3,7 @@
 One row per comparison: the difference in points as a marker, its paired bootstrap interval as a
 horizontal bar, a dashed zero line, a filled marker when the Holm-adjusted p-value is below 0.05
 (hollow otherwise) and the number of queries behind the row on the right. The rows are what
-:func:`memdiag.compare` returned; nothing is recomputed.
+:func:`memdiag._compare` returned; nothing is recomputed.
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def forest(
     Parameters
     ----------
     compare_frame
-        The result of :func:`memdiag.compare`: ``system_a, system_b, diff, ci_low, ci_high,
+        The result of :func:`memdiag._compare`: ``system_a, system_b, diff, ci_low, ci_high,
         p_adj`` and ``n`` (differences ``a − b`` in points).
     reference
         Draw ``system − reference`` for each pair holding it (see :func:`oriented`); default

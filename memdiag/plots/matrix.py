@@ -3,7 +3,7 @@
 Cell (row i, column j) shows the row − column difference in points, its paired interval and a
 star when the Holm-adjusted p-value is below 0.05, coloured on a diverging map centred at 0
 (blue: the row system is higher). This is the layout of the Raw-RAG paper's Tables 27/28
-(coverage above, utilization below). The frames are :func:`memdiag.compare` outputs with
+(coverage above, utilization below). The frames are :func:`memdiag._compare` outputs with
 ``pairs="all"``; the function only orients and draws them.
 """
 
@@ -22,7 +22,7 @@ from memdiag.plots.style import (
     MINUS, ONE_COLUMN, SMALL_FONT_SIZE, TWO_COLUMN, figure_and_axes, plain, renderer, require,
     signed, styled, tidy_axes,
 )
-from memdiag.significance import oriented_pairs
+from memdiag._pairs import oriented_pairs
 
 #: Holm-adjusted p below this gets a star.
 ALPHA = 0.05
@@ -68,7 +68,7 @@ def matrix(
     Parameters
     ----------
     upper_frame, lower_frame
-        :func:`memdiag.compare` results with ``pairs="all"`` (``system_a, system_b, diff,
+        :func:`memdiag._compare` results with ``pairs="all"`` (``system_a, system_b, diff,
         ci_low, ci_high, p_adj``; ``diff = a − b`` in points), e.g. coverage and utilization.
         Without ``lower_frame`` the lower triangle shows ``upper_frame`` too (each cell read
         row − column). The metric names come from ``frame.attrs["metric"]``.

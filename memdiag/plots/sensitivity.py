@@ -87,7 +87,7 @@ def sensitivity(
     Notes
     -----
     The intervals are the paired bootstrap intervals of θ(value) − θ(default) that the caller
-    computed (e.g. with :func:`memdiag.compare`); the plot only draws them. Raw-RAG paper
+    computed (e.g. with :func:`memdiag._compare`); the plot only draws them. Raw-RAG paper
     Figure 4; SPEC §8.
 
     Examples

@@ -6,7 +6,7 @@ system-only region the **benefit**, the overlap **both**; each carries its count
 the n aligned queries, "neither" is written under the panel, and the title gives the net
 (benefit − tax) with the interval of the net rate. This is the Memory Tax review's Venn figure;
 :func:`venn3` is its three-set version (reference, memory, memory + raw-source augmentation).
-The functions only draw what :func:`memdiag.flows` computed.
+The functions only draw what :func:`memdiag._flows` computed.
 """
 
 from __future__ import annotations
@@ -261,7 +261,7 @@ def venn(
     Parameters
     ----------
     flows_frame
-        The result of :func:`memdiag.flows`: one row per system with ``system, reference, n,
+        The result of :func:`memdiag._flows`: one row per system with ``system, reference, n,
         both, benefit, tax, neither, net, net_rate, net_rate_ci_low, net_rate_ci_high`` (rates
         as fractions). A frame computed ``by=`` a column must be cut to one group first.
     reference

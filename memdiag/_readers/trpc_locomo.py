@@ -23,7 +23,7 @@ Mapping
 name of the LoCoMo integer that trpc's own label maps to (single-hop 1, multi-hop 2, temporal 3,
 open-domain 4, adversarial 5 — trpc's label text differs from the canonical names),
 ``source_category`` = trpc's label. ``sample_id`` ``locomo10_<k>`` is conversation index k-1;
-``query_id``, ``cluster``, ``benchmark`` by :func:`memdiag.formats._locomo.align` (adversarial
+``query_id``, ``cluster``, ``benchmark`` by :func:`memdiag._readers._locomo.align` (adversarial
 questions get ``adv`` ids); ``source_record`` = ``"<sample_id>, item <n>"`` (n 1-based).
 
 Default system: the name of the folder holding the file (``auto_pgvector``). The three run
@@ -40,8 +40,8 @@ import numpy as np
 import pandas as pd
 
 from memdiag.errors import VerdictError, where
-from memdiag.formats import _locomo
-from memdiag.formats._common import finish
+from memdiag._readers import _locomo
+from memdiag._readers._common import finish
 
 NAME = "trpc-locomo"
 DESCRIPTION = ("trpc-agent-go LoCoMo results.json: {metadata, summary, sample_results: [{sample_id, "

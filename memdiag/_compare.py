@@ -3,8 +3,8 @@
 :func:`compare` gives one row per pair of systems, :func:`omnibus` one test across all systems,
 :func:`bootstrap` any user statistic of group sums. Each turns verdicts into a :class:`Panel`,
 a metric into per-query additive columns plus a vectorised statistic of their sums, and hands
-them to the resampling engine (:mod:`memdiag.resample`); exact tests come from
-:mod:`memdiag.significance`.
+them to the resampling engine (:mod:`memdiag._resampling`); exact tests come from
+:mod:`memdiag._inference`.
 
 Test choice (paper C.6, A.5.1): a difference of a binary per-query metric scored as a plain
 question-weighted mean under the ``iid`` design is tested with the exact McNemar test; anything
@@ -24,19 +24,14 @@ import numpy as np
 import pandas as pd
 
 from memdiag.errors import SchemeError, VerdictError
-from memdiag.resample import BootstrapResult, Design, bootstrap_sums, omnibus_max_range, paired_binary_bootstrap
-from memdiag.schemes import Scheme, resolve_scheme
-from memdiag.significance import adjust, cochrans_q, mcnemar
-from memdiag.verdicts import MissingQueryPolicy, MissingVerdictPolicy, Panel, align
+from memdiag._designs import Design, resolve_design
+from memdiag._resampling import BootstrapResult, bootstrap_sums, omnibus_max_range, paired_binary_bootstrap
+from memdiag._schemes import Scheme, resolve_scheme
+from memdiag._inference import adjust, cochrans_q, mcnemar
+from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy, Panel, align
 
 #: Metrics computed from the sufficiency labels rather than from the scores (SPEC §3).
 EVIDENCE_METRICS: tuple[str, ...] = ("coverage", "utilization")
-
-#: The per-query columns each design resamples by.
-DESIGN_COLUMNS: dict[str, tuple[str, ...]] = {
-    "iid": (), "stratified": ("stratum",), "cluster": ("cluster",),
-    "stratified-cluster": ("stratum", "cluster"),
-}
 
 #: A cluster-design interval wider than the iid one by this factor is a material design effect.
 DESIGN_EFFECT_WARNING = 1.10
@@ -127,19 +122,6 @@ def _labels(panel: Panel, name: str) -> np.ndarray:
         raise VerdictError(f"column '{name}' must be 0/1 per query (judge repetitions disagree for "
                            "some queries: give one label per answer).")
     return values
-
-
-def resolve_design(panel: Panel, design: str | None, scheme: Scheme | None) -> tuple[str, str]:
-    """The design to use and one line saying why (SPEC §4: the design follows the benchmark)."""
-    if design is not None:
-        return design, f"design {design} (chosen by the user)"
-    if scheme is not None and scheme.design is not None:
-        kind, needed = scheme.design, DESIGN_COLUMNS[scheme.design]
-        if all(c in panel.queries and panel.queries[c].notna().all() for c in needed):
-            return kind, f"design {kind} (default for scheme {scheme.name}: resample by {' and '.join(needed)})"
-        return "iid", (f"design iid (scheme {scheme.name} asks for {kind} resampling by "
-                       f"{' and '.join(repr(c) for c in needed)}, which the data lack)")
-    return "iid", "design iid (default)"
 
 
 def align_for(df: pd.DataFrame, scheme: Scheme | None = None, metric: str = "accuracy",
@@ -281,7 +263,7 @@ def compare(
     panel, aligned = align_for(df, scheme_obj, metric, systems, missing, verdict_missing)
     if len(panel.systems) < 2:
         raise VerdictError(f"comparing needs at least two systems; the data hold {len(panel.systems)}.")
-    kind, why = resolve_design(panel, design, scheme_obj)
+    kind, why = resolve_design(panel.queries, design, scheme_obj)
     cols = metric_columns(panel, metric, scheme_obj, threshold)
     index_pairs = _pairs(list(panel.systems), pairs, reference)
     estimates = cols.statistic(cols.X.sum(axis=0)[None, :])[0]
@@ -374,7 +356,7 @@ def omnibus(
     panel, aligned = align_for(df, scheme_obj, metric, systems, missing, verdict_missing)
     if len(panel.systems) < 2:
         raise VerdictError(f"an omnibus test needs at least two systems; the data hold {len(panel.systems)}.")
-    kind, why = resolve_design(panel, design, scheme_obj)
+    kind, why = resolve_design(panel.queries, design, scheme_obj)
     cols = metric_columns(panel, metric, scheme_obj, threshold)
     row = {"metric": cols.label, "k": len(panel.systems), "n": panel.n, "design": kind}
     if cols.binary and kind == "iid" and len(panel.systems) >= 3:
@@ -427,7 +409,7 @@ def bootstrap(
     scheme_obj = resolve_scheme(scheme)
     name = statistic if isinstance(statistic, str) else "accuracy"
     panel, aligned = align_for(df, scheme_obj, name, systems, missing, verdict_missing)
-    kind, why = resolve_design(panel, design, scheme_obj)
+    kind, why = resolve_design(panel.queries, design, scheme_obj)
     if isinstance(statistic, str):
         cols = metric_columns(panel, statistic, scheme_obj, threshold)
         X, fn, scale, labels = cols.X, cols.statistic, 100.0, list(panel.systems)

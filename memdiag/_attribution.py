@@ -16,11 +16,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from memdiag.compare import align_for, resolve_design
+from memdiag._compare import align_for
+from memdiag._designs import Design, resolve_design
 from memdiag.errors import SchemeError, VerdictError, listing
-from memdiag.resample import Design, bootstrap_sums
-from memdiag.schemes import Scheme, resolve_scheme
-from memdiag.verdicts import MissingQueryPolicy, MissingVerdictPolicy
+from memdiag._resampling import bootstrap_sums
+from memdiag._schemes import Scheme, resolve_scheme
+from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
 
 PARTS: tuple[str, ...] = ("changed", "unchanged", "total")
 
@@ -124,7 +125,7 @@ def attribute_change(
         parts = sums[:, :2] / sums[:, 2:3]
         return np.column_stack([parts, parts.sum(axis=1)])
 
-    kind, why = resolve_design(panel, design, scheme_obj)
+    kind, why = resolve_design(panel.queries, design, scheme_obj)
     res = bootstrap_sums(X, Design.from_panel(panel, kind), contributions, n_resamples=n_resamples,
                          seed=seed, ci=confidence_level)
     masks = (mask == 1, mask == 0, np.ones(n, dtype=bool))

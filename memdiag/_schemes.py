@@ -1,7 +1,7 @@
 """Official benchmark aggregation as data (SPEC §6; Raw-RAG paper D.5 and D.1).
 
 A :class:`Scheme` says which queries count, how they are grouped, how the groups are weighted
-and which gates apply. :meth:`Scheme.layout` resolves it on a :class:`~memdiag.verdicts.Panel`
+and which gates apply. :meth:`Scheme.layout` resolves it on a :class:`~memdiag._verdicts.Panel`
 into a :class:`SchemeLayout`, whose per-query contribution columns ``X`` carry everything the
 official number needs: for count-weights ``W`` over queries (a bootstrap replicate, or all ones)
 the statistic is a function of the weighted sums ``W @ X`` alone, so the resampling engine
@@ -26,9 +26,9 @@ import pandas as pd
 import yaml
 
 from memdiag.errors import SchemeError, listing
-from memdiag.resample import KINDS
-from memdiag.schema import LOCOMO_CATEGORIES, QUERY_ATTRIBUTES
-from memdiag.verdicts import Panel, check
+from memdiag._designs import KINDS
+from memdiag._schema import LOCOMO_CATEGORIES, QUERY_ATTRIBUTES
+from memdiag._verdicts import Panel, check
 
 #: The group of every query when a scheme has no groups (or the data has no group column).
 ALL = "all"
@@ -423,7 +423,7 @@ class Scheme:
     def select(self, df: pd.DataFrame) -> pd.DataFrame:
         """The verdict rows the scheme uses, before alignment, and what was dropped.
 
-        Applied before :func:`~memdiag.verdicts.align` so that runs that kept excluded queries
+        Applied before :func:`~memdiag._verdicts.align` so that runs that kept excluded queries
         (e.g. LoCoMo adversarial questions) pair with runs that dropped them. Before-phase rows
         are kept when the scheme has gates (they decide the after-phase credit).
 

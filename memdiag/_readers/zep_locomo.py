@@ -16,7 +16,7 @@ Mapping
 -------
 ``score`` = ``grade`` (bool; null -> NaN, row kept); ``category`` = canonical name of the LoCoMo
 integer, ``source_category`` = the integer as text; ``query_id``, ``cluster``, ``benchmark`` by
-:func:`memdiag.formats._locomo.align`; ``source_record`` = ``"<key>, item <n>"`` (n 1-based).
+:func:`memdiag._readers._locomo.align`; ``source_record`` = ``"<key>, item <n>"`` (n 1-based).
 When the responses file sits beside the grades file (same name with ``grades`` replaced by
 ``responses``), ``latency_s`` = ``duration_ms`` / 1000, after checking that both files list the
 same questions in the same order. The responses file alone has no verdicts: reading it is an error
@@ -33,8 +33,8 @@ from pathlib import Path
 import pandas as pd
 
 from memdiag.errors import VerdictError, where
-from memdiag.formats import _locomo
-from memdiag.formats._common import finish
+from memdiag._readers import _locomo
+from memdiag._readers._common import finish
 
 NAME = "zep-locomo"
 DESCRIPTION = ('Zep LoCoMo grades: '

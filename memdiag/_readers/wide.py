@@ -30,8 +30,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from memdiag.formats._common import finish, read_table, single_system, table_columns, verdicts
-from memdiag.schema import QUERY_ATTRIBUTES
+from memdiag._readers._common import finish, read_table, single_system, table_columns, verdicts
+from memdiag._schema import QUERY_ATTRIBUTES
 
 NAME = "wide"
 DESCRIPTION = "wide table (CSV, Parquet): query_id[, category, cluster, ...] and one score column per system"

@@ -4,7 +4,7 @@ Every layout module defines ``NAME``, ``DESCRIPTION``, ``sniff(path, content) ->
 ``read(path, content, *, system=None, fields=None) -> DataFrame`` (the canonical long schema of
 SPEC §1 plus provenance ``source_file``/``source_record``). :func:`read_file` parses a file once,
 picks the layout (the first in :data:`FORMATS` whose ``sniff`` accepts it, or the one named) and
-reads it. :mod:`memdiag.verdicts` validates across records and files.
+reads it. :mod:`memdiag._verdicts` validates across records and files.
 
 File parsing: ``.csv`` and ``.parquet``/``.pq`` are tables (``content`` None, the reader reads
 them); ``.jsonl``/``.ndjson`` are JSON lines; ``.json`` is JSON (or JSON lines when the whole
@@ -23,8 +23,8 @@ import pandas as pd
 import pyarrow
 
 from memdiag.errors import VerdictError, where
-from memdiag.formats._common import PARQUET_SUFFIXES, table_columns
-from memdiag.formats import (
+from memdiag._readers._common import PARQUET_SUFFIXES, table_columns
+from memdiag._readers import (
     backboard_locomo, long, longmemeval_autoeval, mapped, mem0_locomo, persona_longmemeval,
     trpc_locomo, wide, zep_locomo,
 )
@@ -188,7 +188,7 @@ def read_file(path: str | Path, format: str = "auto", system: str | None = None,
         for files holding several systems).
     fields : dict, optional
         Canonical column -> source field; selects the ``mapped`` reader
-        (:mod:`memdiag.formats.mapped`).
+        (:mod:`memdiag._readers.mapped`).
 
     Returns
     -------

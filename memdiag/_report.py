@@ -42,18 +42,19 @@ from tabulate import tabulate
 from tqdm import tqdm
 
 from memdiag import __version__, plots
-from memdiag.agreement import agreement
-from memdiag.audit import audit_claims, rank_stability, read_claims
-from memdiag.compare import bootstrap, compare, omnibus, resolve_design
+from memdiag._agreement import agreement
+from memdiag._audit import audit_claims, rank_stability, read_claims
+from memdiag._compare import bootstrap, compare, omnibus
+from memdiag._designs import resolve_design
 from memdiag.errors import VerdictError
-from memdiag.evidence import evidence, evidence_length, evidence_tests
-from memdiag.flows import flows
-from memdiag.schema import PROVENANCE
-from memdiag.schemes import Scheme, get_scheme
-from memdiag.scoring import score
+from memdiag._evidence import evidence, evidence_length, evidence_tests
+from memdiag._flows import flows
+from memdiag._schema import PROVENANCE
+from memdiag._schemes import Scheme, get_scheme
+from memdiag._scoring import score
 from memdiag.tables import display, render, signature
-from memdiag.verdicts import align, check, read_verdicts, validate
-from memdiag.writes import read_write_log, write_audit
+from memdiag._verdicts import align, check, read_verdicts, validate
+from memdiag._writes import read_write_log, write_audit
 
 #: Version of the analysis.json layout read by :func:`report_from_json`.
 ANALYSIS_FORMAT = 1
@@ -508,7 +509,7 @@ def _context(df: pd.DataFrame, settings: Settings, scheme: Scheme | None, system
                            f"{', '.join(systems)}). Choose one with --reference.")
     selected = scheme.select(df) if scheme is not None else df
     panel = align(selected, missing=settings.missing, verdict_missing=settings.verdict_missing)
-    design, why = resolve_design(panel, settings.design, scheme)
+    design, why = resolve_design(panel.queries, settings.design, scheme)
     ctx = _Context(df, selected, scheme, settings, design, systems, systems_table, claims, write_log)
     return ctx, why, panel.n
 
@@ -815,12 +816,12 @@ def report(
         The report folder. It is written under a temporary name next to it and renamed when
         complete; an existing folder is replaced only if it is empty or an earlier report.
     scheme
-        Official aggregation (built-in name, YAML/JSON file, :class:`~memdiag.schemes.Scheme`):
+        Official aggregation (built-in name, YAML/JSON file, :class:`~memdiag._schemes.Scheme`):
         scores, accuracy intervals, tests and ranks are recomputed under it in every replicate;
         flows and evidence use the queries it keeps.
     design
         Resampling design for every interval and bootstrap test; default the benchmark's rule
-        (:func:`memdiag.compare.resolve_design`), recorded with its reason.
+        (:func:`memdiag._compare.resolve_design`), recorded with its reason.
     systems_table
         System-level facts keyed by ``system`` (CSV path or frame): ``tokens_per_query`` (cost)
         and ``store_tokens`` (bubble area) feed the cost–accuracy section.

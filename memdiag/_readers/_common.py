@@ -18,7 +18,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from memdiag.errors import VerdictError, where
-from memdiag.schema import BINARY_LABELS, CANONICAL, COSTS, PROVENANCE, QUERY_ATTRIBUTES
+from memdiag._schema import BINARY_LABELS, CANONICAL, COSTS, PROVENANCE, QUERY_ATTRIBUTES
 
 #: Verdict words accepted in a score or 0/1 label cell (compared case-insensitively).
 VERDICT_WORDS: dict[str, float] = {
@@ -52,7 +52,7 @@ def verdict(value: object) -> float:
     """One cell as a verdict: 1.0 / 0.0 / a number, NaN when empty.
 
     Booleans and the words CORRECT/WRONG, yes/no, true/false (any case) become 1/0; numbers
-    and numeric strings are kept as floats (range checks are :mod:`memdiag.verdicts`' job);
+    and numeric strings are kept as floats (range checks are :mod:`memdiag._verdicts`' job);
     None, NaN and empty or "null"-like strings are NaN.
 
     Examples

@@ -1,6 +1,6 @@
 """The canonical long schema of per-query verdicts (SPEC §1), as data.
 
-Every reader in :mod:`memdiag.formats` returns a DataFrame with these columns; every public
+Every reader in :mod:`memdiag._readers` returns a DataFrame with these columns; every public
 function accepts one. Columns not listed here (per-query metrics such as ``f1``, ``bleu``,
 ``llm_confidence``, a source's raw category label ``source_category``, ``question`` text) are
 kept as they are.

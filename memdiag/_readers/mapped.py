@@ -22,7 +22,7 @@ fields the file does have. ``source_record`` = the 1-based record (CSV: data row
 Default system: ``system=``, else the mapped ``system`` field, else the file stem. ``system=``
 renames the file's only system; it is an error when the mapped field holds several.
 
-Never auto-detected: :mod:`memdiag.formats` uses it exactly when ``fields`` is given.
+Never auto-detected: :mod:`memdiag._readers` uses it exactly when ``fields`` is given.
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ import numpy as np
 import pandas as pd
 
 from memdiag.errors import VerdictError, where
-from memdiag.formats._common import as_records, finish, name_system, read_table
-from memdiag.schema import PROVENANCE
+from memdiag._readers._common import as_records, finish, name_system, read_table
+from memdiag._schema import PROVENANCE
 
 NAME = "mapped"
 DESCRIPTION = ("any JSON list / JSONL / CSV / Parquet of per-query records, read with "

@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 
 from memdiag.errors import VerdictError
-from memdiag.schemes import ALL, Scheme, get_scheme
-from memdiag.verdicts import MissingQueryPolicy, MissingVerdictPolicy, align
+from memdiag._schemes import ALL, Scheme, get_scheme
+from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy, align
 
 
 def score(
@@ -37,16 +37,16 @@ def score(
     df
         Canonical verdicts (SPEC §1).
     scheme
-        A built-in scheme name (:func:`~memdiag.schemes.known_schemes`), a YAML/JSON scheme file,
-        or a :class:`~memdiag.schemes.Scheme`.
+        A built-in scheme name (:func:`~memdiag._schemes.known_schemes`), a YAML/JSON scheme file,
+        or a :class:`~memdiag._schemes.Scheme`.
     metric
         The per-query column scored: ``"score"`` (the judged verdict) or another metric in
         [0, 1] such as ``"f1"`` or ``"bleu"``.
     missing, verdict_missing
-        The missing-query and missing-verdict policies of :func:`~memdiag.verdicts.align`.
+        The missing-query and missing-verdict policies of :func:`~memdiag._verdicts.align`.
     design
         Resampling design of the interval (``iid``, ``stratified``, ``cluster``,
-        ``stratified-cluster``); None follows the benchmark (:func:`~memdiag.compare.resolve_design`:
+        ``stratified-cluster``); None follows the benchmark (:func:`~memdiag._compare.resolve_design`:
         MEME resamples whole episodes (``cluster``), MemoryAgentBench resamples within each of its
         14 sources (``stratified``), anything else ``iid``).
     n_resamples
@@ -90,11 +90,11 @@ def score(
     query) are NaN.
 
     Interval (SPEC §4; Raw-RAG paper C.6): the scheme's per-query contribution columns ``X``
-    (:meth:`~memdiag.schemes.SchemeLayout.columns`) are resampled with indices shared across
+    (:meth:`~memdiag._schemes.SchemeLayout.columns`) are resampled with indices shared across
     systems (count-weights ``W`` over queries, clusters, or queries within strata) and the full
     official statistic ``θ(W @ X)`` -- gates, macro-averages and nested weights included -- is
     recomputed in every replicate; the interval is the α/2 and 1 − α/2 quantiles of the B
-    replicate values (:func:`~memdiag.resample.bootstrap_sums`). Under the cluster design a
+    replicate values (:func:`~memdiag._resampling.bootstrap_sums`). Under the cluster design a
     MEME episode keeps all its questions and both phases of every gated pair together, so the
     gate is applied to the twins exactly as in the data.
 
@@ -141,10 +141,10 @@ def score(
     notes += panel.notes_text() + layout.notes_text()
     interval = {}
     if n_resamples:
-        from memdiag.compare import resolve_design  # compare imports the engine; import it late
-        from memdiag.resample import Design, bootstrap_sums
+        from memdiag._designs import Design, resolve_design
+        from memdiag._resampling import bootstrap_sums
 
-        kind, why = resolve_design(panel, design, chosen)
+        kind, why = resolve_design(panel.queries, design, chosen)
         res = bootstrap_sums(layout.columns(), Design.from_panel(panel, kind), layout.statistic,
                              n_resamples=n_resamples, seed=seed, ci=confidence_level)
         table.insert(2, "overall_ci_low", 100 * res.ci_low)

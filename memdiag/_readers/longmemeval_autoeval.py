@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from memdiag.formats._common import as_records, finish, first_record
+from memdiag._readers._common import as_records, finish, first_record
 
 NAME = "longmemeval-autoeval"
 DESCRIPTION = ("LongMemEval evaluate_qa.py output (JSONL): {question_id, hypothesis, "

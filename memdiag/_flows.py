@@ -26,12 +26,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from memdiag.compare import align_for
+from memdiag._compare import align_for
 from memdiag.errors import VerdictError
-from memdiag.resample import Design, bootstrap_sums
-from memdiag.schemes import Scheme, resolve_scheme
-from memdiag.significance import adjust, cell_indicators, mcnemar
-from memdiag.verdicts import MissingQueryPolicy, MissingVerdictPolicy, Panel
+from memdiag._designs import Design
+from memdiag._resampling import bootstrap_sums
+from memdiag._schemes import Scheme, resolve_scheme
+from memdiag._inference import adjust, mcnemar
+from memdiag._pairs import cell_indicators
+from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy, Panel
 
 #: The rates that get intervals, in column order.
 RATES: tuple[str, ...] = ("benefit_rate", "tax_rate", "net_rate", "retention", "recovery")

@@ -22,7 +22,7 @@ import pandas as pd
 from scipy.integrate import quad
 from scipy.special import ndtr, ndtri
 
-from memdiag.schemes import MEME_TASKS, MEMORYAGENTBENCH_TREE, get_scheme, tree_weights
+from memdiag._schemes import MEME_TASKS, MEMORYAGENTBENCH_TREE, get_scheme, tree_weights
 
 #: Default benefit and tax rate of a non-reference system given neither them nor an accuracy.
 DEFAULT_RATE = 0.10

@@ -10,7 +10,7 @@ missing (unparsable) verdicts moves each system's score.
 
 The κ values come from ``statsmodels.stats.inter_rater`` (``cohens_kappa``, ``fleiss_kappa``,
 ``aggregate_raters``); the bootstrap intervals resample queries with the engine of
-:mod:`memdiag.resample`, from the cell counts that determine κ.
+:mod:`memdiag._resampling`, from the cell counts that determine κ.
 """
 
 from __future__ import annotations
@@ -24,9 +24,10 @@ from scipy import stats
 from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa, fleiss_kappa
 
 from memdiag.errors import VerdictError
-from memdiag.resample import Design, bootstrap_sums
-from memdiag.significance import cell_indicators
-from memdiag.verdicts import MissingQueryPolicy, align
+from memdiag._designs import Design
+from memdiag._resampling import bootstrap_sums
+from memdiag._pairs import cell_indicators
+from memdiag._verdicts import MissingQueryPolicy, align
 
 COLUMNS: tuple[str, ...] = ("kind", "rater_a", "rater_b", "n", "n_raters", "agreement", "kappa", "se",
                             "ci_low", "ci_high", "boot_ci_low", "boot_ci_high", "missing_a", "missing_b")

@@ -14,10 +14,11 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from memdiag.compare import compare, complete_matrix, omnibus, resolve_design
+from memdiag._compare import compare, complete_matrix, omnibus
+from memdiag._designs import Design, resolve_design
 from memdiag.errors import VerdictError
-from memdiag.resample import Design, bootstrap_sums
-from memdiag.verdicts import MissingQueryPolicy, MissingVerdictPolicy, align
+from memdiag._resampling import bootstrap_sums
+from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy, align
 
 #: Per-system quantities of :func:`evidence`, in column order.
 QUANTITIES: tuple[str, ...] = ("coverage", "utilization", "accuracy", "covered_term", "uncovered_term")
@@ -79,7 +80,7 @@ def evidence(
     """
     _require(df, ["sufficient"], "evidence()")
     panel = align(df, missing=missing, verdict_missing=verdict_missing, systems=systems)
-    kind, why = resolve_design(panel, design, None)
+    kind, why = resolve_design(panel.queries, design, None)
     c = complete_matrix(panel, "sufficient")
     y = panel.scores
     s, n = len(panel.systems), panel.n
@@ -128,7 +129,7 @@ def evidence_tests(
     Returns
     -------
     (pairs, omnibus)
-        ``pairs``: :func:`memdiag.compare` rows with a leading ``metric`` column (coverage rows
+        ``pairs``: :func:`memdiag._compare` rows with a leading ``metric`` column (coverage rows
         first); ``omnibus``: one row per metric.
     """
     _require(df, ["sufficient"], "evidence_tests()")
@@ -192,7 +193,7 @@ def path_given_result(
     if selected.empty:
         raise VerdictError(f"no question is selected (phase={phase!r}, categories={categories!r}).")
     panel = align(selected, missing=missing, verdict_missing=verdict_missing, systems=systems)
-    kind, why = resolve_design(panel, design, None)
+    kind, why = resolve_design(panel.queries, design, None)
     result, path = complete_matrix(panel, "result_covered"), complete_matrix(panel, "path_covered")
     inconsistent = ((path == 1) & (result == 0)).sum(axis=0).astype(np.int64)
     if inconsistent.any() and not allow_inconsistent:

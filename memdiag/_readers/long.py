@@ -30,10 +30,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from memdiag.formats._common import (
+from memdiag._readers._common import (
     TEXT_COLUMNS, as_records, finish, first_record, name_system, read_table, table_columns,
 )
-from memdiag.schema import REQUIRED
+from memdiag._schema import REQUIRED
 
 NAME = "long"
 DESCRIPTION = ("canonical long table (CSV, JSONL, JSON list, Parquet) with columns system, query_id, "

@@ -13,10 +13,10 @@ import re
 import numpy as np
 import pandas as pd
 
-from memdiag.compare import compare
+from memdiag._compare import compare
 from memdiag.errors import VerdictError
-from memdiag.schemes import Scheme
-from memdiag.verdicts import MissingQueryPolicy, MissingVerdictPolicy
+from memdiag._schemes import Scheme
+from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
 
 
 def _settings(systems: list[str], parameter: str) -> pd.DataFrame:
@@ -64,7 +64,7 @@ def sensitivity(
     default
         The default value (e.g. ``15``); required.
     metric, scheme, design, n_resamples, seed, confidence_level, correction
-        As in :func:`memdiag.compare` (pairs against the default, per system).
+        As in :func:`memdiag._compare` (pairs against the default, per system).
 
     Returns
     -------

@@ -22,12 +22,13 @@ import pandas as pd
 import yaml
 from scipy import optimize, stats
 
-from memdiag.compare import EVIDENCE_METRICS, align_for, compare, metric_columns, resolve_design
+from memdiag._compare import EVIDENCE_METRICS, align_for, compare, metric_columns
+from memdiag._designs import KINDS, Design, resolve_design
 from memdiag.errors import SchemeError, VerdictError, where
-from memdiag.resample import KINDS, Design, bootstrap_sums
-from memdiag.schemes import Scheme, get_scheme, known_schemes, resolve_scheme
-from memdiag.significance import adjust
-from memdiag.verdicts import MissingQueryPolicy, MissingVerdictPolicy
+from memdiag._resampling import bootstrap_sums
+from memdiag._schemes import Scheme, get_scheme, known_schemes, resolve_scheme
+from memdiag._inference import adjust
+from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
 
 #: Default tolerance of :func:`check_aggregate`, in points (see its Notes).
 AGGREGATE_TOLERANCE = 0.01
@@ -223,10 +224,10 @@ def rank_stability(
     df
         Canonical verdicts.
     metric, scheme, threshold
-        As in :func:`memdiag.compare.compare`: the per-system statistic, recomputed under the
+        As in :func:`memdiag._compare.compare`: the per-system statistic, recomputed under the
         scheme's official aggregation in every replicate.
     design
-        Resampling design (default: the scheme's, see :func:`memdiag.compare.resolve_design`).
+        Resampling design (default: the scheme's, see :func:`memdiag._compare.resolve_design`).
     n_resamples, seed, confidence_level
         Bootstrap replicates, seed (the same seed gives the same table), level of the rank
         interval.
@@ -261,7 +262,7 @@ def rank_stability(
     """
     scheme_obj = resolve_scheme(scheme)
     panel, notes = align_for(df, scheme_obj, metric, systems, missing, verdict_missing)
-    kind, why = resolve_design(panel, design, scheme_obj)
+    kind, why = resolve_design(panel.queries, design, scheme_obj)
     cols = metric_columns(panel, metric, scheme_obj, threshold)
     res = bootstrap_sums(cols.X, Design.from_panel(panel, kind), cols.statistic, n_resamples=n_resamples,
                          seed=seed, ci=confidence_level, return_distribution=True)
@@ -597,7 +598,7 @@ def _evaluate(df: pd.DataFrame, claim: Mapping, n_resamples: int, seed: int, lev
     a, b = claim["system_a"], claim["system_b"]
     systems = [a] if b is None else [a, b]
     panel, notes = align_for(data, scheme, claim["metric"], systems, missing, verdict_missing)
-    kind, _ = resolve_design(panel, claim["design"], scheme)
+    kind, _ = resolve_design(panel.queries, claim["design"], scheme)
     cols = metric_columns(panel, claim["metric"], scheme)
     exact = cols.binary and kind == "iid"
     row = {"scheme": scheme.name if scheme else None, "n": panel.n, "design": kind, "_discordant": None,
@@ -698,7 +699,7 @@ def audit_claims(
 
     Notes
     -----
-    Numbers: a comparison is recomputed by :func:`memdiag.compare.compare` on the two systems
+    Numbers: a comparison is recomputed by :func:`memdiag._compare.compare` on the two systems
     (exact McNemar for a binary plain-mean metric under the iid design, else the bootstrap sign
     test under the design — by default the scheme's); a system-vs-threshold claim by the exact
     binomial test (``scipy.stats.binomtest``) of a binary plain mean under iid, else the

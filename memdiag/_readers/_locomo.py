@@ -5,14 +5,14 @@ drop the adversarial category 5. Question texts repeat inside a conversation (co
 duplicated texts), so queries are identified by position, never by text:
 ``query_id = locomo_query_id(conversation, position)`` where position counts the non-adversarial
 questions of the conversation (adversarial ones are counted separately, ``adv000``...).
-``category`` is the canonical name of the LoCoMo integer (:data:`memdiag.schema.LOCOMO_CATEGORIES`);
+``category`` is the canonical name of the LoCoMo integer (:data:`memdiag._schema.LOCOMO_CATEGORIES`);
 the source's own label is kept as ``source_category``.
 """
 
 from __future__ import annotations
 
 from memdiag.errors import VerdictError, where
-from memdiag.schema import LOCOMO_CATEGORIES, LOCOMO_CONVERSATIONS, locomo_query_id
+from memdiag._schema import LOCOMO_CATEGORIES, LOCOMO_CONVERSATIONS, locomo_query_id
 
 ADVERSARIAL = 5
 
@@ -50,7 +50,7 @@ def align(index: int, rows: list[dict]) -> list[dict]:
     Parameters
     ----------
     index : int
-        Conversation index 0-9 (:data:`memdiag.schema.LOCOMO_CONVERSATIONS`).
+        Conversation index 0-9 (:data:`memdiag._schema.LOCOMO_CONVERSATIONS`).
     rows : list of dict
         The conversation's questions in release order, each with the integer ``code`` (1-5),
         which is replaced by the canonical ``category`` name.

@@ -17,7 +17,7 @@ Mapping
 ``score`` = ``evaluation.is_correct``; NaN (row kept, counted later) when ``evaluation.error`` is
 not null or ``is_correct`` is null. ``category`` = canonical name of the LoCoMo integer,
 ``source_category`` = ``question_type`` (Backboard's label); ``query_id``, ``cluster``,
-``benchmark`` by :func:`memdiag.formats._locomo.align`, the conversation index coming from the
+``benchmark`` by :func:`memdiag._readers._locomo.align`, the conversation index coming from the
 file name (k-1) and checked against ``conversation_id`` (or from ``conversation_id`` alone when the
 file was renamed); ``source_record`` = ``"responses item <n>"`` (n 1-based).
 
@@ -32,9 +32,9 @@ from pathlib import Path
 import pandas as pd
 
 from memdiag.errors import VerdictError, where
-from memdiag.formats import _locomo
-from memdiag.formats._common import finish
-from memdiag.schema import LOCOMO_CONVERSATIONS
+from memdiag._readers import _locomo
+from memdiag._readers._common import finish
+from memdiag._schema import LOCOMO_CONVERSATIONS
 
 NAME = "backboard-locomo"
 DESCRIPTION = ("Backboard LoCoMo conversation file: {conversation_id, total, by_type, "

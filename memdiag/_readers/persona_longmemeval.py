@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 
 from memdiag.errors import VerdictError, where
-from memdiag.formats._common import as_records, finish, first_record, single_system
+from memdiag._readers._common import as_records, finish, first_record, single_system
 
 NAME = "persona-longmemeval"
 DESCRIPTION = ("saxenauts/persona LongMemEval list: [{question, type, <System>_ans, "

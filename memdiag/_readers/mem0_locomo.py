@@ -16,7 +16,7 @@ Mapping
 ``bleu`` = ``bleu_score``; ``category`` = canonical name of the LoCoMo integer in ``category``
 (an int or a digit string; Memobase's own labels 1 single_hop, 2 temporal, 3 multi_hop,
 4 open_domain are not used), ``source_category`` = the raw value as text; ``query_id``,
-``cluster``, ``benchmark`` by :func:`memdiag.formats._locomo.align`; ``source_record`` =
+``cluster``, ``benchmark`` by :func:`memdiag._readers._locomo.align`; ``source_record`` =
 ``"conversation <key>, item <n>"`` (n 1-based).
 
 Default system: the file stem (``memobase_eval_0710_3000``).
@@ -29,8 +29,8 @@ from pathlib import Path
 import pandas as pd
 
 from memdiag.errors import VerdictError, where
-from memdiag.formats import _locomo
-from memdiag.formats._common import finish
+from memdiag._readers import _locomo
+from memdiag._readers._common import finish
 
 NAME = "mem0-locomo"
 DESCRIPTION = ('mem0-evaluation / Memobase LoCoMo scores: '

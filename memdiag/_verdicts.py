@@ -1,7 +1,7 @@
 """Canonical per-query verdicts (SPEC §1): reading, validation and alignment into a :class:`Panel`.
 
 One record is one judgment of one system's answer to one query. :func:`read_verdicts` turns
-released files into the canonical long DataFrame (see :mod:`memdiag.schema`), :func:`validate`
+released files into the canonical long DataFrame (see :mod:`memdiag._schema`), :func:`validate`
 checks it and summarises it, and :func:`align` builds the paired, immutable array view that
 every statistic is computed from, applying the missing-query and missing-verdict policies and
 recording them, with counts, in ``Panel.notes``.
@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from memdiag.errors import VerdictError, listing, where
-from memdiag.schema import BINARY_LABELS, CANONICAL, COSTS, PROVENANCE, QUERY_ATTRIBUTES, REQUIRED
+from memdiag._schema import BINARY_LABELS, CANONICAL, COSTS, PROVENANCE, QUERY_ATTRIBUTES, REQUIRED
 
 MissingQueryPolicy = Literal["error", "drop", "wrong"]
 MissingVerdictPolicy = Literal["as-wrong", "exclude"]
@@ -67,7 +67,7 @@ def read_verdicts(
         list of these.
     format
         ``"auto"`` (detect each file's layout) or a layout name from
-        :func:`memdiag.formats.known_formats`.
+        :func:`memdiag._readers.known_formats`.
     system
         The system name for every file (a string), or a mapping from file path (as given, or
         its name) to system name. Default: each layout's rule (the file or folder name).
@@ -88,7 +88,7 @@ def read_verdicts(
         Unknown layout, empty or unreadable file, a record that is not a verdict, a duplicate
         ``(system, query_id, repeat)``, two files that give the same system name.
     """
-    from memdiag import formats  # formats import this module's siblings; keep the import local
+    from memdiag import _readers as formats  # the readers import this module's siblings; keep the import local
 
     files = _expand(paths)
     frames = []
