@@ -34,6 +34,7 @@ _WHERE: dict[str, str] = {
         "memdiag._flows": ("flows",),
         "memdiag._inference": ("adjust", "cochrans_q", "mcnemar", "mcnemar_from_outcomes"),
         "memdiag._pairs": ("pairwise_matrix",),
+        "memdiag._prepare": ("Prepared", "prepare"),
         "memdiag._report": ("demo", "report", "report_from_json"),
         "memdiag._schemes": ("Scheme", "get_scheme", "known_schemes"),
         "memdiag._scoring": ("score",),
@@ -76,6 +77,7 @@ if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
     from memdiag._flows import flows
     from memdiag._inference import adjust, cochrans_q, mcnemar, mcnemar_from_outcomes
     from memdiag._pairs import pairwise_matrix
+    from memdiag._prepare import Prepared, prepare
     from memdiag._report import demo, report, report_from_json
     from memdiag._schemes import Scheme, get_scheme, known_schemes
     from memdiag._scoring import score

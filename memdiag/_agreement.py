@@ -23,10 +23,12 @@ import pandas as pd
 from scipy import stats
 from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa, fleiss_kappa
 
-from memdiag.errors import VerdictError
+from memdiag import _checks
 from memdiag._designs import Design
-from memdiag._resampling import bootstrap_sums
-from memdiag._pairs import cell_indicators
+from memdiag._pairs import THRESHOLD, cell_indicators
+from memdiag._provenance import stamp
+from memdiag._resampling import bootstrap_sums, run_seed
+from memdiag.errors import VerdictError
 from memdiag._verdicts import MissingQueryPolicy, align
 
 COLUMNS: tuple[str, ...] = ("kind", "rater_a", "rater_b", "n", "n_raters", "agreement", "kappa", "se",
@@ -165,9 +167,10 @@ def _fleiss(counts: np.ndarray) -> float:
 
 def agreement(
     df: pd.DataFrame,
+    *,
     by: str = "repeat",
     human: str | pd.DataFrame | pd.Series | None = None,
-    threshold: float = 0.5,
+    threshold: float | None = None,
     verdict_missing: str = "as-wrong",
     n_resamples: int = 20_000,
     seed: int | np.random.Generator = 0,
@@ -188,8 +191,8 @@ def agreement(
         (and ``system`` when ``df`` holds several systems) and one label column, or a Series
         indexed by ``query_id``. Answers without a human label are left out of those rows.
     threshold
-        A verdict is correct when its score is > ``threshold`` (0.5: fractional scores such as
-        a judge's confidence are binarised as in SPEC §2; 0/1 scores are unchanged).
+        A verdict is correct when its score is > ``threshold`` (default None: 0.5, SPEC §2;
+        fractional scores such as a judge's confidence are binarised, 0/1 scores are unchanged).
     verdict_missing
         A missing or unparsable verdict (NaN score, or a rater with no verdict for a unit):
         ``"as-wrong"`` (default; scored 0 as in C.6/G.3) or ``"exclude"`` (the unit is dropped
@@ -205,7 +208,7 @@ def agreement(
         raters, ``rater_a == "all"``) or ``"human"`` (each rater vs the human labels, ``rater_b
         == "human"``); columns ``kind, rater_a, rater_b, n, n_raters, agreement, kappa, se,
         ci_low, ci_high, boot_ci_low, boot_ci_high, missing_a, missing_b``. ``agreement`` is the
-        observed proportion of agreement (for Fleiss, the mean pairwise agreement P̄).
+        observed share of agreement in points (for Fleiss, the mean pairwise agreement 100·P̄).
         ``attrs["missing_per_rater"]`` maps each rater to its missing-verdict count.
 
     Notes
@@ -231,11 +234,14 @@ def agreement(
     >>> out = agreement(df, n_resamples=0)
     >>> out[["kind", "rater_a", "rater_b", "n", "agreement", "kappa"]]
          kind rater_a rater_b  n  agreement     kappa
-    0   cohen       0       1  4       0.75  0.500000
-    1  fleiss     all     NaN  4       0.75  0.466667
+    0   cohen       0       1  4       75.0  0.500000
+    1  fleiss     all     NaN  4       75.0  0.466667
     """
-    if verdict_missing not in ("as-wrong", "exclude"):
-        raise VerdictError(f"unknown missing-verdict policy '{verdict_missing}' (use as-wrong or exclude).")
+    _checks.choice(verdict_missing, _checks.VERDICT_MISSING, "missing-verdict policy")
+    threshold = THRESHOLD if _checks.threshold(threshold) is None else threshold
+    n_resamples = _checks.n_resamples(n_resamples, allow_zero=True)
+    confidence_level = _checks.confidence_level(confidence_level)
+    seed = run_seed(seed)
     wide = _raters(df, by)
     raters = [str(r) for r in wide.columns]
     missing = wide.isna()
@@ -286,15 +292,15 @@ def agreement(
         if np.any(res.n_undefined):
             notes.append(f"up to {int(np.max(res.n_undefined))} of {n_resamples} bootstrap replicates had "
                          "an undefined κ (p_e = 1) and were left out")
+    out["agreement"] = 100 * out["agreement"]
     out = out[list(COLUMNS)]
-    out.attrs = {"by": by, "threshold": threshold, "verdict_missing": verdict_missing,
-                 "missing_per_rater": missing_counts, "n_resamples": n_resamples,
-                 "seed": seed if isinstance(seed, int) else "generator",
-                 "confidence_level": confidence_level, "notes": notes}
-    return out
+    resampled = {"design": "iid", "design_reason": "design iid over queries (all systems' answers to a "
+                 "query resampled together)", "n_resamples": n_resamples, "seed": seed} if n_resamples else {}
+    return stamp(out, "agreement", notes=notes, by=by, threshold=threshold, verdict_missing=verdict_missing,
+                 missing_per_rater=missing_counts, confidence_level=confidence_level, **resampled)
 
 
-def missing_verdict_effect(df: pd.DataFrame, missing: MissingQueryPolicy = "error",
+def missing_verdict_effect(df: pd.DataFrame, *, missing: MissingQueryPolicy = "error",
                            systems: Sequence[str] | None = None) -> pd.DataFrame:
     """Each system's score with missing verdicts scored as wrong vs excluded (SPEC §1, §7).
 
@@ -337,6 +343,7 @@ def missing_verdict_effect(df: pd.DataFrame, missing: MissingQueryPolicy = "erro
                      "score_excluded_paired": 100 * float(paired.scores[:, paired.system_index(name)].mean())})
     out = pd.DataFrame(rows)
     out.insert(6, "difference", out["score_excluded"] - out["score_as_wrong"])
-    out.attrs = {"missing": missing, "notes": [f"{len(paired.query_ids)} of {as_wrong.n} queries have a "
-                                               "verdict from every system (score_excluded_paired)"]}
+    stamp(out, "missing_verdict_effect", unit="points", missing=missing,
+          notes=[f"{len(paired.query_ids)} of {as_wrong.n} queries have a verdict from every system "
+                 "(score_excluded_paired)"])
     return out

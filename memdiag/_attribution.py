@@ -16,10 +16,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from memdiag._compare import align_for
-from memdiag._designs import Design, resolve_design
+from memdiag import _checks
+from memdiag._prepare import prepare
+from memdiag._provenance import stamp
 from memdiag.errors import SchemeError, VerdictError, listing
-from memdiag._resampling import bootstrap_sums
+from memdiag._resampling import bootstrap_sums, run_seed
 from memdiag._schemes import Scheme, resolve_scheme
 from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
 
@@ -54,11 +55,12 @@ def attribute_change(
     before_df: pd.DataFrame,
     after_df: pd.DataFrame,
     changed: str | Iterable[str] | pd.Series,
+    *,
     system: str | None = None,
     scheme: str | Path | Scheme | None = None,
     design: str | None = None,
     n_resamples: int = 20_000,
-    seed: int = 0,
+    seed: int | np.random.Generator = 0,
     confidence_level: float = 0.95,
     missing: MissingQueryPolicy = "error",
     verdict_missing: MissingVerdictPolicy = "as-wrong",
@@ -109,8 +111,10 @@ def attribute_change(
                           "per-query parts; use a question-weighted scheme.")
     frames = [_one_system(before_df, system, "before"), _one_system(after_df, system, "after")]
     df = pd.concat(frames, ignore_index=True, sort=False)
-    panel, aligned = align_for(df, scheme_obj, systems=["before", "after"], missing=missing,
-                               verdict_missing=verdict_missing)
+    prepared = prepare(df, scheme=scheme_obj, systems=["before", "after"], missing=missing,
+                       verdict_missing=verdict_missing, design=design)
+    seed = run_seed(seed)
+    panel = prepared.panel
     ids = _changed_ids(changed, after_df)
     unknown = ids.difference(panel.query_ids)
     if unknown and len(unknown) == len(ids):
@@ -125,9 +129,8 @@ def attribute_change(
         parts = sums[:, :2] / sums[:, 2:3]
         return np.column_stack([parts, parts.sum(axis=1)])
 
-    kind, why = resolve_design(panel.queries, design, scheme_obj)
-    res = bootstrap_sums(X, Design.from_panel(panel, kind), contributions, n_resamples=n_resamples,
-                         seed=seed, ci=confidence_level)
+    res = bootstrap_sums(X, prepared.resampling, contributions, n_resamples=_checks.n_resamples(n_resamples),
+                         seed=seed, ci=_checks.confidence_level(confidence_level))
     masks = (mask == 1, mask == 0, np.ones(n, dtype=bool))
     out = pd.DataFrame({
         "part": PARTS,
@@ -139,11 +142,10 @@ def attribute_change(
         "before": [100 * panel.scores[m, 0].mean() if m.any() else np.nan for m in masks],
         "after": [100 * panel.scores[m, 1].mean() if m.any() else np.nan for m in masks],
     })
-    notes = [why] + aligned
+    notes = []
     if unknown:
         notes.append(f"{len(unknown)} changed query ids are not among the aligned queries and were ignored: "
                      f"{listing(sorted(unknown))}")
-    out.attrs = {"scheme": scheme_obj.name if scheme_obj else None, "design": kind,
-                 "n_resamples": n_resamples, "seed": seed, "confidence_level": confidence_level,
-                 "missing": missing, "verdict_missing": verdict_missing, "notes": notes}
+    stamp(out, "attribute_change", prepared, notes=notes, n_resamples=n_resamples, seed=seed,
+          confidence_level=confidence_level, unit="points")
     return out

@@ -1,15 +1,18 @@
-"""Paired comparisons of systems: differences with intervals, tests, Holm, omnibus (SPEC §4, §5).
+"""Paired comparisons of systems: differences with intervals, tests and family adjustment, the
+omnibus test, and per-system bootstrap intervals (SPEC §4, §5).
 
 :func:`compare` gives one row per pair of systems, :func:`omnibus` one test across all systems,
-:func:`bootstrap` any user statistic of group sums. Each turns verdicts into a :class:`Panel`,
-a metric into per-query additive columns plus a vectorised statistic of their sums, and hands
-them to the resampling engine (:mod:`memdiag._resampling`); exact tests come from
-:mod:`memdiag._inference`.
+:func:`bootstrap` each system's estimate with its interval (or any user statistic of group
+sums). Each works on :class:`~memdiag._prepare.Prepared` data: a metric becomes per-query
+additive columns and a vectorised statistic of their sums (:mod:`memdiag._metrics`), which the
+resampling engine (:mod:`memdiag._resampling`) recomputes in every replicate.
 
 Test choice (paper C.6, A.5.1): a difference of a binary per-query metric scored as a plain
 question-weighted mean under the ``iid`` design is tested with the exact McNemar test; anything
 else (fractional scores, official macro-averages and gates, ratio metrics such as utilization,
-clustered or stratified designs) with the two-sided bootstrap sign test of SPEC §4.
+clustered or stratified designs) with the two-sided bootstrap sign test of SPEC §4. Binary
+plain-mean contrasts are resampled through their 2x2 cells (:func:`memdiag._resampling.cell_bootstrap`),
+with one random stream per pair of systems, so a pair gets the same interval in every table.
 """
 
 from __future__ import annotations
@@ -17,132 +20,38 @@ from __future__ import annotations
 import itertools
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from memdiag.errors import SchemeError, VerdictError
-from memdiag._designs import Design, resolve_design
-from memdiag._resampling import BootstrapResult, bootstrap_sums, omnibus_max_range, paired_binary_bootstrap
-from memdiag._schemes import Scheme, resolve_scheme
+from memdiag import _checks
 from memdiag._inference import adjust, cochrans_q, mcnemar
-from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy, Panel, align
+from memdiag._metrics import MetricColumns, metric_columns
+from memdiag._pairs import contrast_codes
+from memdiag._prepare import Prepared, as_prepared
+from memdiag._provenance import stamp
+from memdiag._resampling import (
+    BootstrapResult, accuracy_difference, bootstrap_sums, cell_bootstrap, run_seed, omnibus_max_range,
+)
+from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy, Panel
+from memdiag.errors import VerdictError
 
-#: Metrics computed from the sufficiency labels rather than from the scores (SPEC §3).
-EVIDENCE_METRICS: tuple[str, ...] = ("coverage", "utilization")
+if TYPE_CHECKING:  # pragma: no cover
+    from memdiag._schemes import Scheme
 
 #: A cluster-design interval wider than the iid one by this factor is a material design effect.
 DESIGN_EFFECT_WARNING = 1.10
 
-
-@dataclass(frozen=True)
-class MetricColumns:
-    """A metric as per-query additive columns and a vectorised statistic of their sums.
-
-    ``statistic(sums (b, K)) -> (b, S)`` gives each system's estimate in a replicate; ``binary``
-    says whether the per-query values are 0/1 and the estimate is their plain mean, which is
-    when exact McNemar / Cochran's Q apply.
-    """
-
-    X: np.ndarray
-    statistic: Callable[[np.ndarray], np.ndarray]
-    binary: bool
-    per_query: np.ndarray | None
-    label: str
+#: The columns of a :func:`compare` table, in order.
+COLUMNS: tuple[str, ...] = ("system_a", "system_b", "estimate_a", "estimate_b", "diff", "ci_low", "ci_high",
+                            "p", "p_adj", "test", "n", "design", "n_resamples", "seed")
 
 
-def _mean_columns(values: np.ndarray, label: str) -> MetricColumns:
-    """Per-system plain means as Σ value / Σ 1 of the replicate: under a cluster design the number
-    of queries in a replicate varies, so the denominator is resampled too (a ratio estimator)."""
-    s = values.shape[1]
-    binary = bool(np.isin(values, (0.0, 1.0)).all())
-    X = np.hstack([values, np.ones((values.shape[0], 1))])
-    return MetricColumns(X, lambda sums: sums[:, :s] / sums[:, s:], binary, values, label)
-
-
-def metric_columns(panel: Panel, metric: str = "accuracy", scheme: Scheme | None = None,
-                   threshold: float | None = None) -> MetricColumns:
-    """Build the additive columns and statistic of ``metric`` on ``panel`` (SPEC §3, §6).
-
-    ``accuracy`` is the mean score (binarised at ``threshold`` when one is given), under the
-    scheme's official aggregation when ``scheme`` is given; ``coverage`` is the mean of the
-    ``sufficient`` labels; ``utilization`` is Σ C·Y / Σ C (NaN when Σ C = 0); any other name is
-    the plain mean of that per-query column.
-    """
-    if metric in ("accuracy", panel.metric):
-        scores = panel.scores if threshold is None else (panel.scores > threshold).astype(float)
-        if scheme is None:
-            return _mean_columns(scores, "accuracy")
-        layout = scheme.layout(panel if threshold is None else _with_scores(panel, scores))
-        binary = bool(np.isin(scores, (0.0, 1.0)).all()) and scheme.weights is None \
-            and not scheme.gates and bool((layout.group_of >= 0).all())
-        return MetricColumns(layout.columns(), layout.statistic, binary,
-                             scores if binary else None, f"accuracy ({scheme.name})")
-    if scheme is not None:
-        raise SchemeError(f"a scheme applies to accuracy, not to '{metric}'. Drop --scheme.")
-    if metric == "coverage":
-        return _mean_columns(_labels(panel, "sufficient"), "coverage")
-    if metric == "utilization":
-        c = _labels(panel, "sufficient")
-        X = np.hstack([c * panel.scores, c])
-        s = c.shape[1]
-
-        def utilization(sums: np.ndarray) -> np.ndarray:
-            with np.errstate(invalid="ignore", divide="ignore"):
-                return sums[:, :s] / sums[:, s:]
-
-        return MetricColumns(X, utilization, False, None, "utilization")
-    return _mean_columns(complete_matrix(panel, metric), metric)
-
-
-def _with_scores(panel: Panel, scores: np.ndarray) -> Panel:
-    from dataclasses import replace
-
-    return replace(panel, scores=scores)
-
-
-def complete_matrix(panel: Panel, name: str) -> np.ndarray:
-    """The ``(N, S)`` matrix of a per-(system, query) column, or a VerdictError naming the first
-    (system, query) pair without a value and how many lack one."""
-    values = panel.matrix(name)
-    bad = np.isnan(values)
-    if bad.any():
-        i, j = np.argwhere(bad)[0]
-        raise VerdictError(f"column '{name}' is missing for {int(bad.sum())} (system, query) pairs, "
-                           f"e.g. system '{panel.systems[j]}', query '{panel.query_ids[i]}'. Every "
-                           f"compared system needs a '{name}' value for every query.")
-    return values
-
-
-def _labels(panel: Panel, name: str) -> np.ndarray:
-    values = complete_matrix(panel, name)
-    if not np.isin(values, (0.0, 1.0)).all():
-        raise VerdictError(f"column '{name}' must be 0/1 per query (judge repetitions disagree for "
-                           "some queries: give one label per answer).")
-    return values
-
-
-def align_for(df: pd.DataFrame, scheme: Scheme | None = None, metric: str = "accuracy",
-              systems: Sequence[str] | None = None, missing: MissingQueryPolicy = "error",
-              verdict_missing: MissingVerdictPolicy = "as-wrong") -> tuple[Panel, list[str]]:
-    """The :class:`Panel` a metric is computed on, and every note a reader must see with it.
-
-    Applies the scheme's query selection (SPEC §6) before pairing, aligns with the policies of
-    SPEC §1, and returns the notes of both (queries the scheme excluded, verdicts scored 0, ...).
-    ``accuracy``, ``coverage`` and ``utilization`` rest on ``score``; another metric on its column.
-    """
-    notes: list[str] = []
-    if scheme is not None:
-        df = scheme.select(df)
-        notes += [f"{n['policy']}: {n['detail']}" for n in df.attrs.get("scheme_notes", ())]
-    column = "score" if metric in ("accuracy", *EVIDENCE_METRICS) else metric
-    panel = align(df, missing=missing, verdict_missing=verdict_missing, systems=systems, metric=column)
-    return panel, notes + panel.notes_text()
-
-
-def _pairs(systems: Sequence[str], pairs: str, reference: str | None) -> list[tuple[int, int]]:
+def index_pairs(systems: Sequence[str], pairs: str, reference: str | None) -> list[tuple[int, int]]:
+    """The ``(a, b)`` column pairs of a comparison: every unordered pair in system order
+    (``pairs="all"``) or every system against ``reference`` (``pairs="reference"``)."""
     if pairs == "all":
         return list(itertools.combinations(range(len(systems)), 2))
     if pairs == "reference":
@@ -150,7 +59,7 @@ def _pairs(systems: Sequence[str], pairs: str, reference: str | None) -> list[tu
             raise VerdictError("pairs='reference' needs a reference system (--reference NAME).")
         if reference not in systems:
             raise VerdictError(f"reference '{reference}' is not in the data (systems: {', '.join(systems)}).")
-        r = systems.index(reference)
+        r = list(systems).index(reference)
         return [(i, r) for i in range(len(systems)) if i != r]
     raise VerdictError(f"unknown pairs '{pairs}' (use all or reference).")
 
@@ -166,62 +75,46 @@ def _differences(statistic: Callable[[np.ndarray], np.ndarray], pairs: list[tupl
     return diff
 
 
-@dataclass(frozen=True)
-class _PairIntervals:
-    estimate: np.ndarray
-    ci_low: np.ndarray
-    ci_high: np.ndarray
-    p_value: np.ndarray
-    n_undefined: np.ndarray
+def pair_bootstrap(prepared: Prepared, cols: MetricColumns, pairs: list[tuple[int, int]], *,
+                   n_resamples: int, seed: int, confidence_level: float) -> BootstrapResult:
+    """The bootstrap of each pair's difference a − b under the prepared design (SPEC §4).
 
-
-def _pair_intervals(cols: MetricColumns, design: Design, index_pairs: list[tuple[int, int]],
-                    n_resamples: int, seed: int, confidence_level: float) -> _PairIntervals:
-    """Bootstrap of each pair's difference a − b.
-
-    Binary plain-mean metrics under the iid or stratified design take the fast path (the
-    difference depends only on the 2x2 cell counts, per stratum: multinomial draws over cells,
-    cost independent of N), one call per distinct ``b``; everything else the general engine
-    with all systems in one set of shared replicates.
+    A binary plain-mean metric goes through its 2x2 cells (:func:`~memdiag._resampling.cell_bootstrap`,
+    one stream per pair of systems); anything else through the general engine, every system in one
+    set of shared replicates (:func:`~memdiag._resampling.bootstrap_sums`).
     """
-    if not (cols.binary and design.kind in ("iid", "stratified")):
-        res = bootstrap_sums(cols.X, design, _differences(cols.statistic, index_pairs),
-                             n_resamples=n_resamples, seed=seed, ci=confidence_level)
-        return _PairIntervals(res.estimate, res.ci_low, res.ci_high, res.p_value, res.n_undefined)
-    m = len(index_pairs)
-    out = {name: np.empty(m) for name in ("estimate", "ci_low", "ci_high", "p_value", "n_undefined")}
-    for b in sorted({b for _, b in index_pairs}):
-        rows = [k for k, (_, bb) in enumerate(index_pairs) if bb == b]
-        lefts = [index_pairs[k][0] for k in rows]
-        res: BootstrapResult = paired_binary_bootstrap(cols.per_query[:, b], cols.per_query[:, lefts], design,
-                                                       n_resamples=n_resamples, seed=seed, ci=confidence_level)
-        for name in out:
-            out[name][rows] = getattr(res, name)
-    return _PairIntervals(**out)
+    if cols.binary:
+        codes, keys, swap = contrast_codes(cols.per_query, prepared.systems, pairs)
+        return cell_bootstrap(codes, prepared.resampling, accuracy_difference, n_resamples=n_resamples,
+                              seed=seed, keys=keys, swap=swap, concordant=False,
+                              confidence_level=confidence_level)
+    return bootstrap_sums(cols.X, prepared.resampling, _differences(cols.statistic, pairs),
+                          n_resamples=n_resamples, seed=seed, ci=confidence_level)
 
 
 def compare(
-    df: pd.DataFrame,
+    data: pd.DataFrame | Prepared,
+    *,
     metric: str = "accuracy",
     scheme: str | Path | Scheme | None = None,
     pairs: str = "all",
     reference: str | None = None,
     design: str | None = None,
     n_resamples: int = 20_000,
-    seed: int = 0,
+    seed: int | np.random.Generator = 0,
     confidence_level: float = 0.95,
     correction: str = "holm",
     threshold: float | None = None,
     systems: Sequence[str] | None = None,
-    missing: MissingQueryPolicy = "error",
-    verdict_missing: MissingVerdictPolicy = "as-wrong",
+    missing: MissingQueryPolicy | None = None,
+    verdict_missing: MissingVerdictPolicy | None = None,
 ) -> pd.DataFrame:
-    """Paired differences between systems with intervals, p-values and Holm adjustment.
+    """Paired differences between systems with intervals, p-values and a family adjustment.
 
     Parameters
     ----------
-    df
-        Canonical verdicts.
+    data
+        Canonical verdicts, or :func:`memdiag.prepare` output.
     metric
         ``accuracy`` (the score; under ``scheme`` when given), ``coverage``, ``utilization``,
         or any per-query metric column (``f1``, ``bleu``, ...).
@@ -231,48 +124,81 @@ def compare(
     pairs
         ``all`` (every unordered pair, in system order) or ``reference`` (each system minus
         ``reference``).
+    reference
+        The reference system of ``pairs="reference"``.
     design
-        ``iid``, ``stratified``, ``cluster`` or ``stratified-cluster``; default from the scheme
-        and data (:func:`resolve_design`), and the choice is recorded in ``attrs["notes"]``.
-        When ``iid`` is chosen on data with clusters whose design effect is material (cluster
-        interval ≥ 10% wider), a warning is issued and the cluster-design interval is added in
-        ``ci_low_cluster`` / ``ci_high_cluster``.
+        ``iid``, ``stratified``, ``cluster`` or ``stratified-cluster``; None follows the scheme
+        and the data (:func:`memdiag._designs.resolve_design`); the choice and its reason are in
+        ``attrs``. When ``iid`` is used on data with clusters whose design effect is material
+        (cluster interval ≥ 10% wider), a warning is issued and the cluster-design interval is
+        added in ``ci_low_cluster`` / ``ci_high_cluster``.
     n_resamples, seed, confidence_level
-        Bootstrap replicates B (default 20,000), seed (default 0), interval level.
+        Bootstrap replicates B (default 20,000), seed (int or Generator; the int used is
+        recorded), interval level.
     correction
         ``holm`` (default), ``bonferroni`` or ``fdr_bh`` over the pairs of this call (one
         benchmark-metric family, paper C.6).
     threshold
-        Binarise scores at ``> threshold`` before comparing (default: use the scores as they are).
+        Binarise scores at ``> threshold`` before comparing (default None: the scores as they are).
+    systems, missing, verdict_missing
+        Which systems, and the alignment policies of SPEC §1 (default ``error`` and ``as-wrong``;
+        fixed already when ``data`` is prepared).
 
     Returns
     -------
     pandas.DataFrame
         One row per pair: ``system_a, system_b, estimate_a, estimate_b, diff, ci_low, ci_high,
-        p, p_adj, test, n, design, n_resamples, seed``. Estimates and differences are in points
-        (×100); ``diff = estimate_a − estimate_b``; the interval is the percentile bootstrap
-        interval of the difference under the design.
+        p, p_adj, test, n, design, n_resamples, seed``. Estimates and differences are in points;
+        ``diff = estimate_a − estimate_b``; the interval is the percentile bootstrap interval of
+        the difference under the design. ``attrs`` hold the provenance (:mod:`memdiag._provenance`).
+
+    Raises
+    ------
+    VerdictError
+        Fewer than two systems, an unknown reference or option, bad verdicts.
+    SchemeError
+        A scheme the data cannot satisfy, or a scheme with a metric it does not aggregate.
 
     Notes
     -----
     Exact McNemar (binary plain-mean metric, iid design): p = min(1, 2·BinomCDF(min(b, c);
     b + c, ½)) with b, c the discordant counts. Bootstrap sign test otherwise: p = min(1,
     2·min(p₋, p₊)), p₋ = (1 + #{Δ* ≤ 0})/(1 + B), p₊ = (1 + #{Δ* ≥ 0})/(1 + B). SPEC §4–§5.
+
+    References
+    ----------
+    McNemar, Q. (1947). Note on the sampling error of the difference between correlated
+    proportions or percentages. Psychometrika 12(2).
+    Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scand. J. Stat. 6(2).
+
+    Examples
+    --------
+    >>> import memdiag as md
+    >>> df = md.simulate(n_queries=300, systems={"raw-rag": 0.6, "mem": 0.7}, seed=1)
+    >>> out = md.compare(df, n_resamples=2000, seed=0)
+    >>> out[["system_a", "system_b", "test"]].to_dict("records")
+    [{'system_a': 'mem', 'system_b': 'raw-rag', 'test': 'exact McNemar'}]
+    >>> bool(out["ci_low"].iloc[0] <= out["diff"].iloc[0] <= out["ci_high"].iloc[0])
+    True
     """
-    scheme_obj = resolve_scheme(scheme)
-    panel, aligned = align_for(df, scheme_obj, metric, systems, missing, verdict_missing)
-    if len(panel.systems) < 2:
-        raise VerdictError(f"comparing needs at least two systems; the data hold {len(panel.systems)}.")
-    kind, why = resolve_design(panel.queries, design, scheme_obj)
-    cols = metric_columns(panel, metric, scheme_obj, threshold)
-    index_pairs = _pairs(list(panel.systems), pairs, reference)
+    prepared = as_prepared(data, scheme=scheme, metric=metric, systems=systems, missing=missing,
+                           verdict_missing=verdict_missing, design=design)
+    seed = run_seed(seed)
+    n_resamples = _checks.n_resamples(n_resamples)
+    confidence_level = _checks.confidence_level(confidence_level)
+    correction = _checks.choice(correction, _checks.CORRECTIONS, "correction")
+    threshold = _checks.threshold(threshold)
+    if len(prepared.systems) < 2:
+        raise VerdictError(f"comparing needs at least two systems; the data hold {len(prepared.systems)}.")
+    cols = metric_columns(prepared, metric, threshold)
+    chosen = index_pairs(prepared.systems, pairs, reference)
     estimates = cols.statistic(cols.X.sum(axis=0)[None, :])[0]
-    result = _pair_intervals(cols, Design.from_panel(panel, kind), index_pairs, n_resamples, seed,
-                             confidence_level)
-    exact = cols.binary and kind == "iid"
+    result = pair_bootstrap(prepared, cols, chosen, n_resamples=n_resamples, seed=seed,
+                            confidence_level=confidence_level)
+    exact = cols.binary and prepared.design == "iid"
     rows = []
-    for k, (a, b) in enumerate(index_pairs):
-        row = {"system_a": panel.systems[a], "system_b": panel.systems[b],
+    for k, (a, b) in enumerate(chosen):
+        row = {"system_a": prepared.systems[a], "system_b": prepared.systems[b],
                "estimate_a": 100 * estimates[a], "estimate_b": 100 * estimates[b],
                "diff": 100 * result.estimate[k], "ci_low": 100 * result.ci_low[k],
                "ci_high": 100 * result.ci_high[k]}
@@ -282,38 +208,31 @@ def compare(
             row["test"] = "exact McNemar"
         else:
             row["p"] = float(result.p_value[k])
-            row["test"] = f"bootstrap sign test ({kind})"
+            row["test"] = f"bootstrap sign test ({prepared.design})"
         rows.append(row)
     out = pd.DataFrame(rows)
     out["p_adj"] = adjust(out["p"].to_numpy(), method=correction)
-    out["n"] = panel.n
-    out["design"] = kind
+    out["n"] = prepared.n
+    out["design"] = prepared.design
     out["n_resamples"] = n_resamples
     out["seed"] = seed
-    notes = [why] + aligned
-    if result.n_undefined is not None and np.any(np.asarray(result.n_undefined) > 0):
+    notes = []
+    if np.any(np.asarray(result.n_undefined) > 0):
         notes.append(f"{int(np.max(result.n_undefined))} of {n_resamples} replicates gave an undefined "
                      "statistic (empty denominator) and were left out of the interval")
-    if kind == "iid" and "cluster" in panel.queries and panel.queries["cluster"].notna().all() \
-            and panel.queries["cluster"].nunique() > 1:
-        notes += _design_effect(out, cols, panel, index_pairs, n_resamples, seed, confidence_level)
-    out = out[["system_a", "system_b", "estimate_a", "estimate_b", "diff", "ci_low", "ci_high", "p",
-               "p_adj", "test", "n", "design", "n_resamples", "seed"]
-              + [c for c in ("ci_low_cluster", "ci_high_cluster") if c in out]]
-    out.attrs = {"metric": cols.label, "scheme": scheme_obj.name if scheme_obj else None,
-                 "design": kind, "n_resamples": n_resamples, "seed": seed,
-                 "confidence_level": confidence_level, "correction": correction,
-                 "threshold": threshold, "missing": missing, "verdict_missing": verdict_missing,
-                 "notes": notes}
-    return out
+    if prepared.design == "iid" and (prepared.n_clusters or 0) > 1:
+        notes += _design_effect(out, cols, prepared, chosen, n_resamples, seed, confidence_level)
+    out = out[list(COLUMNS) + [c for c in ("ci_low_cluster", "ci_high_cluster") if c in out]]
+    return stamp(out, "compare", prepared, notes=notes, metric=cols.label, n_resamples=n_resamples,
+                 seed=seed, confidence_level=confidence_level, correction=correction, threshold=threshold,
+                 unit="points")
 
 
-def _design_effect(out: pd.DataFrame, cols: MetricColumns, panel: Panel, index_pairs, n_resamples: int,
-                   seed: int, confidence_level: float) -> list[str]:
+def _design_effect(out: pd.DataFrame, cols: MetricColumns, prepared: Prepared, pairs: list[tuple[int, int]],
+                   n_resamples: int, seed: int, confidence_level: float) -> list[str]:
     """Add the cluster-design interval beside an iid one when the design effect is material."""
-    clustered = bootstrap_sums(cols.X, Design.from_panel(panel, "cluster"),
-                               _differences(cols.statistic, index_pairs), n_resamples=n_resamples,
-                               seed=seed, ci=confidence_level)
+    clustered = pair_bootstrap(prepared.with_design("cluster"), cols, pairs, n_resamples=n_resamples,
+                               seed=seed, confidence_level=confidence_level)
     iid_width = (out["ci_high"] - out["ci_low"]).to_numpy()
     cluster_width = 100 * (clustered.ci_high - clustered.ci_low)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -330,73 +249,110 @@ def _design_effect(out: pd.DataFrame, cols: MetricColumns, panel: Panel, index_p
 
 
 def omnibus(
-    df: pd.DataFrame,
+    data: pd.DataFrame | Prepared,
+    *,
     metric: str = "accuracy",
     scheme: str | Path | Scheme | None = None,
     design: str | None = None,
     n_resamples: int = 20_000,
-    seed: int = 0,
+    seed: int | np.random.Generator = 0,
     threshold: float | None = None,
     systems: Sequence[str] | None = None,
-    missing: MissingQueryPolicy = "error",
-    verdict_missing: MissingVerdictPolicy = "as-wrong",
+    missing: MissingQueryPolicy | None = None,
+    verdict_missing: MissingVerdictPolicy | None = None,
 ) -> pd.DataFrame:
     """One test of "all systems equal" (SPEC §4–§5; paper C.6, A.5.1).
 
-    Cochran's Q (k − 1 df) for a binary plain-mean metric under the ``iid`` design (accuracy on
-    binary verdicts, coverage); otherwise the centered max-range bootstrap: T = max θ̂ − min θ̂,
-    T* = max(θ* − θ̂) − min(θ* − θ̂), p = (1 + #{T* ≥ T})/(1 + B).
+    Parameters
+    ----------
+    data
+        Canonical verdicts, or :func:`memdiag.prepare` output.
+    metric, scheme, design, threshold, systems, missing, verdict_missing
+        As in :func:`compare`.
+    n_resamples, seed
+        Replicates and seed of the bootstrap omnibus (unused by Cochran's Q).
 
     Returns
     -------
     pandas.DataFrame
-        One row: ``metric, test, statistic, df, p, k, n, design, n_resamples, seed``.
+        One row: ``metric, test, statistic, df, p, k, n, design, n_resamples, seed``; the
+        max-range statistic is in points.
+
+    Raises
+    ------
+    VerdictError
+        Fewer than two systems, bad options or verdicts.
+
+    Notes
+    -----
+    Cochran's Q (k − 1 df) for a binary plain-mean metric under the ``iid`` design with k ≥ 3
+    systems (accuracy on binary verdicts, coverage); otherwise the centered max-range bootstrap:
+    T = max θ̂ − min θ̂, T* = max(θ* − θ̂) − min(θ* − θ̂), p = (1 + #{T* ≥ T})/(1 + B).
+
+    References
+    ----------
+    Cochran, W. G. (1950). The comparison of percentages in matched samples. Biometrika 37(3/4).
+
+    Examples
+    --------
+    >>> import memdiag as md
+    >>> df = md.simulate(n_queries=200, systems={"raw-rag": 0.5, "b": 0.6, "c": 0.7}, seed=2)
+    >>> md.omnibus(df)[["test", "df", "k", "n"]]
+              test  df  k    n
+    0  Cochran's Q   2  3  200
     """
-    scheme_obj = resolve_scheme(scheme)
-    panel, aligned = align_for(df, scheme_obj, metric, systems, missing, verdict_missing)
-    if len(panel.systems) < 2:
-        raise VerdictError(f"an omnibus test needs at least two systems; the data hold {len(panel.systems)}.")
-    kind, why = resolve_design(panel.queries, design, scheme_obj)
-    cols = metric_columns(panel, metric, scheme_obj, threshold)
-    row = {"metric": cols.label, "k": len(panel.systems), "n": panel.n, "design": kind}
-    if cols.binary and kind == "iid" and len(panel.systems) >= 3:
+    prepared = as_prepared(data, scheme=scheme, metric=metric, systems=systems, missing=missing,
+                           verdict_missing=verdict_missing, design=design)
+    seed = run_seed(seed)
+    n_resamples = _checks.n_resamples(n_resamples)
+    threshold = _checks.threshold(threshold)
+    if len(prepared.systems) < 2:
+        raise VerdictError(f"an omnibus test needs at least two systems; the data hold {len(prepared.systems)}.")
+    cols = metric_columns(prepared, metric, threshold)
+    row = {"metric": cols.label, "k": len(prepared.systems), "n": prepared.n, "design": prepared.design}
+    if cols.binary and prepared.design == "iid" and len(prepared.systems) >= 3:
         q = cochrans_q(cols.per_query)
         row.update(test="Cochran's Q", statistic=float(q.statistic), df=int(q.df), p=float(q.p_value),
                    n_resamples=None, seed=None)
     else:
-        res = omnibus_max_range(cols.X, Design.from_panel(panel, kind), cols.statistic,
-                                n_resamples=n_resamples, seed=seed)
-        row.update(test=f"centered max-range bootstrap ({kind})", statistic=100 * float(res.statistic),
+        res = omnibus_max_range(cols.X, prepared.resampling, cols.statistic, n_resamples=n_resamples, seed=seed)
+        row.update(test=f"centered max-range bootstrap ({prepared.design})", statistic=100 * float(res.statistic),
                    df=None, p=float(res.p_value), n_resamples=n_resamples, seed=seed)
     out = pd.DataFrame([row])[["metric", "test", "statistic", "df", "p", "k", "n", "design",
                                "n_resamples", "seed"]]
-    out.attrs = {"metric": cols.label, "scheme": scheme_obj.name if scheme_obj else None, "design": kind,
-                 "n_resamples": row["n_resamples"], "seed": row["seed"], "notes": [why] + aligned}
-    return out
+    return stamp(out, "omnibus", prepared, metric=cols.label, n_resamples=row["n_resamples"],
+                 seed=row["seed"], threshold=threshold)
 
 
 def bootstrap(
-    df: pd.DataFrame,
+    data: pd.DataFrame | Prepared,
     statistic: str | Callable[[Panel], tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]] = "accuracy",
+    *,
     scheme: str | Path | Scheme | None = None,
     design: str | None = None,
     n_resamples: int = 20_000,
-    seed: int = 0,
-    ci: float = 0.95,
+    seed: int | np.random.Generator = 0,
+    confidence_level: float = 0.95,
     method: str = "percentile",
     threshold: float | None = None,
     systems: Sequence[str] | None = None,
-    missing: MissingQueryPolicy = "error",
-    verdict_missing: MissingVerdictPolicy = "as-wrong",
+    missing: MissingQueryPolicy | None = None,
+    verdict_missing: MissingVerdictPolicy | None = None,
 ) -> pd.DataFrame:
     """Per-system estimates with paired bootstrap intervals under a design (SPEC §4).
 
     Parameters
     ----------
+    data
+        Canonical verdicts, or :func:`memdiag.prepare` output.
     statistic
         A metric name (as in :func:`compare`), or a callable ``f(panel) -> (X, g)`` returning
         per-query additive columns ``X (N, K)`` and a vectorised ``g(sums (b, K)) -> (b, m)``;
         the engine evaluates ``g`` on a whole chunk of replicates at once.
+    scheme, design, threshold, systems, missing, verdict_missing
+        As in :func:`compare`.
+    n_resamples, seed, confidence_level
+        Replicates B, seed, interval level.
     method
         ``percentile`` or ``bca`` (``iid`` design only).
 
@@ -405,29 +361,48 @@ def bootstrap(
     pandas.DataFrame
         One row per system (or per output of a callable statistic): ``system, estimate, ci_low,
         ci_high, se, n, design, n_resamples, seed``; estimates of a named metric in points.
+
+    Raises
+    ------
+    VerdictError
+        Bad options or verdicts.
+
+    References
+    ----------
+    Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall, §14.3 (BCa).
+
+    Examples
+    --------
+    >>> import memdiag as md
+    >>> df = md.simulate(n_queries=400, systems={"raw-rag": 0.6, "mem": 0.7}, seed=1)
+    >>> out = md.bootstrap(df, n_resamples=2000, seed=0)
+    >>> out["system"].tolist(), bool((out["ci_low"] < out["estimate"]).all())
+    (['mem', 'raw-rag'], True)
     """
-    scheme_obj = resolve_scheme(scheme)
     name = statistic if isinstance(statistic, str) else "accuracy"
-    panel, aligned = align_for(df, scheme_obj, name, systems, missing, verdict_missing)
-    kind, why = resolve_design(panel.queries, design, scheme_obj)
+    prepared = as_prepared(data, scheme=scheme, metric=name, systems=systems, missing=missing,
+                           verdict_missing=verdict_missing, design=design)
+    seed = run_seed(seed)
+    n_resamples = _checks.n_resamples(n_resamples)
+    confidence_level = _checks.confidence_level(confidence_level)
+    threshold = _checks.threshold(threshold)
     if isinstance(statistic, str):
-        cols = metric_columns(panel, statistic, scheme_obj, threshold)
-        X, fn, scale, labels = cols.X, cols.statistic, 100.0, list(panel.systems)
+        cols = metric_columns(prepared, statistic, threshold)
+        X, fn, scale, labels = cols.X, cols.statistic, 100.0, list(prepared.systems)
     else:
-        X, fn = statistic(panel)
+        X, fn = statistic(prepared.panel)
         scale = 1.0
         m = np.asarray(fn(np.asarray(X, dtype=float).sum(axis=0)[None, :])).shape[1]
-        labels = list(panel.systems) if m == len(panel.systems) else [f"statistic {i}" for i in range(m)]
-    res = bootstrap_sums(np.asarray(X, dtype=float), Design.from_panel(panel, kind), fn,
-                         n_resamples=n_resamples, seed=seed, ci=ci, method=method)
+        labels = list(prepared.systems) if m == len(prepared.systems) else [f"statistic {i}" for i in range(m)]
+    res = bootstrap_sums(np.asarray(X, dtype=float), prepared.resampling, fn, n_resamples=n_resamples,
+                         seed=seed, ci=confidence_level, method=method)
     out = pd.DataFrame({"system": labels, "estimate": scale * res.estimate, "ci_low": scale * res.ci_low,
                         "ci_high": scale * res.ci_high, "se": scale * res.standard_error})
-    out["n"] = panel.n
-    out["design"] = kind
+    out["n"] = prepared.n
+    out["design"] = prepared.design
     out["n_resamples"] = n_resamples
     out["seed"] = seed
-    out.attrs = {"metric": name if isinstance(statistic, str) else "user statistic",
-                 "scheme": scheme_obj.name if scheme_obj else None, "design": kind,
-                 "n_resamples": n_resamples, "seed": seed, "confidence_level": ci,
-                 "notes": [why, f"{method} interval"] + aligned}
-    return out
+    return stamp(out, "bootstrap", prepared, notes=[f"{method} interval"],
+                 metric=name if isinstance(statistic, str) else "user statistic", n_resamples=n_resamples,
+                 seed=seed, confidence_level=confidence_level, threshold=threshold,
+                 unit="points" if isinstance(statistic, str) else None)

@@ -20,9 +20,10 @@ from functools import cached_property
 
 import numpy as np
 
+from memdiag._checks import KINDS
+
 __all__ = ["COLUMNS", "KINDS", "Design", "as_design", "resolve_design"]
 
-KINDS: tuple[str, ...] = ("iid", "stratified", "cluster", "stratified-cluster")
 
 #: The per-query columns each design resamples by.
 COLUMNS: dict[str, tuple[str, ...]] = {

@@ -10,21 +10,30 @@ exactly as Acc_s = Ĉ_s·Û_s + (1/N) Σ_i (1 − C_is)·Y_is.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from memdiag._compare import compare, complete_matrix, omnibus
-from memdiag._designs import Design, resolve_design
+from memdiag import _checks
+from memdiag._compare import compare, omnibus
+from memdiag._metrics import complete_matrix, labels
+from memdiag._prepare import Prepared, as_prepared
+from memdiag._provenance import stamp
+from memdiag._resampling import bootstrap_sums, run_seed
+from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
 from memdiag.errors import VerdictError
-from memdiag._resampling import bootstrap_sums
-from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy, align
+
+if TYPE_CHECKING:  # pragma: no cover
+    from memdiag._schemes import Scheme
 
 #: Per-system quantities of :func:`evidence`, in column order.
 QUANTITIES: tuple[str, ...] = ("coverage", "utilization", "accuracy", "covered_term", "uncovered_term")
 
 
-def _require(df: pd.DataFrame, columns: Sequence[str], what: str) -> None:
+def _require(data: pd.DataFrame | Prepared, columns: Sequence[str], what: str) -> None:
+    df = data.frame if isinstance(data, Prepared) else data
     lacking = [c for c in columns if c not in df]
     if lacking:
         raise VerdictError(f"{what} needs the column(s) {', '.join(repr(c) for c in lacking)}, which "
@@ -44,14 +53,16 @@ def _decomposition(s: int):
 
 
 def evidence(
-    df: pd.DataFrame,
+    data: pd.DataFrame | Prepared,
+    *,
     design: str | None = None,
     n_resamples: int = 20_000,
-    seed: int = 0,
+    seed: int | np.random.Generator = 0,
     confidence_level: float = 0.95,
+    scheme: str | Path | Scheme | None = None,
     systems: Sequence[str] | None = None,
-    missing: MissingQueryPolicy = "error",
-    verdict_missing: MissingVerdictPolicy = "as-wrong",
+    missing: MissingQueryPolicy | None = None,
+    verdict_missing: MissingVerdictPolicy | None = None,
 ) -> pd.DataFrame:
     """Coverage, utilization and the accuracy decomposition per system, with intervals (SPEC §3).
 
@@ -78,15 +89,19 @@ def evidence(
       system  n_sufficient  coverage  utilization  accuracy
     0    rag             2      50.0         50.0      50.0
     """
-    _require(df, ["sufficient"], "evidence()")
-    panel = align(df, missing=missing, verdict_missing=verdict_missing, systems=systems)
-    kind, why = resolve_design(panel.queries, design, None)
-    c = complete_matrix(panel, "sufficient")
+    _require(data, ["sufficient"], "evidence()")
+    prepared = as_prepared(data, scheme=scheme, systems=systems, missing=missing,
+                           verdict_missing=verdict_missing, design=design)
+    seed = run_seed(seed)
+    n_resamples = _checks.n_resamples(n_resamples)
+    confidence_level = _checks.confidence_level(confidence_level)
+    panel = prepared.panel
+    c = labels(panel, "sufficient")
     y = panel.scores
     s, n = len(panel.systems), panel.n
     X = np.hstack([c, c * y, (1 - c) * y, np.ones((n, 1))])
-    res = bootstrap_sums(X, Design.from_panel(panel, kind), _decomposition(s),
-                         n_resamples=n_resamples, seed=seed, ci=confidence_level)
+    res = bootstrap_sums(X, prepared.resampling, _decomposition(s), n_resamples=n_resamples, seed=seed,
+                         ci=confidence_level)
     est = 100 * res.estimate.reshape(len(QUANTITIES), s)
     low = 100 * res.ci_low.reshape(len(QUANTITIES), s)
     high = 100 * res.ci_high.reshape(len(QUANTITIES), s)
@@ -95,7 +110,7 @@ def evidence(
         out[name] = est[q]
         out[f"{name}_ci_low"] = low[q]
         out[f"{name}_ci_high"] = high[q]
-    notes = [why] + panel.notes_text()
+    notes = []
     for name in out.loc[out["n_sufficient"] == 0, "system"]:
         notes.append(f"utilization of '{name}' is undefined: no query has sufficient evidence")
     undefined = np.asarray(res.n_undefined).reshape(len(QUANTITIES), s)[1] if res.n_undefined is not None else []
@@ -103,21 +118,22 @@ def evidence(
         if 0 < k < n_resamples:
             notes.append(f"utilization of '{name}': {int(k)} of {n_resamples} replicates had no "
                          "sufficient query and were left out of its interval")
-    out.attrs = {"design": kind, "n_resamples": n_resamples, "seed": seed,
-                 "confidence_level": confidence_level, "missing": missing,
-                 "verdict_missing": verdict_missing, "notes": notes}
-    return out
+    return stamp(out, "evidence", prepared, notes=notes, metric="coverage, utilization",
+                 n_resamples=n_resamples, seed=seed, confidence_level=confidence_level, unit="points")
 
 
 def evidence_tests(
-    df: pd.DataFrame,
+    data: pd.DataFrame | Prepared,
+    *,
     design: str | None = None,
     n_resamples: int = 20_000,
-    seed: int = 0,
+    seed: int | np.random.Generator = 0,
+    confidence_level: float = 0.95,
     correction: str = "holm",
+    scheme: str | Path | Scheme | None = None,
     systems: Sequence[str] | None = None,
-    missing: MissingQueryPolicy = "error",
-    verdict_missing: MissingVerdictPolicy = "as-wrong",
+    missing: MissingQueryPolicy | None = None,
+    verdict_missing: MissingVerdictPolicy | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The pairwise and omnibus tests of coverage and utilization (paper A.5.1, C.6).
 
@@ -132,15 +148,17 @@ def evidence_tests(
         ``pairs``: :func:`memdiag._compare` rows with a leading ``metric`` column (coverage rows
         first); ``omnibus``: one row per metric.
     """
-    _require(df, ["sufficient"], "evidence_tests()")
-    common = dict(design=design, n_resamples=n_resamples, seed=seed, systems=systems, missing=missing,
-                  verdict_missing=verdict_missing)
+    _require(data, ["sufficient"], "evidence_tests()")
+    prepared = as_prepared(data, scheme=scheme, systems=systems, missing=missing,
+                           verdict_missing=verdict_missing, design=design)
+    common = dict(n_resamples=n_resamples, seed=run_seed(seed))
     pairs, tests = [], []
     for metric in ("coverage", "utilization"):
-        table = compare(df, metric=metric, correction=correction, **common)
+        table = compare(prepared, metric=metric, correction=correction, confidence_level=confidence_level,
+                        **common)
         table.insert(0, "metric", metric)
         pairs.append(table)
-        tests.append(omnibus(df, metric=metric, **common))
+        tests.append(omnibus(prepared, metric=metric, **common))
     out_pairs = pd.concat(pairs, ignore_index=True)
     out_pairs.attrs = dict(pairs[0].attrs, metric="coverage, utilization")
     out_omnibus = pd.concat(tests, ignore_index=True)
@@ -149,17 +167,18 @@ def evidence_tests(
 
 
 def path_given_result(
-    df: pd.DataFrame,
+    data: pd.DataFrame | Prepared,
+    *,
     categories: Sequence[str] | None = None,
     phase: str | None = "after",
     allow_inconsistent: bool = False,
     design: str | None = None,
     n_resamples: int = 20_000,
-    seed: int = 0,
+    seed: int | np.random.Generator = 0,
     confidence_level: float = 0.95,
     systems: Sequence[str] | None = None,
-    missing: MissingQueryPolicy = "error",
-    verdict_missing: MissingVerdictPolicy = "as-wrong",
+    missing: MissingQueryPolicy | None = None,
+    verdict_missing: MissingVerdictPolicy | None = None,
 ) -> pd.DataFrame:
     """Conditional path retention P(path | result) per system (SPEC §3; paper C.1, G.10).
 
@@ -183,17 +202,23 @@ def path_given_result(
         ``n_inconsistent``, ``retention`` (points) with ``_ci_low`` / ``_ci_high``; NaN (undefined)
         when Σ result = 0.
     """
-    _require(df, ["result_covered", "path_covered"], "path_given_result()")
-    selected = df
-    if phase is not None and "phase" in df:
-        selected = selected[selected["phase"] == phase]
+    _require(data, ["result_covered", "path_covered"], "path_given_result()")
+    prepared = as_prepared(data, systems=systems, missing=missing, verdict_missing=verdict_missing,
+                           design=design)
+    seed = run_seed(seed)
+    n_resamples = _checks.n_resamples(n_resamples)
+    confidence_level = _checks.confidence_level(confidence_level)
+    queries = prepared.panel.queries
+    keep = np.ones(prepared.n, dtype=bool)
+    if phase is not None and "phase" in queries:
+        keep &= (queries["phase"] == phase).to_numpy()
     if categories is not None:
-        _require(df, ["category"], "path_given_result(categories=...)")
-        selected = selected[selected["category"].isin(list(categories))]
-    if selected.empty:
+        _require(data, ["category"], "path_given_result(categories=...)")
+        keep &= queries["category"].isin(list(categories)).to_numpy()
+    if not keep.any():
         raise VerdictError(f"no question is selected (phase={phase!r}, categories={categories!r}).")
-    panel = align(selected, missing=missing, verdict_missing=verdict_missing, systems=systems)
-    kind, why = resolve_design(panel.queries, design, None)
+    prepared = prepared.subset(keep)
+    panel = prepared.panel
     result, path = complete_matrix(panel, "result_covered"), complete_matrix(panel, "path_covered")
     inconsistent = ((path == 1) & (result == 0)).sum(axis=0).astype(np.int64)
     if inconsistent.any() and not allow_inconsistent:
@@ -209,23 +234,22 @@ def path_given_result(
             return sums[:, :s] / sums[:, s:]
 
     X = np.hstack([path * result, result])
-    res = bootstrap_sums(X, Design.from_panel(panel, kind), retention, n_resamples=n_resamples,
-                         seed=seed, ci=confidence_level)
+    res = bootstrap_sums(X, prepared.resampling, retention, n_resamples=n_resamples, seed=seed,
+                         ci=confidence_level)
     out = pd.DataFrame({"system": panel.systems, "n": panel.n,
                         "n_result": result.sum(axis=0).astype(np.int64),
                         "n_path_and_result": (path * result).sum(axis=0).astype(np.int64),
                         "n_inconsistent": inconsistent,
                         "retention": 100 * res.estimate, "retention_ci_low": 100 * res.ci_low,
                         "retention_ci_high": 100 * res.ci_high})
-    notes = [why] + panel.notes_text()
+    notes = []
     if inconsistent.any():
         notes.append(f"{int(inconsistent.sum())} inconsistent rows (path = 1, result = 0) counted and kept")
-    out.attrs = {"design": kind, "n_resamples": n_resamples, "seed": seed,
-                 "confidence_level": confidence_level, "notes": notes}
-    return out
+    return stamp(out, "path_given_result", prepared, notes=notes, metric="P(path | result)",
+                 n_resamples=n_resamples, seed=seed, confidence_level=confidence_level, unit="points")
 
 
-def evidence_length(df: pd.DataFrame, budget: float = 5_000) -> pd.DataFrame:
+def evidence_length(data: pd.DataFrame | Prepared, *, budget: float = 5_000) -> pd.DataFrame:
     """Per-system evidence length statistics from ``evidence_tokens`` (paper Table 20, SPEC §7).
 
     Returns
@@ -243,7 +267,8 @@ def evidence_length(df: pd.DataFrame, budget: float = 5_000) -> pd.DataFrame:
       system    mean  median     p95     max  n_over_budget
     0      a  1650.0   250.0  5145.0  6000.0              1
     """
-    _require(df, ["evidence_tokens"], "evidence_length()")
+    _require(data, ["evidence_tokens"], "evidence_length()")
+    df = data.frame if isinstance(data, Prepared) else data
     per_query = df.groupby(["system", "query_id"], sort=True)["evidence_tokens"].mean()
     rows = []
     for name, values in per_query.groupby(level="system", sort=True):
@@ -255,6 +280,5 @@ def evidence_length(df: pd.DataFrame, budget: float = 5_000) -> pd.DataFrame:
                      "max": v.max() if v.size else np.nan,
                      "n_over_budget": int((v > budget).sum()),
                      "n_missing": int(values.isna().sum())})
-    out = pd.DataFrame(rows)
-    out.attrs = {"notes": [f"budget = {budget:g} evidence tokens"]}
-    return out
+    return stamp(pd.DataFrame(rows), "evidence_length", notes=[f"budget = {budget:g} evidence tokens"],
+                 unit="tokens")

@@ -8,12 +8,29 @@ differences through this module.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["binary_outcomes", "cell_indicators", "oriented_pairs", "pairwise_matrix"]
+__all__ = ["CELLS", "THRESHOLD", "binarize", "binary_outcomes", "cell_codes", "cell_counts",
+           "cell_indicators", "canonical_pair", "contrast_codes", "oriented_pairs", "pair_key", "pairwise_matrix"]
+
+#: The cells of the paired 2x2 table in their fixed order (SPEC §2): a, b, c, d.
+CELLS: tuple[str, ...] = ("both", "benefit", "tax", "neither")
+
+#: A query is correct when its score (mean over judge repetitions) is > THRESHOLD (SPEC §2).
+THRESHOLD = 0.5
+
+
+def binarize(scores: np.ndarray, threshold: float | None = None) -> np.ndarray:
+    """Correctness ``score > threshold`` as a bool array (``threshold`` None: :data:`THRESHOLD`).
+
+    >>> binarize(np.array([0.0, 0.5, 0.51, 1.0])).tolist()
+    [False, False, True, True]
+    """
+    return np.asarray(scores) > (THRESHOLD if threshold is None else threshold)
 
 
 def binary_outcomes(values: object, name: str) -> np.ndarray:
@@ -45,6 +62,107 @@ def cell_indicators(reference: np.ndarray, system: np.ndarray) -> np.ndarray:
     """
     r, m = np.asarray(reference, dtype=bool), np.asarray(system, dtype=bool)
     return np.stack([r & m, ~r & m, r & ~m, ~r & ~m], axis=1).astype(np.float64)
+
+
+def cell_codes(reference: np.ndarray, systems: np.ndarray) -> np.ndarray:
+    """Each query's cell against the reference, ``(N, k)`` int8: 0 both, 1 benefit, 2 tax, 3 neither.
+
+    ``reference`` is ``(N,)`` correctness of the reference, ``systems`` ``(N,)`` or ``(N, k)``
+    correctness of the compared system(s) (bool or 0/1).
+
+    >>> cell_codes(np.array([1, 1, 0, 0]), np.array([1, 0, 1, 0])).ravel().tolist()
+    [0, 2, 1, 3]
+    """
+    r = np.asarray(reference, dtype=bool)
+    m = np.asarray(systems, dtype=bool)
+    m = m[:, None] if m.ndim == 1 else m
+    # a: r & m -> 0; b: ~r & m -> 1; c: r & ~m -> 2; d: ~r & ~m -> 3
+    return np.where(r[:, None], np.where(m, 0, 2), np.where(m, 1, 3)).astype(np.int8)
+
+
+def cell_counts(codes: np.ndarray, groups: np.ndarray | None = None, n_groups: int | None = None) -> np.ndarray:
+    """Counts of each cell per group and contrast, ``(G, k, 4)`` int64, from :func:`cell_codes`.
+
+    ``groups`` ``(N,)`` holds each query's group index 0..G−1 (a stratum, a cluster); None
+    counts all queries as one group.
+
+    >>> cell_counts(cell_codes(np.array([1, 1, 0, 0, 1]), np.array([1, 0, 1, 0, 1]))).tolist()
+    [[[2, 1, 1, 1]]]
+    """
+    codes = np.asarray(codes)
+    codes = codes[:, None] if codes.ndim == 1 else codes
+    n, k = codes.shape
+    if groups is None:
+        groups, n_groups = np.zeros(n, dtype=np.int64), 1
+    groups = np.asarray(groups, dtype=np.int64)
+    n_groups = int(groups.max()) + 1 if n_groups is None else int(n_groups)
+    flat = (groups[:, None] * k + np.arange(k)[None, :]) * 4 + codes
+    return np.bincount(flat.ravel(), minlength=n_groups * k * 4).reshape(n_groups, k, 4)
+
+
+def canonical_pair(a: str, b: str) -> tuple[str, str, bool]:
+    """The pair in name order ``(low, high)`` and whether ``(a, b)`` is reversed from it.
+
+    A contrast between two systems is always drawn in this one orientation (``high`` against
+    the reference ``low``), so the same pair gets the same bootstrap replicates in every table
+    (flows, comparisons, claims), whichever side a table puts it on.
+
+    >>> canonical_pair("zep", "mem0")
+    ('mem0', 'zep', True)
+    """
+    return (a, b, False) if a <= b else (b, a, True)
+
+
+def pair_key(a: str, b: str) -> int:
+    """A 63-bit integer naming the unordered pair {a, b}, the same on every machine and run.
+
+    It keys the pair's own random stream (``SeedSequence(seed, spawn_key=(1, key))``).
+
+    >>> pair_key("raw-rag", "zep") == pair_key("zep", "raw-rag")
+    True
+    """
+    low, high, _ = canonical_pair(a, b)
+    digest = hashlib.sha256(f"{low}\x1f{high}".encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def contrast_codes(correct: np.ndarray, systems: Sequence[str],
+                   contrasts: Sequence[tuple[int, int]]) -> tuple[np.ndarray, list[int], np.ndarray]:
+    """Cell codes of contrasts "system a against reference b", drawn in each pair's one orientation.
+
+    Parameters
+    ----------
+    correct
+        ``(N, S)`` correctness of every system (bool or 0/1).
+    systems
+        The ``S`` system names (they fix each pair's orientation and random stream).
+    contrasts
+        ``(a, b)`` column pairs: system ``a`` against reference ``b``.
+
+    Returns
+    -------
+    codes
+        ``(N, k)`` :func:`cell_codes` of the higher-named system against the lower-named one.
+    keys
+        :func:`pair_key` of each contrast.
+    swap
+        ``(k,)`` bool: True where ``a`` is the lower-named system, so benefit and tax of the drawn
+        orientation must be exchanged to read "a against b".
+
+    >>> codes, keys, swap = contrast_codes(np.array([[1, 0], [0, 1]]), ["b", "a"], [(0, 1)])
+    >>> codes.ravel().tolist(), swap.tolist()
+    ([1, 2], [False])
+    """
+    correct = np.asarray(correct, dtype=bool)
+    codes = np.empty((correct.shape[0], len(contrasts)), dtype=np.int8)
+    keys, swap = [], np.zeros(len(contrasts), dtype=bool)
+    for j, (a, b) in enumerate(contrasts):
+        _, _, reversed_ = canonical_pair(systems[b], systems[a])
+        low, high = (a, b) if reversed_ else (b, a)
+        codes[:, j] = cell_codes(correct[:, low], correct[:, high])[:, 0]
+        keys.append(pair_key(systems[a], systems[b]))
+        swap[j] = reversed_
+    return codes, keys, swap
 
 
 _PAIR_COLUMNS = ("system_a", "system_b", "diff", "ci_low", "ci_high", "p_adj")

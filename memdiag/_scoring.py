@@ -9,41 +9,50 @@ on request, a paired bootstrap interval of the overall under the benchmark's res
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from memdiag.errors import VerdictError
+from memdiag import _checks
+from memdiag._prepare import Prepared, as_prepared
+from memdiag._provenance import stamp
+from memdiag._resampling import bootstrap_sums, run_seed
 from memdiag._schemes import ALL, Scheme, get_scheme
-from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy, align
+from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
+from memdiag.errors import VerdictError
 
 
 def score(
-    df: pd.DataFrame,
-    scheme: str | Path | Scheme = "mean",
+    data: pd.DataFrame | Prepared,
+    *,
+    scheme: str | Path | Scheme | None = None,
     metric: str = "score",
-    missing: MissingQueryPolicy = "error",
-    verdict_missing: MissingVerdictPolicy = "as-wrong",
     design: str | None = None,
     n_resamples: int = 0,
     seed: int | np.random.Generator = 0,
     confidence_level: float = 0.95,
+    systems: Sequence[str] | None = None,
+    missing: MissingQueryPolicy | None = None,
+    verdict_missing: MissingVerdictPolicy | None = None,
 ) -> pd.DataFrame:
     """Official per-system scores of canonical verdicts under a benchmark scheme (SPEC §6).
 
     Parameters
     ----------
-    df
-        Canonical verdicts (SPEC §1).
+    data
+        Canonical verdicts (SPEC §1), or :func:`memdiag.prepare` output.
     scheme
         A built-in scheme name (:func:`~memdiag._schemes.known_schemes`), a YAML/JSON scheme file,
-        or a :class:`~memdiag._schemes.Scheme`.
+        or a :class:`~memdiag._schemes.Scheme`; None (default) is ``mean``, the question-weighted
+        mean of every query, unless ``data`` was prepared with a scheme.
     metric
         The per-query column scored: ``"score"`` (the judged verdict) or another metric in
         [0, 1] such as ``"f1"`` or ``"bleu"``.
-    missing, verdict_missing
-        The missing-query and missing-verdict policies of :func:`~memdiag._verdicts.align`.
+    systems, missing, verdict_missing
+        Which systems, and the missing-query and missing-verdict policies of
+        :func:`~memdiag._verdicts.align` (default ``error`` and ``as-wrong``).
     design
         Resampling design of the interval (``iid``, ``stratified``, ``cluster``,
         ``stratified-cluster``); None follows the benchmark (:func:`~memdiag._compare.resolve_design`:
@@ -113,14 +122,17 @@ def score(
     >>> ci.columns[:4].tolist(), ci.attrs["design"], ci.attrs["n_resamples"]
     (['system', 'overall', 'overall_ci_low', 'overall_ci_high'], 'iid', 2000)
     """
-    chosen = get_scheme(scheme)
-    selected = chosen.select(df)
-    panel = align(selected, missing=missing, verdict_missing=verdict_missing, metric=metric)
+    prepared = as_prepared(data, scheme=scheme, metric=metric, systems=systems, missing=missing,
+                           verdict_missing=verdict_missing, design=design)
+    n_resamples = _checks.n_resamples(n_resamples, allow_zero=True)
+    seed = run_seed(seed)
+    panel = prepared.panel
     if metric != "score" and ((panel.scores < 0) | (panel.scores > 1)).any():
         raise VerdictError(f"metric '{metric}' has values outside [0, 1] (from {panel.scores.min():g} to "
                            f"{panel.scores.max():g}); score() reports points of a [0, 1] metric. "
                            "Rescale the column first.")
-    layout = chosen.layout(panel)
+    chosen = prepared.scheme or get_scheme("mean")
+    layout = prepared.layout() or chosen.layout(panel)
     sums = layout.columns().sum(axis=0)
     table = pd.DataFrame({"system": list(panel.systems),
                           "overall": 100 * layout.statistic(sums)})
@@ -137,36 +149,22 @@ def score(
         for g, name in enumerate(layout.groups):
             table[f"n_{name}"] = int(layout.counts[g])
     table["complete"] = layout.complete
-    notes = [f"{n['policy']}: {n['detail']}" for n in selected.attrs["scheme_notes"]]
-    notes += panel.notes_text() + layout.notes_text()
-    interval = {}
+    notes = layout.notes_text()
+    settings = {}
     if n_resamples:
-        from memdiag._designs import Design, resolve_design
-        from memdiag._resampling import bootstrap_sums
-
-        kind, why = resolve_design(panel.queries, design, chosen)
-        res = bootstrap_sums(layout.columns(), Design.from_panel(panel, kind), layout.statistic,
-                             n_resamples=n_resamples, seed=seed, ci=confidence_level)
+        res = bootstrap_sums(layout.columns(), prepared.resampling, layout.statistic,
+                             n_resamples=n_resamples, seed=seed, ci=_checks.confidence_level(confidence_level))
         table.insert(2, "overall_ci_low", 100 * res.ci_low)
         table.insert(3, "overall_ci_high", 100 * res.ci_high)
-        interval = {"design": kind, "n_resamples": int(n_resamples), "seed": res.seed,
-                    "confidence_level": confidence_level}
-        notes.append(why)
+        settings = {"n_resamples": n_resamples, "seed": seed, "confidence_level": confidence_level}
         undefined = np.asarray(res.n_undefined)
         if (undefined > 0).any():
             notes.append(f"{int(undefined.max())} of {n_resamples} replicates gave an undefined overall (a "
                          "weighted group, or every included query, absent from the replicate) and were "
                          "left out of the interval")
-    table.attrs = {
-        "scheme": chosen.name,
-        "description": chosen.description,
-        "source": chosen.source,
-        "metric": metric,
-        "missing": missing,
-        "verdict_missing": verdict_missing,
-        "complete": layout.complete,
-        "missing_groups": list(layout.missing_groups),
-        **interval,
-        "notes": notes,
-    }
+    stamp(table, "score", prepared, notes=notes, resampled=bool(n_resamples), metric=metric, unit="points",
+          description=chosen.description,
+          source=chosen.source, complete=layout.complete, missing_groups=list(layout.missing_groups),
+          **settings)
+    table.attrs["scheme"] = chosen.name
     return table

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from memdiag._compare import compare
+from memdiag._resampling import run_seed
 from memdiag.errors import VerdictError
 from memdiag._schemes import Scheme
 from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
@@ -40,13 +41,14 @@ def _settings(systems: list[str], parameter: str) -> pd.DataFrame:
 
 def sensitivity(
     df: pd.DataFrame,
+    *,
     parameter: str = "final_k",
     default: object = None,
     metric: str = "accuracy",
     scheme: str | Scheme | None = None,
     design: str | None = None,
     n_resamples: int = 20_000,
-    seed: int = 0,
+    seed: int | np.random.Generator = 0,
     confidence_level: float = 0.95,
     correction: str = "holm",
     missing: MissingQueryPolicy = "error",
@@ -86,6 +88,7 @@ def sensitivity(
     """
     if default is None:
         raise VerdictError(f"sensitivity needs the default value of '{parameter}' (e.g. default=15).")
+    seed = run_seed(seed)
     table = _settings(sorted(pd.unique(df["system"])), parameter)
     default_value = float(default) if isinstance(table["value"].iloc[0], float) else str(default)
     blocks = []
@@ -116,5 +119,5 @@ def sensitivity(
     if (out["system"] == "").all():
         out = out.drop(columns="system")
     out.attrs = {k: v for k, v in result.attrs.items() if k != "notes"}
-    out.attrs.update(parameter=parameter, default=default_value, notes=notes)
+    out.attrs.update(function="sensitivity", parameter=parameter, default=default_value, notes=notes)
     return out

@@ -159,6 +159,8 @@ def check(df: pd.DataFrame) -> pd.DataFrame:
     0      a       q1    1.0       0
     1      a       q2    NaN       0
     """
+    if df.attrs.get(_CHECKED) is not None and df.attrs[_CHECKED] == _fingerprint(df):
+        return df
     if len(df) == 0:
         raise VerdictError("the verdict table is empty: no record was read. Check the files.")
     df = df.reset_index(drop=True)
@@ -213,7 +215,22 @@ def check(df: pd.DataFrame) -> pd.DataFrame:
     order = [c for c in CANONICAL if c in out] + [c for c in out.columns
                                                    if c not in CANONICAL and c not in PROVENANCE] \
         + [c for c in PROVENANCE if c in out]
-    return out[order]
+    out = out[order]
+    out.attrs[_CHECKED] = _fingerprint(out)
+    return out
+
+
+#: ``attrs`` key of the fingerprint :func:`check` leaves on a frame it has checked.
+_CHECKED = "memdiag.checked"
+
+
+def _fingerprint(df: pd.DataFrame) -> tuple:
+    """What identifies a checked frame: the object, its shape, columns and dtypes, and the sum and
+    missing count of its scores. Any derived frame (a filter, a copy, an edited score column) has
+    another fingerprint and is checked again; only the very frame :func:`check` returned is not."""
+    scores = df["score"].to_numpy(dtype=float, na_value=np.nan) if "score" in df else np.empty(0)
+    return (id(df), len(df), tuple(map(str, df.columns)), tuple(map(str, df.dtypes)),
+            float(np.nansum(scores)), int(np.isnan(scores).sum()))
 
 
 def _numeric(df: pd.DataFrame, column: str, low: float | None, high: float | None) -> pd.Series:
@@ -411,10 +428,12 @@ class Panel:
 
 def align(
     df: pd.DataFrame,
+    *,
     missing: MissingQueryPolicy = "error",
     verdict_missing: MissingVerdictPolicy = "as-wrong",
     metric: str = "score",
     systems: Iterable[str] | None = None,
+    checked: bool = False,
 ) -> Panel:
     """Align canonical verdicts into a paired :class:`Panel` (SPEC §1).
 
@@ -435,6 +454,8 @@ def align(
         (``"f1"``, ``"bleu"``, ``"llm_confidence"``, ...).
     systems
         Restrict to these systems, in this order (default: all, sorted).
+    checked
+        ``df`` has already passed :func:`check` (skip it).
 
     Notes
     -----
@@ -451,7 +472,8 @@ def align(
     >>> p.notes_text()
     ['missing verdicts as-wrong: 1 verdict without a usable score scored 0 (mem 1, rag 0)']
     """
-    df = check(df)
+    if not checked:
+        df = check(df)
     if metric not in df:
         raise VerdictError(f"the verdicts have no '{metric}' column (have: {', '.join(df.columns)}).")
     if metric != "score":

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from memdiag._provenance import stamp
 from memdiag.errors import VerdictError, where
 
 #: The four roles a decision can play, in the order ``decisions=`` lists their labels.
@@ -209,13 +210,13 @@ def _summary(frame: pd.DataFrame) -> dict:
         "n_decisions": n, **counts,
         "n_malformed": int(role.isna().sum()), "n_duplicate": int(frame["duplicate"].sum()),
         "n_effective_update": effective_update, "n_effective_delete": effective_delete,
-        "proposed_rate": (counts["n_update"] + counts["n_delete"]) / n,
-        "effective_rate": (effective_update + effective_delete) / n,
+        "proposed_rate": 100 * (counts["n_update"] + counts["n_delete"]) / n,
+        "effective_rate": 100 * (effective_update + effective_delete) / n,
         "cf_add": counts["n_add"] + counts["n_update"], "cf_none": counts["n_none"] + counts["n_delete"],
     }
 
 
-def write_audit(log: pd.DataFrame,
+def write_audit(log: pd.DataFrame, *,
                 decisions: Sequence[str] | Mapping[str, str] = ROLES) -> pd.DataFrame:
     """Proposed and effective mutation rates per cluster and overall (SPEC §7; C.2, Figure 2).
 
@@ -238,7 +239,7 @@ def write_audit(log: pd.DataFrame,
         One row per cluster (sorted) and a last row ``cluster == "overall"``: ``cluster,
         n_decisions, n_add, n_update, n_delete, n_none, n_malformed, n_duplicate,
         n_effective_update, n_effective_delete, proposed_rate, effective_rate, cf_add,
-        cf_none``. Rates are fractions of all decisions. ``attrs["notes"]`` reports unknown
+        cf_none``. Rates are in points (percent of all decisions). ``attrs["notes"]`` reports unknown
         labels (with examples), normalised spellings and duplicates.
 
     Notes
@@ -246,8 +247,8 @@ def write_audit(log: pd.DataFrame,
     With n the number of emitted decisions of a cluster (NONE, malformed and duplicate rows
     included: C.2 "relative to all emitted decisions"):
 
-    - proposed_rate = (n_UPDATE + n_DELETE) / n;
-    - effective_rate = (persisted UPDATEs whose old and new text are both present and differ +
+    - proposed_rate = 100 (n_UPDATE + n_DELETE) / n;
+    - effective_rate = 100 (persisted UPDATEs whose old and new text are both present and differ +
       persisted DELETEs) / n, duplicates excluded — a repeated mutation changes nothing the
       first did not (C.2: "an effective update must have a persisted record with available old
       and new text that differ; a persisted deletion also counts");
@@ -274,9 +275,9 @@ def write_audit(log: pd.DataFrame,
     >>> out = write_audit(log)
     >>> out[["cluster", "n_decisions", "n_update", "n_malformed", "proposed_rate", "effective_rate"]]
        cluster  n_decisions  n_update  n_malformed  proposed_rate  effective_rate
-    0       c1            4         2            0            0.5        0.250000
-    1       c2            2         0            1            0.5        0.500000
-    2  overall            6         2            1            0.5        0.333333
+    0       c1            4         2            0           50.0       25.000000
+    1       c2            2         0            1           50.0       50.000000
+    2  overall            6         2            1           50.0       33.333333
     >>> out.attrs["notes"][0]
     "1 decision with an unknown label counted as malformed (not mapped to any role): 'MERGE' (1)"
     """
@@ -311,7 +312,6 @@ def write_audit(log: pd.DataFrame,
                           "effective": effective})
     rows = [{"cluster": name, **_summary(part)} for name, part in frame.groupby("cluster", sort=True)]
     rows.append({"cluster": OVERALL, **_summary(frame)})
-    out = pd.DataFrame(rows)
-    out.attrs = {"decisions": dict(roles), "n_clusters": len(rows) - 1, "notes": notes,
-                 "source": str(log["source_file"].iloc[0]) if "source_file" in log else None}
-    return out
+    return stamp(pd.DataFrame(rows), "write_audit", notes=notes, unit="points", decisions=dict(roles),
+                 n_clusters=len(rows) - 1,
+                 source=str(log["source_file"].iloc[0]) if "source_file" in log else None)

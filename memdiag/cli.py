@@ -10,13 +10,14 @@ import argparse
 import sys
 import warnings
 from collections.abc import Callable, Sequence
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 import memdiag as md
+from memdiag._checks import CORRECTIONS, FORMATS, KINDS
 from memdiag.errors import SchemeError, VerdictError
-from memdiag._simulate import EXAMPLE_SEED
-from memdiag.tables import FORMATS, render
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
 
 class UsageError(ValueError):
@@ -59,7 +60,7 @@ def _add_output(p: argparse.ArgumentParser) -> None:
 
 
 def _add_resampling(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--design", choices=("iid", "stratified", "cluster", "stratified-cluster"),
+    p.add_argument("--design", choices=KINDS,
                    help="resampling design (default: from the data and scheme; the choice is printed)")
     p.add_argument("--resamples", type=int, default=20_000, metavar="B", help="bootstrap replicates (default 20000)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
@@ -83,7 +84,9 @@ def _read(args: argparse.Namespace) -> pd.DataFrame:
 
 def _emit(frames: pd.DataFrame | Sequence[pd.DataFrame], args: argparse.Namespace) -> None:
     """Print one or several result tables (several JSON tables become one JSON list)."""
-    frames = [frames] if isinstance(frames, pd.DataFrame) else list(frames)
+    from memdiag.tables import render
+
+    frames = list(frames) if isinstance(frames, (list, tuple)) else [frames]
     texts = [render(f, args.format) for f in frames]
     if args.format == "json" and len(texts) > 1:
         text = "[\n" + ",\n".join(texts) + "\n]"
@@ -138,7 +141,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 def _cmd_flows(args: argparse.Namespace) -> int:
     df = _read(args)
     table = md.flows(df, reference=args.reference, by=args.by, threshold=args.threshold,
-                     design=args.design or "iid", n_resamples=args.resamples, seed=args.seed,
+                     design=args.design, n_resamples=args.resamples, seed=args.seed,
                      confidence_level=args.ci, correction=args.correction, scheme=args.scheme,
                      missing=args.missing, verdict_missing=args.verdict_missing)
     _emit(table, args)
@@ -196,11 +199,11 @@ def _cmd_plot(args: argparse.Namespace) -> int:
         df = _read(args)
         common = dict(n_resamples=args.resamples, seed=args.seed, missing=args.missing,
                       verdict_missing=args.verdict_missing)
-        systems = sorted(pd.unique(df["system"]))
+        systems = sorted(df["system"].unique())
         if args.figure in ("venn", "forest") and not args.reference:
             raise UsageError(f"plot {args.figure} needs --reference NAME")
         if args.figure == "venn":
-            flows = md.flows(df, reference=args.reference, design=args.design or "iid", scheme=args.scheme,
+            flows = md.flows(df, reference=args.reference, design=args.design, scheme=args.scheme,
                              **common)
             fig = plots.venn(flows, reference=args.reference, shared_scale=args.shared_scale,
                              all_systems=systems)
@@ -216,6 +219,8 @@ def _cmd_plot(args: argparse.Namespace) -> int:
             if not args.systems_table:
                 raise UsageError("plot bubble needs --systems-table CSV (system, tokens_per_query, store_size, ...)")
             scores = md.bootstrap(df, "accuracy", scheme=args.scheme, design=args.design, **common)
+            import pandas as pd
+
             table = pd.read_csv(args.systems_table)
             size = args.size or next((c for c in ("store_size", "store_tokens") if c in table), "store_size")
             fig = plots.bubble(scores, table, reference=args.reference, cost=args.cost, size=size,
@@ -260,9 +265,9 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
-    from memdiag._simulate import write_example
+    from memdiag._simulate import EXAMPLE_SEED, write_example
 
-    for path in write_example(args.write, seed=args.seed):
+    for path in write_example(args.write, seed=EXAMPLE_SEED if args.seed is None else args.seed):
         print(path)
     return 0
 
@@ -286,7 +291,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_input(p)
     p.add_argument("--scheme", default="mean", help="built-in scheme name or a YAML/JSON scheme file")
     p.add_argument("--metric", default="score", help="per-query column to score (score, f1, bleu, ...)")
-    p.add_argument("--design", choices=("iid", "stratified", "cluster", "stratified-cluster"),
+    p.add_argument("--design", choices=KINDS,
                    help="resampling design of the intervals (default: from the scheme and data)")
     p.add_argument("--resamples", type=int, default=0, metavar="B",
                    help="bootstrap replicates for intervals of the overall score (default 0: no intervals)")
@@ -302,7 +307,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scheme", help="official aggregation recomputed in every replicate (locomo, meme, FILE.yaml)")
     p.add_argument("--pairs", choices=("all", "reference"), default="all")
     p.add_argument("--reference", help="reference system for --pairs reference")
-    p.add_argument("--correction", choices=("holm", "bonferroni", "fdr_bh"), default="holm")
+    p.add_argument("--correction", choices=CORRECTIONS, default="holm")
     p.add_argument("--threshold", type=float, help="binarise scores at > THRESHOLD first")
     p.add_argument("--omnibus", action="store_true", help="also print the omnibus test across systems")
     _add_resampling(p)
@@ -315,8 +320,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="reference system, e.g. raw-rag (repeatable for several references)")
     p.add_argument("--by", help="per group of this column, e.g. --by category")
     p.add_argument("--scheme", help="apply a scheme's query selection (e.g. locomo drops adversarial questions)")
-    p.add_argument("--threshold", type=float, default=0.5, help="correct = score > THRESHOLD (default 0.5)")
-    p.add_argument("--correction", choices=("holm", "bonferroni", "fdr_bh"), default="holm")
+    p.add_argument("--threshold", type=float, help="correct = score > THRESHOLD (default 0.5)")
+    p.add_argument("--correction", choices=CORRECTIONS, default="holm")
     _add_resampling(p)
     _add_output(p)
     p.set_defaults(run=_cmd_flows)
@@ -324,7 +329,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("evidence", help="coverage, utilization and the accuracy decomposition")
     _add_input(p)
     p.add_argument("--tests", action="store_true", help="also the omnibus and pairwise tests (paper A.5.1)")
-    p.add_argument("--correction", choices=("holm", "bonferroni", "fdr_bh"), default="holm")
+    p.add_argument("--correction", choices=CORRECTIONS, default="holm")
     p.add_argument("--budget", type=float, default=5_000, help="evidence-token budget (default 5000)")
     _add_resampling(p)
     _add_output(p)
@@ -346,7 +351,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("agreement", help="judge reliability across repetitions or judges, and the missing-verdict effect")
     _add_input(p)
     p.add_argument("--by", choices=("repeat", "judge"), default="repeat", help="raters are repetitions or judges")
-    p.add_argument("--threshold", type=float, default=0.5, help="correct = score > THRESHOLD (default 0.5)")
+    p.add_argument("--threshold", type=float, help="correct = score > THRESHOLD (default 0.5)")
     _add_resampling(p)
     _add_output(p)
     p.set_defaults(run=_cmd_agreement)
@@ -378,7 +383,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--claims", metavar="YAML", help="claims file to audit (YAML, JSON or CSV)")
     p.add_argument("--write-log", metavar="LOG", help="memory decision log (CSV or JSONL) for the write-action audit")
     p.add_argument("--threshold", type=float, default=0.5, help="flows: correct = score > THRESHOLD (default 0.5)")
-    p.add_argument("--correction", choices=("holm", "bonferroni", "fdr_bh"), default="holm")
+    p.add_argument("--correction", choices=CORRECTIONS, default="holm")
     p.add_argument("--rerun", action="store_true",
                    help="FILES is the analysis.json of an earlier report: re-run it exactly into --out")
     _add_resampling(p)
@@ -393,7 +398,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=_cmd_demo)
     p = sub.add_parser("simulate", help="write the synthetic example data (known truth) into a folder")
     p.add_argument("--write", metavar="DIR", required=True, help="folder to write into, e.g. data/example")
-    p.add_argument("--seed", type=int, default=EXAMPLE_SEED, help=f"seed (default {EXAMPLE_SEED}, the bundled example's)")
+    p.add_argument("--seed", type=int, help="seed (default: the bundled example's seed)")
     p.set_defaults(run=_cmd_simulate)
     return parser
 

@@ -17,8 +17,9 @@ import numpy as np
 import pandas as pd
 from tabulate import tabulate
 
+from memdiag._checks import FORMATS
+
 Format = Literal["table", "md", "csv", "json", "latex"]
-FORMATS: tuple[str, ...] = ("table", "md", "csv", "json", "latex")
 
 #: Provenance keys printed in the signature line, in this order.
 _SIGNATURE_KEYS = ("scheme", "metric", "design", "n_resamples", "seed", "confidence_level",
@@ -143,7 +144,7 @@ def render(df: pd.DataFrame, fmt: Format = "table") -> str:
     notes = [str(n) for n in attrs.get("notes", [])]
     sig = signature(attrs)
     if fmt == "csv":
-        return df.to_csv(index=False, float_format="%.10g", lineterminator="\n")
+        return df.to_csv(index=False, lineterminator="\n")  # full precision: the shortest repr that round-trips
     if fmt == "json":
         records = [{str(k): _jsonable(v) for k, v in row.items()} for row in df.to_dict("records")]
         provenance = {k: _jsonable(v) for k, v in attrs.items()}

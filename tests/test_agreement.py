@@ -40,14 +40,14 @@ def test_kappas_match_statsmodels_on_trpc_runs(trpc_two_runs):
     expected = cohens_kappa(table)
     cohen = out.loc["cohen"]
     assert cohen["n"] == 1986
-    assert cohen["agreement"] == pytest.approx(np.trace(table) / 1986, rel=1e-12)
+    assert cohen["agreement"] == pytest.approx(100 * np.trace(table) / 1986, rel=1e-12)  # points
     assert cohen["kappa"] == pytest.approx(expected.kappa, rel=1e-12)
     assert cohen["se"] == pytest.approx(expected.std_kappa, rel=1e-12)
     assert (cohen["ci_low"], cohen["ci_high"]) == pytest.approx((expected.kappa_low, expected.kappa_upp), rel=1e-9)
     counts, _ = aggregate_raters(wide.to_numpy().astype(int))
     assert out.loc["fleiss", "kappa"] == pytest.approx(fleiss_kappa(counts), rel=1e-12)
     # the two runs agree on 78.65% of the 1,986 questions; κ = 0.546 (moderate)
-    assert round(cohen["agreement"], 4) == 0.7865 and round(cohen["kappa"], 3) == 0.546
+    assert round(cohen["agreement"], 2) == 78.65 and round(cohen["kappa"], 3) == 0.546
     # the bootstrap over questions agrees with the asymptotic interval to within ±0.01
     assert cohen["boot_ci_low"] == pytest.approx(cohen["ci_low"], abs=0.01)
     assert cohen["boot_ci_high"] == pytest.approx(cohen["ci_high"], abs=0.01)
@@ -135,16 +135,16 @@ def test_missing_verdicts_are_counted_per_rater_under_both_policies():
     assert wrong.attrs["missing_per_rater"] == {"0": 1, "1": 1}
     assert wrong.loc[0, ["n", "missing_a", "missing_b"]].tolist() == [4, 1, 1]
     # as-wrong: rater 0 = 1 0 0 1, rater 1 = 1 0 0 0 -> agree on 3 of 4
-    assert wrong.loc[0, "agreement"] == pytest.approx(0.75)
+    assert wrong.loc[0, "agreement"] == pytest.approx(75.0)
     excluded = agreement(df, verdict_missing="exclude", n_resamples=0)
-    assert excluded.loc[0, "n"] == 2 and excluded.loc[0, "agreement"] == 1.0
+    assert excluded.loc[0, "n"] == 2 and excluded.loc[0, "agreement"] == 100.0
 
 
 def test_fractional_scores_are_binarised_above_one_half():
     df = pd.DataFrame({"system": "s", "query_id": list("abab"), "repeat": [0, 0, 1, 1],
                        "score": [0.5, 0.9, 0.0, 0.6]})
     out = agreement(df, n_resamples=0)
-    assert out.loc[0, "agreement"] == 1.0          # 0.5 -> wrong, 0.9 and 0.6 -> correct
+    assert out.loc[0, "agreement"] == 100.0        # 0.5 -> wrong, 0.9 and 0.6 -> correct
 
 
 def test_a_rater_with_two_verdicts_for_one_answer_is_an_error():

@@ -48,7 +48,7 @@ def test_net_equals_accuracy_difference_times_n(trpc_runs):
     for _, row in out.iterrows():
         diff = acc[row["system"]] - acc["rag_observation_pgvector"]
         assert row["net"] == pytest.approx(diff * row["n"], abs=1e-9)
-        assert row["net_rate"] == pytest.approx(diff, abs=1e-12)
+        assert row["net_rate"] == pytest.approx(100 * diff, abs=1e-10)  # points
 
 
 def test_holm_adjustment_across_systems_matches_statsmodels(trpc_runs):
@@ -63,8 +63,9 @@ def test_flows_by_hand_small_case_with_rates_and_undefined_recovery():
                        "score": [1, 1, 1, 0, 1, 1, 0, 1]})
     row = md.flows(df, reference="rag", n_resamples=300).iloc[0]
     assert (row["both"], row["benefit"], row["tax"], row["neither"], row["net"]) == (2, 1, 1, 0, 0)
-    assert row["benefit_rate"] == 0.25 and row["tax_rate"] == 0.25 and row["net_rate"] == 0
-    assert row["retention"] == pytest.approx(2 / 3) and row["recovery"] == 1.0
+    # rates in points: b/N = 1/4, c/N = 1/4, a/(a + c) = 2/3, b/(b + d) = 1/1
+    assert row["benefit_rate"] == 25.0 and row["tax_rate"] == 25.0 and row["net_rate"] == 0
+    assert row["retention"] == pytest.approx(200 / 3) and row["recovery"] == 100.0
     assert row["p"] == 1.0  # 2 * P(Bin(2, .5) <= 1) = 1.5 -> capped at 1
 
 

@@ -103,10 +103,10 @@ def audit_frame(k: int) -> pd.DataFrame:
     proposed = rng.binomial(n, 0.05)
     effective = rng.binomial(proposed, 0.4)
     rows = pd.DataFrame({"cluster": [f"conv-{i}" for i in range(k)], "n_decisions": n,
-                         "proposed_rate": proposed / n, "effective_rate": effective / n})
+                         "proposed_rate": 100 * proposed / n, "effective_rate": 100 * effective / n})
     overall = pd.DataFrame({"cluster": ["overall"], "n_decisions": [n.sum()],
-                            "proposed_rate": [proposed.sum() / n.sum()],
-                            "effective_rate": [effective.sum() / n.sum()]})
+                            "proposed_rate": [100 * proposed.sum() / n.sum()],
+                            "effective_rate": [100 * effective.sum() / n.sum()]})
     return pd.concat([rows, overall], ignore_index=True)
 
 
@@ -212,9 +212,8 @@ def test_venn_title_gives_net_and_net_rate_interval_in_points():
     assert name == row.system
     numbers = [float(x.replace(MINUS, "-")) for x in re.findall(r"[+\u2212]\d+(?:\.\d+)?", detail)]
     assert numbers[0] == row.net
-    assert numbers[1:] == pytest.approx([round(100 * row.net_rate, 1),
-                                         round(100 * row.net_rate_ci_low, 1),
-                                         round(100 * row.net_rate_ci_high, 1)], abs=1e-9)
+    assert numbers[1:] == pytest.approx([round(row.net_rate, 1), round(row.net_rate_ci_low, 1),
+                                         round(row.net_rate_ci_high, 1)], abs=1e-9)
 
 
 def test_venn_regions_put_reference_only_left_as_tax_and_system_only_right_as_benefit():
@@ -356,13 +355,11 @@ def test_mutation_rates_draws_clusters_sorted_by_proposed_rate_and_weighted_mean
     clusters = audit[audit.cluster != "overall"].sort_values("proposed_rate", kind="stable")
     overall = audit[audit.cluster == "overall"].iloc[0]
     proposed = by_gid(fig, "writes-proposed").get_ydata()
-    assert list(proposed) == pytest.approx(100 * clusters["proposed_rate"].to_numpy())
+    assert list(proposed) == pytest.approx(clusters["proposed_rate"].to_numpy())
     assert list(by_gid(fig, "writes-effective").get_ydata()) == \
-        pytest.approx(100 * clusters["effective_rate"].to_numpy())
-    assert by_gid(fig, "writes-proposed-mean").get_ydata()[0] == \
-        pytest.approx(100 * overall.proposed_rate)
-    assert by_gid(fig, "writes-effective-mean").get_ydata()[0] == \
-        pytest.approx(100 * overall.effective_rate)
+        pytest.approx(clusters["effective_rate"].to_numpy())
+    assert by_gid(fig, "writes-proposed-mean").get_ydata()[0] == pytest.approx(overall.proposed_rate)
+    assert by_gid(fig, "writes-effective-mean").get_ydata()[0] == pytest.approx(overall.effective_rate)
 
 
 def test_mutation_rates_needs_the_overall_row():

@@ -19,12 +19,12 @@ from memdiag._resampling import (
     _sign_test,
     bootstrap_sums,
     omnibus_max_range,
+    cell_replicates,
     paired_binary_bootstrap,
-    paired_binary_bootstrap_from_cells,
-    paired_binary_cells,
     replicate_weights,
     unit_sums,
 )
+from memdiag._pairs import cell_codes, cell_counts
 from memdiag._verdicts import align
 
 FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -406,12 +406,13 @@ def test_iid_intervals_agree_with_scipy_bootstrap_on_a_simulated_ratio(method):
 
 
 # ---------------------------------------------------------------------------------- fast path
-def test_paired_binary_cells_by_hand():
+def test_paired_cells_by_hand():
     # ref 1 1 0 0 1 / sys 1 0 1 0 1 -> both: q1, q5 (2); benefit: q3 (1); tax: q2 (1); neither: q4 (1)
-    assert paired_binary_cells([1, 1, 0, 0, 1], [1, 0, 1, 0, 1]).tolist() == [[[2, 1, 1, 1]]]
-    cells = paired_binary_cells([1, 0, 1, 0], np.array([[1, 1], [1, 0], [0, 1], [0, 0]]),
-                                stratum=[5, 5, 8, 8])
-    # stratum 5: q1 (1,1) q2 (0,1)|(0,0); stratum 8: q3 (1,0)|(1,1), q4 (0,0)
+    assert cell_counts(cell_codes(np.array([1, 1, 0, 0, 1]), np.array([1, 0, 1, 0, 1]))).tolist() \
+        == [[[2, 1, 1, 1]]]
+    codes = cell_codes(np.array([1, 0, 1, 0]), np.array([[1, 1], [1, 0], [0, 1], [0, 0]]))
+    cells = cell_counts(codes, np.array([0, 0, 1, 1]))
+    # group 0: q1 (1,1) q2 (0,1)|(0,0); group 1: q3 (1,0)|(1,1), q4 (0,0)
     assert cells.tolist() == [[[1, 1, 0, 0], [1, 0, 0, 1]], [[0, 0, 1, 1], [1, 0, 0, 1]]]
 
 
@@ -420,10 +421,10 @@ def test_fast_path_rejects_bad_input():
         paired_binary_bootstrap([1, 0, 2], [1, 0, 1])
     with pytest.raises(ValueError, match="system must be"):
         paired_binary_bootstrap([1, 0, 1], [1, 0])
-    with pytest.raises(ValueError, match="same n_h"):
-        paired_binary_bootstrap_from_cells([[1, 2, 3, 4], [1, 1, 1, 1]])
-    with pytest.raises(ValueError, match="non-negative"):
-        paired_binary_bootstrap_from_cells([1, -2, 3, 4])
+    with pytest.raises(ValueError, match="cell codes"):
+        cell_replicates(np.array([0, 1, 4]), "iid", 10)
+    with pytest.raises(ValueError, match="keys"):
+        cell_replicates(np.array([[0, 1], [2, 3]]), "iid", 10, keys=[1])
 
 
 def _moments_agree(a: np.ndarray, b: np.ndarray) -> None:

@@ -43,8 +43,9 @@ def test_interval_brackets_the_estimate_and_records_design_b_seed_level():
     pd.testing.assert_frame_equal(table.drop(columns=["overall_ci_low", "overall_ci_high"]), plain)
     assert {k: table.attrs[k] for k in ("design", "n_resamples", "seed", "confidence_level")} == \
         {"design": "stratified", "n_resamples": 1000, "seed": 3, "confidence_level": 0.9}
-    assert table.attrs["notes"][-1] == "design stratified (default for scheme memoryagentbench: resample by stratum)"
-    assert table.attrs["notes"][:-1] == plain.attrs["notes"]
+    reason = "design stratified (default for scheme memoryagentbench: resample by stratum)"
+    assert table.attrs["design_reason"] == reason and table.attrs["notes"][0] == reason
+    assert table.attrs["notes"][1:] == plain.attrs["notes"]
     # no interval by default: no columns, no design keys
     assert "overall_ci_low" not in plain and "design" not in plain.attrs and "n_resamples" not in plain.attrs
 
@@ -53,15 +54,15 @@ def test_meme_interval_resamples_episodes_by_default_and_follows_a_chosen_design
     df = simulate_meme(n_episodes=40, systems=("raw-rag", "mem0"), seed=2)
     clustered = score(df, scheme="meme", n_resamples=1000, seed=0)
     assert clustered.attrs["design"] == "cluster"
-    assert clustered.attrs["notes"][-1] == "design cluster (default for scheme meme: resample by cluster)"
+    assert clustered.attrs["design_reason"] == "design cluster (default for scheme meme: resample by cluster)"
     assert ((clustered["overall_ci_low"] <= clustered["overall"])
             & (clustered["overall"] <= clustered["overall_ci_high"])).all()
     iid = score(df, scheme="meme", design="iid", n_resamples=1000, seed=0)
-    assert iid.attrs["design"] == "iid" and iid.attrs["notes"][-1] == "design iid (chosen by the user)"
+    assert iid.attrs["design"] == "iid" and iid.attrs["design_reason"] == "design iid (chosen by the user)"
     np.testing.assert_array_equal(iid["overall"], clustered["overall"])
     # without the cluster column the default falls back to iid and says why
     fallback = score(df.drop(columns="cluster"), scheme="meme", n_resamples=200)
-    assert fallback.attrs["design"] == "iid" and "which the data lack" in fallback.attrs["notes"][-1]
+    assert fallback.attrs["design"] == "iid" and "which the data lack" in fallback.attrs["design_reason"]
 
 
 def test_interval_is_deterministic_for_a_seed():

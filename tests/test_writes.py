@@ -38,12 +38,12 @@ def test_rates_by_hand_on_small_log():
     # A: proposed (3 UPDATE + 0 DELETE)/5 = 0.6; effective 1/5 = 0.2
     # B: proposed (0 + 2)/3; effective 1/3
     # overall: proposed 5/8, effective 2/8 (decision-weighted)
-    assert out.loc["A", "proposed_rate"] == pytest.approx(3 / 5)
-    assert out.loc["A", "effective_rate"] == pytest.approx(1 / 5)
-    assert out.loc["B", "proposed_rate"] == pytest.approx(2 / 3)
-    assert out.loc["B", "effective_rate"] == pytest.approx(1 / 3)
-    assert out.loc["overall", "proposed_rate"] == pytest.approx(5 / 8)
-    assert out.loc["overall", "effective_rate"] == pytest.approx(2 / 8)
+    assert out.loc["A", "proposed_rate"] == pytest.approx(100 * 3 / 5)
+    assert out.loc["A", "effective_rate"] == pytest.approx(100 * 1 / 5)
+    assert out.loc["B", "proposed_rate"] == pytest.approx(100 * 2 / 3)
+    assert out.loc["B", "effective_rate"] == pytest.approx(100 * 1 / 3)
+    assert out.loc["overall", "proposed_rate"] == pytest.approx(100 * 5 / 8)
+    assert out.loc["overall", "effective_rate"] == pytest.approx(100 * 2 / 8)
     assert out.loc["overall", ["n_decisions", "n_add", "n_update", "n_delete", "n_none"]].tolist() == [8, 2, 3, 2, 1]
     assert out.loc["overall", ["n_effective_update", "n_effective_delete"]].tolist() == [1, 1]
     # ADD/NONE-only counterfactual: UPDATE -> ADD (2 + 3), DELETE -> NONE (1 + 2)
@@ -70,7 +70,7 @@ def test_unknown_decision_labels_are_reported_not_guessed():
     assert out.loc["A", "n_malformed"] == 3
     assert out.loc["A", "n_update"] == 1
     assert out.loc["A", "n_decisions"] == 5                       # malformed rows stay in the denominator
-    assert out.loc["A", "proposed_rate"] == pytest.approx(1 / 5)
+    assert out.loc["A", "proposed_rate"] == pytest.approx(100 * 1 / 5)
     note = write_audit(log).attrs["notes"][0]
     assert "3 decisions with an unknown label" in note
     assert "'UPSERT' (1)" in note and "'UPDATED' (1)" in note
@@ -108,8 +108,8 @@ def test_duplicates_are_counted_and_never_effective():
     # d3 logged twice (same decision_id); d4 repeats d2's update of m1 to 'a2'; d5 deletes m2 again
     assert row["n_duplicate"] == 3
     assert (row["n_effective_update"], row["n_effective_delete"]) == (1, 1)
-    assert row["n_decisions"] == 6 and row["proposed_rate"] == pytest.approx(5 / 6)
-    assert row["effective_rate"] == pytest.approx(2 / 6)
+    assert row["n_decisions"] == 6 and row["proposed_rate"] == pytest.approx(100 * 5 / 6)
+    assert row["effective_rate"] == pytest.approx(100 * 2 / 6)
     assert any("3 duplicate decisions" in n for n in out.attrs["notes"])
 
 
@@ -125,8 +125,8 @@ def test_example_write_log_rates():
     # and conv-41 d006 (deletes), conv-30 d005 (text change; d006 repeats it, d009 not persisted)
     assert out.loc["overall", ["n_decisions", "n_update", "n_delete", "n_malformed", "n_duplicate"]].tolist() \
         == [45, 6, 2, 1, 2]
-    assert out.loc["overall", "proposed_rate"] == pytest.approx(8 / 45)
-    assert out.loc["overall", "effective_rate"] == pytest.approx(4 / 45)
+    assert out.loc["overall", "proposed_rate"] == pytest.approx(100 * 8 / 45)
+    assert out.loc["overall", "effective_rate"] == pytest.approx(100 * 4 / 45)
     assert list(out.index) == ["conv-26", "conv-30", "conv-41", "overall"]
 
 

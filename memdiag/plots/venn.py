@@ -76,10 +76,10 @@ def _count_label(count: float, n: int) -> str:
 def _title(name: str, row: pd.Series) -> str:
     """``"mem0\\nnet +22 (+1.1 pts [−0.8, +3.0])"`` (the interval is omitted when undefined)."""
     net = f"{int(row['net']):+d}".replace("-", MINUS)
-    rate = signed(100 * row["net_rate"])
+    rate = signed(row["net_rate"])
     low, high = row["net_rate_ci_low"], row["net_rate_ci_high"]
     interval = "" if pd.isna(low) or pd.isna(high) else \
-        f" [{signed(100 * low)}, {signed(100 * high)}]"
+        f" [{signed(low)}, {signed(high)}]"
     return f"{short_name(name, _TITLE_CHARS)}\nnet {net} ({rate} pts{interval})"
 
 
@@ -263,7 +263,7 @@ def venn(
     flows_frame
         The result of :func:`memdiag._flows`: one row per system with ``system, reference, n,
         both, benefit, tax, neither, net, net_rate, net_rate_ci_low, net_rate_ci_high`` (rates
-        as fractions). A frame computed ``by=`` a column must be cut to one group first.
+        in points). A frame computed ``by=`` a column must be cut to one group first.
     reference
         Which reference to draw when the frame holds several (default: its only one).
     systems
@@ -297,7 +297,7 @@ def venn(
     --------
     >>> frame = pd.DataFrame({"system": ["mem0"], "reference": ["raw-rag"], "n": [500],
     ...     "both": [300], "benefit": [40], "tax": [18], "neither": [142], "net": [22],
-    ...     "net_rate": [0.044], "net_rate_ci_low": [0.012], "net_rate_ci_high": [0.076]})
+    ...     "net_rate": [4.4], "net_rate_ci_low": [1.2], "net_rate_ci_high": [7.6]})
     >>> fig = venn(frame)
     >>> fig.axes[0].get_title()
     'mem0\\nnet +22 (+4.4 pts [+1.2, +7.6])'

@@ -32,7 +32,7 @@ def mutation_rates(write_audit_frame: pd.DataFrame, ax: Axes | None = None) -> F
     ----------
     write_audit_frame
         One row per cluster with ``cluster, n_decisions, proposed_rate, effective_rate`` (rates
-        as fractions of all emitted decisions, NONE included) and one row ``cluster ==
+        in points: percent of all emitted decisions, NONE included) and one row ``cluster ==
         "overall"`` carrying the decision-weighted rates.
     ax
         Axes to draw on (default: a new one-column figure).
@@ -53,7 +53,7 @@ def mutation_rates(write_audit_frame: pd.DataFrame, ax: Axes | None = None) -> F
     Examples
     --------
     >>> audit = pd.DataFrame({"cluster": ["c1", "c2", "overall"], "n_decisions": [100, 300, 400],
-    ...     "proposed_rate": [0.05, 0.03, 0.035], "effective_rate": [0.02, 0.01, 0.0125]})
+    ...     "proposed_rate": [5.0, 3.0, 3.5], "effective_rate": [2.0, 1.0, 1.25]})
     >>> fig = mutation_rates(audit)
     >>> [t.get_text() for t in fig.axes[0].get_legend().get_texts()][2]
     'proposed, decision-weighted: 3.50%'
@@ -65,8 +65,8 @@ def mutation_rates(write_audit_frame: pd.DataFrame, ax: Axes | None = None) -> F
         raise ValueError("the write-audit frame needs exactly one row with cluster == 'overall' "
                          "(the decision-weighted rates).")
     rates = write_audit_frame[["proposed_rate", "effective_rate"]].to_numpy(dtype=float)
-    if np.any((rates < 0) | (rates > 1)):
-        raise ValueError("proposed_rate and effective_rate must be fractions in [0, 1].")
+    if np.any((rates < 0) | (rates > 100)):
+        raise ValueError("proposed_rate and effective_rate must be points in [0, 100] (md.write_audit output).")
     overall = write_audit_frame[is_overall].iloc[0]
     clusters = write_audit_frame[~is_overall].assign(_name=lambda f: f["cluster"].astype(str)) \
         .sort_values(["proposed_rate", "_name"], kind="stable")
@@ -79,12 +79,12 @@ def mutation_rates(write_audit_frame: pd.DataFrame, ax: Axes | None = None) -> F
     marker = "o" if k <= 60 else None
     for column, color, name in (("proposed_rate", PROPOSED_COLOR, "proposed"),
                                 ("effective_rate", EFFECTIVE_COLOR, "effective")):
-        ax.plot(x, 100 * clusters[column].to_numpy(dtype=float), color=color, lw=1.0,
+        ax.plot(x, clusters[column].to_numpy(dtype=float), color=color, lw=1.0,
                 marker=marker, markersize=2.5, label=name, gid=f"writes-{name}")
     for column, color, name in (("proposed_rate", PROPOSED_COLOR, "proposed"),
                                 ("effective_rate", EFFECTIVE_COLOR, "effective")):
-        ax.axhline(100 * overall[column], color=color, lw=0.9, ls="--",
-                   label=f"{name}, decision-weighted: {100 * overall[column]:.2f}%",
+        ax.axhline(overall[column], color=color, lw=0.9, ls="--",
+                   label=f"{name}, decision-weighted: {overall[column]:.2f}%",
                    gid=f"writes-{name}-mean")
     ax.yaxis.set_major_formatter(PercentFormatter(decimals=None))
     ax.set_ylabel("share of all decisions")

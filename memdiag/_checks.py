@@ -1,0 +1,76 @@
+"""Validation of the options every public function shares (one message per option, one place).
+
+Each check returns the value in its canonical type or raises :class:`~memdiag.errors.VerdictError`
+(a ValueError) saying what was given and what is allowed; the CLI turns it into one line and
+exit status 2.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+from memdiag.errors import VerdictError
+
+#: The resampling designs of SPEC §4 (what each needs: :mod:`memdiag._designs`).
+KINDS: tuple[str, ...] = ("iid", "stratified", "cluster", "stratified-cluster")
+#: The multiplicity corrections offered everywhere (statsmodels' names).
+CORRECTIONS: tuple[str, ...] = ("holm", "bonferroni", "fdr_bh")
+#: The missing-query policies of SPEC §1.
+MISSING: tuple[str, ...] = ("error", "drop", "wrong")
+#: The missing-verdict policies of SPEC §1.
+VERDICT_MISSING: tuple[str, ...] = ("as-wrong", "exclude")
+#: The output formats of every table (:func:`memdiag.tables.render`).
+FORMATS: tuple[str, ...] = ("table", "md", "csv", "json", "latex")
+
+
+def _real(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return None
+    return float(value)
+
+
+def confidence_level(value: object) -> float:
+    """A confidence level strictly between 0 and 1.
+
+    >>> confidence_level(0.9)
+    0.9
+    """
+    level = _real(value)
+    if level is None or not 0.0 < level < 1.0:
+        raise VerdictError(f"confidence_level must be a number strictly between 0 and 1 (e.g. 0.95), "
+                           f"got {value!r}.")
+    return level
+
+
+def n_resamples(value: object, allow_zero: bool = False) -> int:
+    """A number of bootstrap replicates B (a positive whole number; 0 where ``allow_zero``)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < (0 if allow_zero else 1):
+        least = "0 (no interval) or more" if allow_zero else "a positive whole number"
+        raise VerdictError(f"n_resamples must be {least} (the specification uses 20000), got {value!r}.")
+    return int(value)
+
+
+def threshold(value: object) -> float | None:
+    """A correctness threshold in [0, 1), or None for the default rule.
+
+    >>> threshold(None) is None, threshold(0.5)
+    (True, 0.5)
+    """
+    if value is None:
+        return None
+    level = _real(value)
+    if level is None or not math.isfinite(level) or not 0.0 <= level < 1.0:
+        raise VerdictError(f"threshold must be a number in [0, 1) (correct = score > threshold), got {value!r}.")
+    return level
+
+
+def choice(value: object, allowed: tuple[str, ...], name: str) -> str:
+    """One of ``allowed``.
+
+    >>> choice("holm", CORRECTIONS, "correction")
+    'holm'
+    """
+    if value not in allowed:
+        raise VerdictError(f"unknown {name} {value!r}; use one of {', '.join(allowed)}.")
+    return str(value)

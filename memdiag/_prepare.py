@@ -1,0 +1,254 @@
+"""Prepare verdicts once: check, scheme selection, alignment and design choice -> :class:`Prepared`.
+
+Every diagnostic (flows, comparisons, scores, evidence, audits) works on a :class:`Prepared`; the
+public functions accept either verdicts (and prepare them) or a :class:`Prepared` (and use it as
+it is), so an analysis that asks many questions of one panel checks and aligns it once:
+
+>>> import memdiag as md
+>>> import pandas as pd
+>>> df = pd.DataFrame({"system": ["rag"] * 4 + ["mem"] * 4, "query_id": list("abcd") * 2,
+...                    "score": [1, 1, 0, 0, 1, 0, 1, 1]})
+>>> prep = md.prepare(df)
+>>> prep.systems, prep.n, prep.design
+(('mem', 'rag'), 4, 'iid')
+>>> md.flows(prep, "rag", n_resamples=200)[["system", "benefit", "tax"]]
+  system  benefit  tax
+0    mem        2    1
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from memdiag import _checks
+from memdiag._designs import Design, resolve_design
+from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy, Panel, align, check
+from memdiag.errors import VerdictError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from memdiag._schemes import Scheme, SchemeLayout
+
+#: Metrics computed from the ``score`` column (accuracy) or the sufficiency labels beside it.
+SCORE_METRICS: tuple[str, ...] = ("accuracy", "coverage", "utilization")
+
+
+def metric_column(metric: str) -> str:
+    """The per-query column a metric is computed from: ``score`` for accuracy, coverage and
+    utilization (the labels ride along), the metric's own column otherwise (``f1``, ``bleu``).
+
+    >>> metric_column("coverage"), metric_column("f1")
+    ('score', 'f1')
+    """
+    return "score" if metric in SCORE_METRICS else metric
+
+
+@dataclass(frozen=True, eq=False)
+class Prepared:
+    """Verdicts checked, selected by a scheme, aligned into a :class:`~memdiag.Panel`, with the
+    resampling design chosen — once, for every diagnostic that follows.
+
+    Attributes
+    ----------
+    panel
+        The aligned, paired arrays (SPEC §1), after the scheme's selection.
+    frame
+        The checked verdict rows behind the panel (the scheme's selection applied, before
+        alignment), for the diagnostics that need rows (judge agreement, evidence length).
+    scheme
+        The benchmark scheme (None: question-weighted mean, nothing excluded).
+    column
+        The per-query column the panel's scores hold (``score``, ``f1``, ...).
+    design, design_reason
+        The resampling design and the one line saying why (SPEC §4).
+    missing, verdict_missing
+        The alignment policies applied (SPEC §1).
+    notes
+        What the scheme excluded and what alignment did, one line each.
+    """
+
+    panel: Panel
+    frame: pd.DataFrame = field(repr=False)
+    scheme: Scheme | None
+    column: str
+    design: str
+    design_reason: str
+    missing: str
+    verdict_missing: str
+    notes: tuple[str, ...] = ()
+    _layouts: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def systems(self) -> tuple[str, ...]:
+        """The aligned systems, in column order."""
+        return self.panel.systems
+
+    @property
+    def n(self) -> int:
+        """The number of aligned queries N."""
+        return self.panel.n
+
+    @cached_property
+    def n_clusters(self) -> int | None:
+        """The number of clusters G when every query has one, else None."""
+        clusters = self.panel.queries.get("cluster")
+        if clusters is None or clusters.isna().any():
+            return None
+        return int(clusters.nunique())
+
+    @cached_property
+    def resampling(self) -> Design:
+        """The :class:`~memdiag._designs.Design` of :attr:`design` for the panel's queries."""
+        return Design.from_panel(self.panel, self.design)
+
+    def layout(self, threshold: float | None = None) -> SchemeLayout | None:
+        """The scheme resolved on the panel (scores binarised at ``threshold`` when given); cached."""
+        if self.scheme is None:
+            return None
+        if threshold not in self._layouts:
+            panel = self.panel if threshold is None else replace(
+                self.panel, scores=(self.panel.scores > threshold).astype(float))
+            self._layouts[threshold] = self.scheme.layout(panel)
+        return self._layouts[threshold]
+
+    def with_design(self, design: str | None) -> Prepared:
+        """The same panel under another design (None: the benchmark's default)."""
+        kind, why = resolve_design(self.panel.queries, design, self.scheme)
+        if kind == self.design and why == self.design_reason:
+            return self
+        return replace(self, design=kind, design_reason=why, _layouts={})
+
+    def restrict(self, systems: Sequence[str]) -> Prepared:
+        """The same queries for ``systems`` only, in that order."""
+        systems = list(systems)
+        if tuple(systems) == self.systems:
+            return self
+        panel = self.panel.take(systems=systems)
+        return replace(self, panel=panel, frame=self.frame[self.frame["system"].isin(systems)],
+                       _layouts={})
+
+    def subset(self, rows: np.ndarray) -> Prepared:
+        """The queries ``rows`` (bool mask or indices), e.g. one category of a ``by=`` table."""
+        panel = self.panel.take(rows)
+        return replace(self, panel=panel, frame=self.frame[self.frame["query_id"].isin(panel.query_ids)],
+                       _layouts={})
+
+
+def prepare(
+    df: pd.DataFrame,
+    *,
+    scheme: str | Path | Scheme | None = None,
+    metric: str = "accuracy",
+    systems: Sequence[str] | None = None,
+    missing: MissingQueryPolicy = "error",
+    verdict_missing: MissingVerdictPolicy = "as-wrong",
+    design: str | None = None,
+) -> Prepared:
+    """Check, select, align and choose the design once (SPEC §1, §4, §6).
+
+    Parameters
+    ----------
+    df
+        Canonical verdicts (:func:`memdiag.read_verdicts`, or a frame with ``system``,
+        ``query_id``, ``score``). A frame ``read_verdicts`` returned is not checked again.
+    scheme
+        A benchmark scheme (built-in name, YAML/JSON file or :class:`~memdiag.Scheme`): its query
+        selection applies before pairing (runs that kept LoCoMo's adversarial questions pair with
+        runs that dropped them) and its aggregation is what ``score`` and ``compare`` report.
+    metric
+        ``accuracy``, ``coverage`` or ``utilization`` (aligned on ``score``), or another per-query
+        column (``f1``, ``bleu``), which the panel then holds as its scores.
+    systems
+        Keep these systems, in this order (default: all, sorted by name).
+    missing, verdict_missing
+        The missing-query (``error``, ``drop``, ``wrong``) and missing-verdict (``as-wrong``,
+        ``exclude``) policies of SPEC §1, applied here and recorded in the notes.
+    design
+        ``iid``, ``stratified``, ``cluster`` or ``stratified-cluster``; None follows the scheme and
+        the data (:func:`memdiag._designs.resolve_design`). The choice and its reason are kept.
+
+    Returns
+    -------
+    Prepared
+
+    Raises
+    ------
+    VerdictError
+        Bad verdicts, unpaired queries under ``missing="error"``, an unknown system or policy.
+    SchemeError
+        An unknown scheme, or one that keeps no query of the data.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"system": ["a", "a", "b"], "query_id": ["q1", "q2", "q1"], "score": [1, 0, 1]})
+    >>> prep = prepare(df, missing="drop")
+    >>> prep.n, prep.notes
+    (1, ('missing queries drop: 1 queries not answered by every system dropped (b 1): q2',))
+    """
+    from memdiag._schemes import resolve_scheme
+
+    _checks.choice(missing, _checks.MISSING, "missing-query policy")
+    _checks.choice(verdict_missing, _checks.VERDICT_MISSING, "missing-verdict policy")
+    chosen = resolve_scheme(scheme)
+    rows = check(df)
+    notes: list[str] = []
+    if chosen is not None:
+        rows = chosen.select(rows)  # check() inside recognises the checked frame
+        notes += [f"{n['policy']}: {n['detail']}" for n in rows.attrs.get("scheme_notes", ())]
+    column = metric_column(metric)
+    panel = align(rows, missing=missing, verdict_missing=verdict_missing, systems=systems, metric=column,
+                  checked=True)
+    notes += panel.notes_text()
+    kind, why = resolve_design(panel.queries, design, chosen)
+    return Prepared(panel=panel, frame=rows, scheme=chosen, column=column, design=kind, design_reason=why,
+                    missing=missing, verdict_missing=verdict_missing, notes=tuple(notes))
+
+
+def as_prepared(
+    data: pd.DataFrame | Prepared,
+    *,
+    scheme: str | Path | Scheme | None = None,
+    metric: str = "accuracy",
+    systems: Sequence[str] | None = None,
+    missing: MissingQueryPolicy | None = None,
+    verdict_missing: MissingVerdictPolicy | None = None,
+    design: str | None = None,
+) -> Prepared:
+    """``data`` prepared: verdicts go through :func:`prepare`; a :class:`Prepared` is used as it
+    is, restricted to ``systems`` and moved to ``design`` when those are given.
+
+    The other preparation options cannot change a :class:`Prepared` (its panel was built with
+    them): giving a different scheme, metric column or policy is an error that says to call
+    :func:`prepare` again.
+    """
+    if not isinstance(data, Prepared):
+        if not isinstance(data, pd.DataFrame):
+            raise VerdictError(f"expected a verdict DataFrame or md.prepare(...) output, got "
+                               f"{type(data).__name__}. Read files with md.read_verdicts first.")
+        return prepare(data, scheme=scheme, metric=metric, systems=systems, missing=missing or "error",
+                       verdict_missing=verdict_missing or "as-wrong", design=design)
+    clashes = []
+    if scheme is not None:
+        from memdiag._schemes import resolve_scheme
+
+        name = resolve_scheme(scheme).name
+        if data.scheme is None or data.scheme.name != name:
+            clashes.append(f"scheme {name} (prepared: {data.scheme.name if data.scheme else 'none'})")
+    if metric_column(metric) != data.column:
+        clashes.append(f"metric {metric} (prepared on column '{data.column}')")
+    for option, value, have in (("missing", missing, data.missing),
+                                ("verdict_missing", verdict_missing, data.verdict_missing)):
+        if value is not None and value != have:
+            clashes.append(f"{option}={value} (prepared: {have})")
+    if clashes:
+        raise VerdictError("these data were prepared with other options: " + "; ".join(clashes)
+                           + ". Call md.prepare(...) again with the options you want.")
+    out = data.restrict(systems) if systems is not None else data
+    return out.with_design(design) if design is not None else out
