@@ -18,8 +18,8 @@ import memdiag as md
 from memdiag.cli import main
 from memdiag._report import report, report_from_json
 
-# the module, not md.report the function of the same name
-report_module = importlib.import_module("memdiag._report")
+# the module that writes the staged folder (where _write_report looks up _save_figures)
+publish_module = importlib.import_module("memdiag._report.publish")
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "data" / "example"
@@ -258,7 +258,7 @@ def test_failure_while_writing_leaves_the_earlier_report_and_no_staging(small, s
     def broken(*args, **kwargs):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(report_module, "_save_figures", broken)  # after the tables are written
+    monkeypatch.setattr(publish_module, "_save_figures", broken)  # after the tables are written
     with pytest.raises(RuntimeError, match="disk full"):
         report(small, "raw-rag", out, n_resamples=300)
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before

@@ -1,0 +1,265 @@
+"""A whole analysis -> one folder: report.md, a self-contained report.html, figures, tables and
+analysis.json (SPEC §1–§8; ARCHITECTURE: ``report/``).
+
+:func:`report` runs every diagnostic the data support — validation, official scores, memory
+benefit and tax against the reference, pairwise tests and the omnibus, rank stability, evidence
+diagnostics, the cost–accuracy plane, judge agreement, the write-action audit and the claims
+audit — and writes::
+
+    OUT/report.md        sections, each with one sentence saying what it shows, its tables (with
+                         their notes and signature line) and figures
+    OUT/report.html      the same, self-contained (figures embedded as base64 PNG)
+    OUT/figures/         every figure as PDF, SVG and PNG (memdiag.plots.save)
+    OUT/tables/          every table as LaTeX booktabs (.tex), .csv and .md (memdiag.tables.render)
+    OUT/analysis.json    every number, the memdiag version, input SHA-256 hashes, settings and
+                         policies: enough for :func:`report_from_json` to re-run it exactly
+
+The folder is built next to ``OUT`` under a temporary name and renamed at the end, so a failed
+run never leaves a folder that looks complete. Nothing in the outputs depends on the clock: the
+same inputs and seed give byte-identical tables and analysis.json. :func:`demo` runs the whole
+report on the bundled ``data/example``.
+
+The package keeps one job per module: :mod:`~memdiag._report.sections` computes each section,
+:mod:`~memdiag._report.provenance` records the inputs and writes analysis.json,
+:mod:`~memdiag._report.render` writes Markdown, HTML (``templates/report.html.j2``), tables and
+figures, and :mod:`~memdiag._report.publish` stages the folder and renames it into place. This
+module holds the public functions and the run that ties them together.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict
+from pathlib import Path
+
+import pandas as pd
+from tqdm import tqdm
+
+from memdiag import __version__
+from memdiag._report.provenance import (
+    ANALYSIS_FORMAT, Settings, _claims_input, _read_systems_table, _reread_verdicts, _rerun_input,
+    _scheme_input, _side_input, _verdict_recipe,
+)
+from memdiag._report.publish import WRITE_STEPS, _bar, _check_target, _publish
+from memdiag._report.render import _save_figures
+from memdiag._report.sections import SECTIONS, Analysis, _context, _policies
+from memdiag._schemes import Scheme
+from memdiag._verdicts import read_verdicts
+from memdiag._writes import read_write_log
+from memdiag.errors import VerdictError
+
+__all__ = ["demo", "report", "report_from_json"]
+
+#: Bootstrap replicates of :func:`demo` (fast enough on 2 cores: the demo takes well under 60 s).
+DEMO_RESAMPLES = 20_000
+#: Where the bundled example lives, relative to the package folder (a source checkout).
+EXAMPLE = Path(__file__).resolve().parent.parent.parent / "data" / "example"
+
+
+# --------------------------------------------------------------------------------------------
+# the analysis
+# --------------------------------------------------------------------------------------------
+def _analyse(df: pd.DataFrame, settings: Settings, inputs: dict, scheme: Scheme | None,
+             systems_table, claims, write_log, bar: tqdm) -> Analysis:
+    ctx, why, n_queries = _context(df, settings, scheme, systems_table, claims, write_log)
+    signature_attrs = {"scheme": scheme.name if scheme else None, "design": ctx.design,
+                       "n_resamples": settings.n_resamples, "seed": settings.seed,
+                       "confidence_level": settings.confidence_level,
+                       "correction": settings.correction, "threshold": settings.threshold,
+                       **ctx.policies}
+    sections = []
+    with warnings.catch_warnings(record=True) as caught:
+        for step in SECTIONS:
+            bar.set_postfix_str(step.__name__.strip("_").removesuffix("_section"))
+            sections.append(step(ctx))
+            bar.update()
+    provenance = {
+        "memdiag_version": __version__, "analysis_format": ANALYSIS_FORMAT,
+        "settings": asdict(settings), "inputs": inputs,
+        "design": {"used": ctx.design, "why": why},
+        "systems": list(ctx.systems), "n_queries": n_queries,
+        "policies": _policies(ctx, why, n_queries),
+        "warnings": list(dict.fromkeys(str(w.message) for w in caught)),
+    }
+    return Analysis(sections, provenance, signature_attrs)
+
+
+def _prepare(df, settings: Settings, scheme, systems_table, claims, write_log,
+             read_options: Mapping | None, bar: tqdm) -> Analysis:
+    """Read every input, record how to read it again, and run the analysis."""
+    if not isinstance(df, pd.DataFrame):
+        df = read_verdicts(df, **(read_options or {}))
+    scheme_obj, scheme_recipe = _scheme_input(scheme)
+    table, table_recipe = _side_input(systems_table, _read_systems_table)
+    claims_value, claims_recipe = _claims_input(claims)
+    log, log_recipe = _side_input(write_log, read_write_log)
+    inputs = {"verdicts": _verdict_recipe(df, read_options), "scheme": scheme_recipe,
+              "systems_table": table_recipe, "claims": claims_recipe, "write_log": log_recipe}
+    return _analyse(df, settings, inputs, scheme_obj, table, claims_value, log, bar)
+
+
+# --------------------------------------------------------------------------------------------
+# public API
+# --------------------------------------------------------------------------------------------
+def report(
+    df: pd.DataFrame | str | Path | Sequence[str | Path],
+    reference: str,
+    out: str | Path,
+    scheme: str | Path | Scheme | Mapping | None = None,
+    design: str | None = None,
+    systems_table: str | Path | pd.DataFrame | None = None,
+    claims: str | Path | pd.DataFrame | Sequence[Mapping] | None = None,
+    write_log: str | Path | pd.DataFrame | None = None,
+    n_resamples: int = 20_000,
+    seed: int = 0,
+    confidence_level: float = 0.95,
+    correction: str = "holm",
+    threshold: float = 0.5,
+    missing: str = "error",
+    verdict_missing: str = "as-wrong",
+    read_options: Mapping | None = None,
+    progress: bool | None = None,
+) -> Path:
+    """Run the whole analysis and write it as a folder: report.md, report.html, figures, tables,
+    analysis.json.
+
+    Parameters
+    ----------
+    df
+        Canonical verdicts (:func:`memdiag.read_verdicts`), or the files / folders / globs to
+        read (with ``read_options``).
+    reference
+        The reference system of the flows and the forest plot (usually raw-history RAG).
+    out
+        The report folder. It is written under a temporary name next to it and renamed when
+        complete; an existing folder is replaced only if it is empty or an earlier report.
+    scheme
+        Official aggregation (built-in name, YAML/JSON file, :class:`~memdiag._schemes.Scheme`):
+        scores, accuracy intervals, tests and ranks are recomputed under it in every replicate;
+        flows and evidence use the queries it keeps.
+    design
+        Resampling design for every interval and bootstrap test; default the benchmark's rule
+        (:func:`memdiag._compare.resolve_design`), recorded with its reason.
+    systems_table
+        System-level facts keyed by ``system`` (CSV path or frame): ``tokens_per_query`` (cost)
+        and ``store_tokens`` (bubble area) feed the cost–accuracy section.
+    claims
+        Claims to audit (file or table, see :func:`memdiag.read_claims`).
+    write_log
+        A memory decision log (CSV/JSONL path or frame) for the write-action audit.
+    n_resamples, seed, confidence_level, correction, threshold, missing, verdict_missing
+        Bootstrap replicates B, seed, interval level, multiplicity correction, the flows'
+        correctness threshold and the alignment policies (:func:`memdiag.align`).
+    read_options
+        Keyword arguments of :func:`memdiag.read_verdicts` (``format``, ``system``,
+        ``fields``), used to read ``df`` when it is paths and recorded for the re-run.
+    progress
+        Show a progress bar on stderr; default: when stderr is a terminal.
+
+    Returns
+    -------
+    pathlib.Path
+        The report folder.
+
+    Raises
+    ------
+    VerdictError, SchemeError
+        Unreadable input, a reference not in the data, a scheme that keeps no query — raised
+        before anything is written.
+    FileExistsError
+        ``out`` exists and is not an earlier report.
+
+    Notes
+    -----
+    Sections (each omitted, with one line saying why, when the data cannot support it): data
+    and validation (SPEC §1); official scores and accuracy intervals (§6, §4); benefit and tax
+    against the reference with the Venn grid (§2); pairwise tests, omnibus, rank stability,
+    forest plot and pairwise matrix (§4–§5); evidence diagnostics when a ``sufficient`` column
+    exists (§3); the cost–accuracy bubble when a cost exists (§8); judge agreement when answers
+    were judged more than once (§7); the write-action audit with a decision log (§7); the claims
+    audit with claims. Every table carries its notes and signature line. analysis.json holds
+    every number, the memdiag version, the SHA-256 of every input, the settings and policies.
+    """
+    settings = Settings(reference, design, n_resamples, seed, confidence_level, correction, threshold,
+                        missing, verdict_missing)
+    _check_target(Path(out))
+    with _bar(len(SECTIONS) + len(WRITE_STEPS), progress) as bar:
+        analysis = _prepare(df, settings, scheme, systems_table, claims, write_log, read_options, bar)
+        return _publish(analysis, Path(out), bar)
+
+
+def report_from_json(path: str | Path, out: str | Path, progress: bool | None = None) -> Path:
+    """Re-run a report exactly from its analysis.json into ``out``.
+
+    Every input file is read again from the recorded path and must have the recorded SHA-256;
+    the re-read verdicts must hash to the recorded data hash. Same inputs, settings and seed
+    give byte-identical tables and analysis.json.
+
+    Raises
+    ------
+    VerdictError
+        The file is not an analysis.json of this format, an input changed or is gone, or the
+        report was made from data that cannot be read again (an in-memory frame).
+    """
+    try:
+        document = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise VerdictError(f"{path}: not an analysis.json ({error}).") from None
+    if not isinstance(document, dict) or document.get("analysis_format") != ANALYSIS_FORMAT:
+        raise VerdictError(f"{path}: not an analysis.json of format {ANALYSIS_FORMAT}.")
+    inputs = document["inputs"]
+    settings = Settings(**document["settings"])
+    df = _reread_verdicts(inputs["verdicts"], path)
+    read_options = {k: inputs["verdicts"]["rerun"][k] for k in ("format", "fields")}
+    return report(df, settings.reference, out, scheme=_rerun_input(inputs["scheme"]),
+                  design=settings.design, systems_table=_rerun_input(inputs["systems_table"]),
+                  claims=_rerun_input(inputs["claims"]), write_log=_rerun_input(inputs["write_log"]),
+                  n_resamples=settings.n_resamples, seed=settings.seed,
+                  confidence_level=settings.confidence_level, correction=settings.correction,
+                  threshold=settings.threshold, missing=settings.missing,
+                  verdict_missing=settings.verdict_missing, read_options=read_options,
+                  progress=progress)
+
+
+def demo(out: str | Path = "memdiag-demo", figures: str | Path | None = None,
+         n_resamples: int = DEMO_RESAMPLES, seed: int = 0, progress: bool | None = None) -> Path:
+    """The whole report on the bundled example (``data/example``), or only its figures.
+
+    Parameters
+    ----------
+    out
+        Report folder (default ``memdiag-demo``).
+    figures
+        When given, write only the figures (PDF, SVG, PNG) into this folder instead of a report:
+        ``memdiag demo --figures figures/`` regenerates the repository's ``figures/``.
+    n_resamples, seed
+        Bootstrap replicates and seed (printed in every signature line).
+
+    Notes
+    -----
+    Reference ``raw-rag``; design ``cluster`` (the example's 30 conversations, as the Raw-RAG
+    paper resamples LoCoMo conversations, C.6); with the example's systems table, claims file and
+    decision log.
+
+    Raises
+    ------
+    VerdictError
+        The example data are not there (memdiag installed without its source checkout).
+    """
+    if not (EXAMPLE / "verdicts").is_dir():
+        raise VerdictError(f"the bundled example data are not found at {EXAMPLE}: the demo needs a "
+                           "source checkout of memdiag (git clone, then pip install -e .).")
+    settings = Settings("raw-rag", "cluster", n_resamples, seed)
+    sides = dict(systems_table=EXAMPLE / "systems.csv", claims=EXAMPLE / "claims_example.yaml",
+                 write_log=EXAMPLE / "write_log.csv")
+    if figures is None:
+        _check_target(Path(out))
+    steps = len(SECTIONS) + (len(WRITE_STEPS) if figures is None else 0)
+    with _bar(steps, progress) as bar:
+        analysis = _prepare(EXAMPLE / "verdicts", settings, None, read_options=None, bar=bar, **sides)
+        if figures is None:
+            return _publish(analysis, Path(out), bar)
+    _save_figures(analysis, figures)
+    return Path(figures)

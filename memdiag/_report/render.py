@@ -1,0 +1,114 @@
+"""Rendering a computed report: every table as LaTeX, CSV and Markdown, every figure as PDF, SVG
+and PNG, report.md, and the self-contained report.html (ARCHITECTURE: ``report/``).
+
+The HTML comes from the Jinja2 template ``templates/report.html.j2`` (package data, autoescaped),
+with every figure embedded as base64 PNG. Rendering never computes: it writes what the sections
+returned, each table with the report's settings filling its signature line.
+"""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+import pandas as pd
+from jinja2 import Environment, PackageLoader, Template
+from markupsafe import Markup
+from tabulate import tabulate
+
+from memdiag import plots
+from memdiag._report.provenance import _with_signature
+from memdiag._report.sections import TABLE_TITLES, Analysis, Section
+from memdiag.tables import display, render, signature
+
+#: CSS pixels per inch: an embedded figure is shown at its printed size.
+CSS_DPI = 96
+#: The HTML template, in this package's ``templates`` folder.
+HTML_TEMPLATE = "report.html.j2"
+
+
+def _write_text(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8", newline="\n") as fh:
+        fh.write(text if text.endswith("\n") else text + "\n")
+
+
+def _write_tables(analysis: Analysis, folder: Path) -> None:
+    for section in analysis.sections:
+        for name, table in section.tables.items():
+            signed = _with_signature(table, analysis.signature)
+            for fmt, suffix in (("latex", "tex"), ("csv", "csv"), ("md", "md")):
+                _write_text(folder / "tables" / f"{name}.{suffix}", render(signed, fmt))
+
+
+def _save_figures(analysis: Analysis, folder: str | Path) -> list[Path]:
+    """Write every figure of ``analysis`` into ``folder`` as PDF, SVG and PNG; returns the files."""
+    written = []
+    for section in analysis.sections:
+        for name, (fig, _) in section.figures.items():
+            written += plots.save(fig, Path(folder) / name)
+    return written
+
+
+def _summary(analysis: Analysis) -> str:
+    p = analysis.provenance
+    return (f"{len(p['systems'])} systems ({', '.join(p['systems'])}) on {p['n_queries']} aligned "
+            f"queries; reference {p['settings']['reference']}.")
+
+
+def _shown(analysis: Analysis) -> list[tuple[int, Section]]:
+    """The sections that are not omitted, numbered from 1."""
+    return list(enumerate((s for s in analysis.sections if s.omitted is None), start=1))
+
+
+def _markdown(analysis: Analysis) -> str:
+    lines = ["# memdiag report", "", _summary(analysis), "", f"`{signature(analysis.signature)}`", "",
+             "Policies applied:", ""] + [f"- {line}" for line in analysis.provenance["policies"]] + [""]
+    numbers = {id(s): k for k, s in _shown(analysis)}
+    for section in analysis.sections:
+        if section.omitted is not None:
+            lines += [f"*{section.title} — omitted: {section.omitted}.*", ""]
+            continue
+        lines += [f"## {numbers[id(section)]}. {section.title}", "", section.sentence, ""]
+        for name, (_, caption) in section.figures.items():
+            lines += [f"![{caption}](figures/{name}.png)", "", f"*Figure ({name}): {caption}*", ""]
+        for name, table in section.tables.items():
+            text = render(_with_signature(table, analysis.signature), "md")
+            lines += [f"### {TABLE_TITLES[name]}", "", text.rstrip("\n"), ""]
+    return "\n".join(lines)
+
+
+def _template() -> Template:
+    """The report.html template, loaded from the package data with autoescaping on."""
+    environment = Environment(loader=PackageLoader("memdiag._report", "templates"), autoescape=True)
+    return environment.get_template(HTML_TEMPLATE)
+
+
+def _html_table(table: pd.DataFrame) -> Markup:
+    """The table as HTML, its cells formatted as in the Markdown and LaTeX tables."""
+    shown = display(table, table.attrs.get("confidence_level"))
+    numeric = {str(c) for c in table.columns
+               if pd.api.types.is_numeric_dtype(table[c]) and not pd.api.types.is_bool_dtype(table[c])}
+    align = ["right" if c.split(" [")[0] in numeric else "left" for c in shown.columns]
+    return Markup(tabulate(shown, headers="keys", tablefmt="html", showindex=False,
+                           disable_numparse=True, colalign=align))
+
+
+def _html(analysis: Analysis, figures: Path) -> str:
+    numbers = {id(s): k for k, s in _shown(analysis)}
+    sections = []
+    for section in analysis.sections:
+        signed = {name: _with_signature(t, analysis.signature) for name, t in section.tables.items()}
+        tables = [{"name": name, "title": TABLE_TITLES[name], "html": _html_table(table),
+                   "notes": [str(n) for n in table.attrs.get("notes", [])],
+                   "signature": signature(table.attrs)} for name, table in signed.items()]
+        images = [{"name": name, "caption": caption,
+                   "width": round(fig.get_size_inches()[0] * CSS_DPI),
+                   "data": base64.b64encode((figures / f"{name}.png").read_bytes()).decode("ascii")}
+                  for name, (fig, caption) in section.figures.items()]
+        sections.append({"key": section.key, "title": section.title, "sentence": section.sentence,
+                         "omitted": section.omitted, "number": numbers.get(id(section)),
+                         "tables": tables, "figures": images})
+    return _template().render(summary=_summary(analysis), signature=signature(analysis.signature),
+                              policies=analysis.provenance["policies"], shown=_shown(analysis),
+                              sections=sections)

@@ -1,0 +1,378 @@
+"""The report's sections: what each one computes from the verdicts, in the order they appear
+(SPEC §1–§8; ARCHITECTURE: ``report/``).
+
+Every section is a function of the shared :class:`_Context` returning a :class:`Section` — a
+title, one sentence saying what it shows, its tables and figures, or the one line saying why the
+data cannot support it. :data:`SECTIONS` fixes their order. Sections compute; they never write.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+from matplotlib.figure import Figure
+
+from memdiag import plots
+from memdiag._agreement import agreement
+from memdiag._audit import audit_claims, rank_stability
+from memdiag._compare import bootstrap, compare, omnibus
+from memdiag._designs import resolve_design
+from memdiag._evidence import evidence, evidence_length, evidence_tests
+from memdiag._flows import flows
+from memdiag._report.provenance import Settings, _file_hash
+from memdiag._schemes import Scheme
+from memdiag._scoring import score
+from memdiag._verdicts import align, check, validate
+from memdiag._writes import write_audit
+from memdiag.errors import VerdictError
+
+#: Per-system cost columns a systems table may carry, in order of preference.
+SYSTEM_COSTS: tuple[str, ...] = ("tokens_per_query", "total_tokens", "cost_usd")
+#: Memory-store size columns a systems table may carry (bubble area).
+STORE_SIZES: tuple[str, ...] = ("store_tokens", "store_size")
+
+
+# --------------------------------------------------------------------------------------------
+# what a report is made of
+# --------------------------------------------------------------------------------------------
+@dataclass
+class Section:
+    """One section: a title, one sentence saying what it shows, tables and figures — or the one
+    line saying why it is omitted."""
+
+    key: str
+    title: str
+    sentence: str = ""
+    tables: dict[str, pd.DataFrame] = field(default_factory=dict)
+    figures: dict[str, tuple[Figure, str]] = field(default_factory=dict)
+    omitted: str | None = None
+
+
+@dataclass
+class Analysis:
+    """A computed report: its sections and the provenance written to analysis.json."""
+
+    sections: list[Section]
+    provenance: dict
+    signature: dict  # the report-wide provenance keys printed in every signature line
+
+
+@dataclass
+class _Context:
+    """What every section reads: the verdicts, the scheme's selection, settings and side inputs."""
+
+    df: pd.DataFrame
+    selected: pd.DataFrame
+    scheme: Scheme | None
+    settings: Settings
+    design: str
+    systems: tuple[str, ...]
+    systems_table: pd.DataFrame | None
+    claims: pd.DataFrame | str | None
+    write_log: pd.DataFrame | None
+    accuracy: pd.DataFrame | None = None
+
+    @property
+    def resampling(self) -> dict:
+        """Keyword arguments shared by every resampled statistic."""
+        s = self.settings
+        return {"design": self.design, "n_resamples": s.n_resamples, "seed": s.seed}
+
+    @property
+    def policies(self) -> dict:
+        """Keyword arguments of the alignment policies."""
+        return {"missing": self.settings.missing, "verdict_missing": self.settings.verdict_missing}
+
+
+TABLE_TITLES: dict[str, str] = {
+    "inputs": "Input files", "validation": "Validation summary", "scores": "Official scores",
+    "accuracy": "Accuracy with paired bootstrap intervals", "flows": "Benefit and tax flows",
+    "flows_by_category": "Benefit and tax flows by category", "pairwise": "Pairwise differences",
+    "pairwise_vs_reference": "Differences from the reference",
+    "omnibus": "Omnibus test", "rank_stability": "Rank stability",
+    "evidence": "Coverage, utilization and the accuracy decomposition",
+    "evidence_omnibus": "Evidence omnibus tests", "evidence_pairs": "Evidence pairwise tests",
+    "evidence_length": "Evidence length", "costs": "Cost and accuracy",
+    "agreement": "Judge agreement", "write_audit": "Write-action audit", "claims": "Claims audit",
+}
+
+
+# --------------------------------------------------------------------------------------------
+# sections
+# --------------------------------------------------------------------------------------------
+def _data_section(ctx: _Context) -> Section:
+    section = Section("data", "Data and validation",
+                      "What was read — files, systems, queries, judge repetitions, missing verdicts "
+                      "and pairing problems — before any statistic (SPEC §1).")
+    if "source_file" in ctx.df:
+        section.tables["inputs"] = _inputs_table(ctx.df)
+    section.tables["validation"] = validate(ctx.df)
+    return section
+
+
+def _inputs_table(df: pd.DataFrame) -> pd.DataFrame:
+    files = sorted(pd.unique(df["source_file"].dropna().astype(str)))
+    common = os.path.commonpath([str(Path(f).resolve().parent) for f in files]) if files else ""
+    rows = []
+    for name in files:
+        part = df[df["source_file"] == name]
+        path = Path(name)
+        rows.append({"file": os.path.relpath(path.resolve(), common) if common else name,
+                     "rows": len(part), "systems": ", ".join(sorted(pd.unique(part["system"]))),
+                     "sha256": _file_hash(path) if path.is_file() else "(not found)"})
+    return pd.DataFrame(rows)
+
+
+def _scores_section(ctx: _Context) -> Section:
+    name = ctx.scheme.name if ctx.scheme else "mean"
+    section = Section("scores", "Official scores",
+                      f"Each system's official score under the '{name}' aggregation with its group "
+                      "scores and counts, and its accuracy with a paired bootstrap interval (SPEC §6, §4).")
+    section.tables["scores"] = score(ctx.df, scheme=ctx.scheme or "mean", **ctx.policies)
+    ctx.accuracy = bootstrap(ctx.df, "accuracy", scheme=ctx.scheme,
+                             ci=ctx.settings.confidence_level, **ctx.resampling, **ctx.policies)
+    section.tables["accuracy"] = ctx.accuracy
+    return section
+
+
+def _flows_section(ctx: _Context) -> Section:
+    ref = ctx.settings.reference
+    section = Section("flows", f"Memory benefit and tax against {ref}",
+                      f"Per system, the queries {ref} misses and the system answers (benefit) and the "
+                      f"queries {ref} answers and the system loses (tax), with net = benefit − tax, "
+                      "retention, recovery and the exact McNemar test (SPEC §2).")
+    if len(ctx.systems) < 2:
+        return _omit(section, f"the data hold only {ref}: there is no system to compare with it")
+    s = ctx.settings
+    common = dict(reference=ref, threshold=s.threshold, confidence_level=s.confidence_level,
+                  correction=s.correction, **ctx.resampling, **ctx.policies)
+    table = flows(ctx.selected, **common)
+    section.tables["flows"] = table
+    if "category" in ctx.selected and ctx.selected["category"].nunique() > 1:
+        section.tables["flows_by_category"] = flows(ctx.selected, by="category", **common)
+    section.figures["venn"] = (plots.venn(table, all_systems=ctx.systems),
+                               f"Benefit / tax Venn diagrams of every system against {ref}; the title "
+                               "gives the net count and the net rate with its interval.")
+    return section
+
+
+def _compare_section(ctx: _Context) -> Section:
+    section = Section("compare", "Pairwise tests, omnibus and ranking",
+                      "Every pairwise accuracy difference with its paired interval and "
+                      f"{ctx.settings.correction}-adjusted p-value, one test of 'all systems equal', "
+                      "and how often each system ranks first across bootstrap replicates (SPEC §4–§5).")
+    if len(ctx.systems) < 2:
+        return _omit(section, "a comparison needs at least two systems")
+    s = ctx.settings
+    pairs = compare(ctx.df, scheme=ctx.scheme, pairs="all", confidence_level=s.confidence_level,
+                    correction=s.correction, **ctx.resampling, **ctx.policies)
+    section.tables["pairwise"] = pairs
+    section.tables["omnibus"] = omnibus(ctx.df, scheme=ctx.scheme, **ctx.resampling, **ctx.policies)
+    section.tables["rank_stability"] = rank_stability(ctx.df, scheme=ctx.scheme,
+                                                      confidence_level=s.confidence_level,
+                                                      **ctx.resampling, **ctx.policies)
+    versus = compare(ctx.df, scheme=ctx.scheme, pairs="reference", reference=s.reference,
+                     confidence_level=s.confidence_level, correction=s.correction, **ctx.resampling,
+                     **ctx.policies)
+    section.tables["pairwise_vs_reference"] = versus
+    section.figures["forest"] = (plots.forest(versus, reference=s.reference, all_systems=ctx.systems),
+                                 f"Accuracy difference of every system from {s.reference} with its "
+                                 "interval; filled markers are significant after adjustment over the "
+                                 f"comparisons with {s.reference}.")
+    section.figures["matrix"] = (plots.matrix(pairs, systems=ctx.systems),
+                                 "Every pairwise accuracy difference (row − column, points) with its "
+                                 "interval; * marks an adjusted p < 0.05.")
+    return section
+
+
+def _evidence_section(ctx: _Context) -> Section:
+    section = Section("evidence", "Evidence diagnostics",
+                      "How often each system retrieves sufficient evidence (coverage), how often it "
+                      "answers correctly when it does (utilization), and how accuracy splits between "
+                      "the two (SPEC §3; Raw-RAG paper C.1, A.5.1).")
+    labelled = _labelled_systems(ctx.selected)
+    if not labelled:
+        return _omit(section, "the verdicts carry no complete 'sufficient' (evidence sufficiency) labels")
+    common = dict(systems=labelled, **ctx.resampling, **ctx.policies)
+    table = evidence(ctx.selected, confidence_level=ctx.settings.confidence_level, **common)
+    if len(labelled) < len(ctx.systems):
+        table.attrs["notes"] = table.attrs["notes"] + [
+            f"systems without complete 'sufficient' labels left out: "
+            f"{', '.join(s for s in ctx.systems if s not in labelled)}"]
+    section.tables["evidence"] = table
+    if len(labelled) >= 2:
+        pairs, tests = evidence_tests(ctx.selected, correction=ctx.settings.correction, **common)
+        section.tables["evidence_omnibus"] = tests
+        section.tables["evidence_pairs"] = pairs
+        section.figures["evidence_matrix"] = (
+            plots.matrix(_metric_rows(pairs, "coverage"), _metric_rows(pairs, "utilization"),
+                         systems=labelled),
+            "Pairwise coverage differences (upper triangle) and utilization differences (lower "
+            "triangle), row − column in points; * marks an adjusted p < 0.05.")
+    if "evidence_tokens" in ctx.selected and ctx.selected["evidence_tokens"].notna().any():
+        section.tables["evidence_length"] = evidence_length(ctx.selected)
+    return section
+
+
+def _labelled_systems(df: pd.DataFrame) -> list[str]:
+    if "sufficient" not in df:
+        return []
+    complete = df["sufficient"].notna().groupby(df["system"]).all()
+    return sorted(complete.index[complete])
+
+
+def _metric_rows(pairs: pd.DataFrame, metric: str) -> pd.DataFrame:
+    rows = pairs[pairs["metric"] == metric].reset_index(drop=True)
+    rows.attrs = {"metric": metric}
+    return rows
+
+
+def _costs_section(ctx: _Context) -> Section:
+    section = Section("costs", "Cost and accuracy",
+                      "Each system's accuracy (with its interval) against its cost per query, the "
+                      "bubble area giving the memory-store size where known, and the Pareto front "
+                      "(SPEC §8; Memory Tax review, Figure 1).")
+    found = _system_costs(ctx.systems_table) or _query_costs(ctx.selected)
+    if found is None:
+        return _omit(section, "no cost: give a systems table with tokens_per_query (--systems-table) "
+                              "or verdicts with input_tokens/output_tokens, tokens_used or latency_s")
+    costs, cost, size, source = found
+    table = ctx.accuracy[["system", "estimate", "ci_low", "ci_high"]].merge(costs, on="system")
+    table = table[table[cost].notna()].reset_index(drop=True)
+    lacking = [s for s in ctx.systems if s not in set(table["system"])]
+    if len(table) < 2:
+        return _omit(section, f"fewer than two systems have a cost ({source})")
+    table.attrs = {"notes": [f"cost: {source}"] + ([f"no cost for {', '.join(lacking)}: not drawn"]
+                                                   if lacking else [])}
+    section.tables["costs"] = table
+    fig = plots.bubble(table, table, reference=ctx.settings.reference, cost=cost, size=size,
+                       all_systems=ctx.systems)
+    section.figures["bubble"] = (fig, f"Accuracy against {cost.replace('_', ' ')} ({source}); "
+                                      "the dashed step line is the Pareto front.")
+    return section
+
+
+def _system_costs(table: pd.DataFrame | None) -> tuple[pd.DataFrame, str, str | None, str] | None:
+    """The first per-system cost column of a systems table, with its store-size column."""
+    if table is None:
+        return None
+    cost = next((c for c in SYSTEM_COSTS if c in table), None)
+    if cost is None:
+        return None
+    size = next((c for c in STORE_SIZES if c in table), None)
+    columns = ["system", cost] + ([size] if size else [])
+    return table[columns].drop_duplicates("system"), cost, size, f"systems table column '{cost}'"
+
+
+def _query_costs(df: pd.DataFrame) -> tuple[pd.DataFrame, str, None, str] | None:
+    """Mean per-query cost per system from the verdicts: tokens if two systems have them, else latency."""
+    candidates = []
+    token_parts = [c for c in ("input_tokens", "output_tokens") if c in df]
+    if token_parts:
+        candidates.append(("tokens_per_query", df[token_parts].sum(axis=1, min_count=len(token_parts)),
+                           " + ".join(token_parts)))
+    for column in ("tokens_used", "latency_s"):
+        if column in df:
+            candidates.append((f"{column}_per_query", df[column], column))
+    for name, values, origin in candidates:
+        per_answer = values.groupby([df["system"], df["query_id"]]).mean()
+        per_system = per_answer.groupby(level="system").mean()
+        if per_system.notna().sum() >= 2:
+            frame = per_system.rename(name).reset_index()
+            return frame, name, None, f"mean per-query {origin} of the verdicts"
+    return None
+
+
+def _agreement_section(ctx: _Context) -> Section:
+    section = Section("agreement", "Judge agreement",
+                      "How far the judge's repeated verdicts on the same answers agree: pairwise "
+                      "Cohen's κ and Fleiss' κ with intervals (SPEC §7).")
+    repeats = ctx.selected.groupby(["system", "query_id"]).size()
+    if repeats.max() < 2:
+        return _omit(section, "one judgment per answer: there are no judge repetitions to compare")
+    s = ctx.settings
+    table = agreement(ctx.selected, threshold=s.threshold, verdict_missing=s.verdict_missing,
+                      n_resamples=s.n_resamples, seed=s.seed, confidence_level=s.confidence_level)
+    table.attrs["design"] = "iid"  # agreement() resamples queries independently
+    section.tables["agreement"] = table
+    return section
+
+
+def _writes_section(ctx: _Context) -> Section:
+    section = Section("writes", "Write-action audit",
+                      "How often the memory system proposes an UPDATE or DELETE and how often one "
+                      "takes effect, per conversation and overall (SPEC §7; Raw-RAG paper C.2).")
+    if ctx.write_log is None:
+        return _omit(section, "no memory decision log was given (--write-log)")
+    table = write_audit(ctx.write_log)
+    section.tables["write_audit"] = table
+    section.figures["mutation_rates"] = (plots.mutation_rates(table),
+                                         "Proposed and effective mutation rates per conversation, "
+                                         "with the decision-weighted means.")
+    return section
+
+
+def _claims_section(ctx: _Context) -> Section:
+    section = Section("claims", "Claims audit",
+                      "Each stated claim recomputed from the verdicts — estimate, interval, test, "
+                      "Holm adjustment per family, detectable effect — with a verdict and its reason.")
+    if ctx.claims is None:
+        return _omit(section, "no claims file was given (--claims)")
+    s = ctx.settings
+    table = audit_claims(ctx.df, ctx.claims, n_resamples=s.n_resamples, seed=s.seed,
+                         confidence_level=s.confidence_level, **ctx.policies)
+    table.attrs["design"] = None  # each claim states its own design (column 'design')
+    section.tables["claims"] = table
+    return section
+
+
+def _omit(section: Section, why: str) -> Section:
+    section.omitted = why
+    return section
+
+
+SECTIONS: tuple[Callable[[_Context], Section], ...] = (
+    _data_section, _scores_section, _flows_section, _compare_section, _evidence_section,
+    _costs_section, _agreement_section, _writes_section, _claims_section,
+)
+
+
+# --------------------------------------------------------------------------------------------
+# the context every section reads
+# --------------------------------------------------------------------------------------------
+def _context(df: pd.DataFrame, settings: Settings, scheme: Scheme | None, systems_table, claims,
+             write_log) -> tuple[_Context, str, int]:
+    """Check the inputs, resolve the design and build the context; fails before any output.
+
+    Returns the context, why the design was chosen, and the number of aligned queries.
+    """
+    df = check(df)
+    systems = tuple(sorted(pd.unique(df["system"])))
+    if settings.reference not in systems:
+        raise VerdictError(f"reference '{settings.reference}' is not in the data (systems: "
+                           f"{', '.join(systems)}). Choose one with --reference.")
+    selected = scheme.select(df) if scheme is not None else df
+    panel = align(selected, missing=settings.missing, verdict_missing=settings.verdict_missing)
+    design, why = resolve_design(panel.queries, settings.design, scheme)
+    ctx = _Context(df, selected, scheme, settings, design, systems, systems_table, claims, write_log)
+    return ctx, why, panel.n
+
+
+def _policies(ctx: _Context, why: str, n_queries: int) -> list[str]:
+    s = ctx.settings
+    lines = [f"{why}; {s.confidence_level:.0%} percentile intervals from B = {s.n_resamples} paired "
+             f"replicates (shared across systems), seed {s.seed}",
+             f"{n_queries} aligned queries; missing queries: {s.missing}; missing verdicts: "
+             f"{s.verdict_missing}",
+             f"flows: a query is correct when its score (mean over judge repetitions) > {s.threshold}",
+             "accuracy: the mean per-query score"
+             + (f" under the '{ctx.scheme.name}' aggregation" if ctx.scheme else ""),
+             f"multiplicity: {s.correction} within each family (all pairs of one metric; the systems "
+             "against one reference; the claims of one family)"]
+    if ctx.scheme is not None:
+        lines += [f"{n['policy']}: {n['detail']}" for n in ctx.selected.attrs.get("scheme_notes", [])]
+    return lines
