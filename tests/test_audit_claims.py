@@ -14,7 +14,8 @@ from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 from statsmodels.stats.multitest import multipletests
 
 import memdiag as md
-from memdiag._audit import CLAIM_FIELDS, _half_unit, audit_claims, read_claims
+from memdiag._audit import CLAIM_FIELDS, audit_claims, read_claims
+from memdiag._audit.claims import _half_unit
 from memdiag.errors import VerdictError
 
 TRPC = "trpc-group__trpc-agent-go/data_nohistory_gpt4omini"

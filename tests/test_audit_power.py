@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 
-from memdiag._audit import _rejection_bound, detectable_effect, mcnemar_power
+from memdiag._inference.power import _rejection_bound, detectable_effect, mcnemar_power
 from memdiag._inference import mcnemar
 
 

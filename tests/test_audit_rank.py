@@ -8,7 +8,8 @@ import pytest
 from scipy.stats import rankdata
 
 import memdiag as md
-from memdiag._audit import _rank_credit, rank_stability
+from memdiag._audit import rank_stability
+from memdiag._audit.ranking import _rank_credit
 from memdiag._compare import metric_columns
 from memdiag._designs import Design
 from memdiag._resampling import bootstrap_sums

@@ -16,7 +16,8 @@ from scipy import stats
 
 from memdiag._pairs import binary_outcomes
 
-__all__ = ["CochransQResult", "McNemarResult", "cochrans_q", "mcnemar", "mcnemar_from_outcomes"]
+__all__ = ["CochransQResult", "McNemarResult", "cochrans_q", "exact_p_value", "mcnemar",
+           "mcnemar_from_outcomes"]
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,29 @@ def _count(value: object, name: str) -> int:
     if out < 0:
         raise ValueError(f"{name} must be a non-negative count, got {out}.")
     return out
+
+
+def exact_p_value(k: object, n: object, mid_p: bool = False) -> np.ndarray:
+    """Two-sided exact (or mid-p) McNemar p-value of min(b, c) = k among n = b + c > 0 discordant pairs.
+
+    The one place the exact test's p-value is computed: :func:`mcnemar` calls it on one table,
+    :func:`memdiag._inference.power.mcnemar_power` on whole arrays of k and n to find where the
+    test rejects. Arguments broadcast as numpy arrays.
+
+    Notes
+    -----
+    p = min(1, 2·BinomCDF(k; n, ½)); mid-p: p = min(1, 2·[BinomCDF(k; n, ½) − ½·BinomPMF(k; n, ½)])
+    (SPEC §5; Fagerland, Lydersen & Laake 2013 for the mid-p).
+
+    Examples
+    --------
+    >>> exact_p_value([4, 3], 16).round(6).tolist()
+    [0.076813, 0.021271]
+    """
+    cdf = stats.binom.cdf(k, n, 0.5)
+    if mid_p:
+        cdf = cdf - 0.5 * stats.binom.pmf(k, n, 0.5)
+    return np.minimum(1.0, 2.0 * cdf)
 
 
 def mcnemar(*, benefit: int, tax: int, exact: bool = True, mid_p: bool = False,
@@ -126,10 +150,7 @@ def mcnemar(*, benefit: int, tax: int, exact: bool = True, mid_p: bool = False,
         k = min(b, c)
         if n == 0:
             return McNemarResult(0, 1.0, b, c, 0, method)
-        cdf = float(stats.binom.cdf(k, n, 0.5))
-        if mid_p:
-            cdf -= 0.5 * float(stats.binom.pmf(k, n, 0.5))
-        return McNemarResult(k, min(1.0, 2.0 * cdf), b, c, n, method)
+        return McNemarResult(k, float(exact_p_value(k, n, mid_p)), b, c, n, method)
     if mid_p:
         raise ValueError("mid_p applies to the exact test only; pass exact=True.")
     method = "chi2-corrected" if correction else "chi2"

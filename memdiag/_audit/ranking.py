@@ -1,0 +1,128 @@
+"""Rank stability: how sure is a leaderboard's order? (SPEC §4, §6).
+
+One job: :func:`rank_stability` resamples all systems together under the benchmark's design
+and scheme and gives each system its bootstrap probability of ranking first and its whole rank
+distribution, ties splitting the rank credit (:func:`_rank_credit`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from memdiag._compare import align_for, metric_columns
+from memdiag._designs import Design, resolve_design
+from memdiag._resampling import bootstrap_sums
+from memdiag._schemes import Scheme, resolve_scheme
+from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
+
+
+def _rank_credit(values: np.ndarray) -> np.ndarray:
+    """Rank credit ``(B, S, S)`` per replicate from values ``(B, S)``: [b, s, r − 1] (rank 1 = largest).
+
+    A tie among k systems over ranks r..r+k−1 (equal within a relative 1e-12) gives each of them
+    1/k of each of those ranks, so Σ_r credit = 1 per system and Σ_s credit = 1 per rank, and
+    Σ_r r·credit is the average ("fractional") rank.
+
+    >>> _rank_credit(np.array([[3.0, 2.0, 1.0], [2.0, 2.0, 1.0]])).mean(axis=0).tolist()
+    [[0.75, 0.25, 0.0], [0.25, 0.75, 0.0], [0.0, 0.0, 1.0]]
+    """
+    tol = 1e-12 * np.maximum(1.0, np.abs(values))[:, :, None]
+    gap = values[:, None, :] - values[:, :, None]          # [b, s, t] = v_t − v_s
+    above = (gap > tol).sum(axis=-1)
+    tied = (np.abs(gap) <= tol).sum(axis=-1)                # includes s itself
+    ranks = np.arange(1, values.shape[1] + 1)[None, None, :]
+    inside = (ranks > above[..., None]) & (ranks <= (above + tied)[..., None])
+    return inside / tied[..., None]
+
+
+def rank_stability(
+    df: pd.DataFrame,
+    metric: str = "accuracy",
+    scheme: str | Path | Scheme | None = None,
+    design: str | None = None,
+    n_resamples: int = 20_000,
+    seed: int | np.random.Generator = 0,
+    confidence_level: float = 0.95,
+    systems: Sequence[str] | None = None,
+    threshold: float | None = None,
+    higher_is_better: bool = True,
+    missing: MissingQueryPolicy = "error",
+    verdict_missing: MissingVerdictPolicy = "as-wrong",
+) -> pd.DataFrame:
+    """How stable is the ranking? Bootstrap rank distribution of every system (SPEC §4, §6).
+
+    Parameters
+    ----------
+    df
+        Canonical verdicts.
+    metric, scheme, threshold
+        As in :func:`memdiag._compare.compare`: the per-system statistic, recomputed under the
+        scheme's official aggregation in every replicate.
+    design
+        Resampling design (default: the scheme's, see :func:`memdiag._compare.resolve_design`).
+    n_resamples, seed, confidence_level
+        Bootstrap replicates, seed (the same seed gives the same table), level of the rank
+        interval.
+    higher_is_better
+        Rank 1 is the largest value (False: the smallest, e.g. for costs).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per system, best observed first: ``system, estimate`` (points), ``rank``
+        (observed, ties averaged), ``p_first`` = P(rank = 1), ``mean_rank``, ``rank_low``,
+        ``rank_high`` (percentile interval of the replicate rank), ``p_rank_1 … p_rank_S``,
+        ``n, design, n_resamples, seed``.
+
+    Notes
+    -----
+    One set of shared replicates (paired: all systems resampled with the same indices, SPEC §4)
+    gives θ*_bs for every system; within each replicate systems are ranked by θ*. Ties (equal
+    within a relative 1e-12) split the credit: k systems tied over ranks r..r+k−1 each get 1/k
+    of each rank, so P(rank = r) sums to 1 over systems and over ranks, ``p_first`` counts a
+    two-way tie for first as ½, and ``mean_rank`` = Σ r·P(rank = r) is the mean fractional rank.
+    A replicate where some θ* is undefined (NaN) is left out and counted in the notes.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"system": ["a"] * 6 + ["b"] * 6, "query_id": list("uvwxyz") * 2,
+    ...                    "score": [1, 1, 1, 1, 0, 0, 1, 1, 0, 0, 0, 1]})
+    >>> rank_stability(df, n_resamples=2000)[["system", "estimate", "rank", "p_first", "mean_rank"]].round(3)
+      system  estimate  rank  p_first  mean_rank
+    0      a    66.667   1.0    0.716      1.284
+    1      b    50.000   2.0    0.284      1.716
+    """
+    scheme_obj = resolve_scheme(scheme)
+    panel, notes = align_for(df, scheme_obj, metric, systems, missing, verdict_missing)
+    kind, why = resolve_design(panel.queries, design, scheme_obj)
+    cols = metric_columns(panel, metric, scheme_obj, threshold)
+    res = bootstrap_sums(cols.X, Design.from_panel(panel, kind), cols.statistic, n_resamples=n_resamples,
+                         seed=seed, ci=confidence_level, return_distribution=True)
+    sign = 1.0 if higher_is_better else -1.0
+    dist = res.distribution
+    defined = ~np.isnan(dist).any(axis=1)
+    if not defined.all():
+        notes.append(f"{int((~defined).sum())} of {n_resamples} replicates had an undefined statistic "
+                     "for some system and were left out")
+    credit = _rank_credit(sign * dist[defined])
+    shares = credit.mean(axis=0)
+    ranks = np.arange(1, len(panel.systems) + 1)
+    observed = _rank_credit(sign * res.estimate[None, :])[0] @ ranks
+    replicate_rank = credit @ ranks
+    alpha = (1 - confidence_level) / 2
+    out = pd.DataFrame({"system": list(panel.systems), "estimate": 100 * res.estimate, "rank": observed,
+                        "p_first": shares[:, 0], "mean_rank": shares @ ranks,
+                        "rank_low": np.quantile(replicate_rank, alpha, axis=0),
+                        "rank_high": np.quantile(replicate_rank, 1 - alpha, axis=0)})
+    for r in ranks:
+        out[f"p_rank_{r}"] = shares[:, r - 1]
+    out["n"], out["design"], out["n_resamples"], out["seed"] = panel.n, kind, n_resamples, res.seed
+    out = out.sort_values(["rank", "system"], kind="stable").reset_index(drop=True)
+    out.attrs = {"metric": cols.label, "scheme": scheme_obj.name if scheme_obj else None, "design": kind,
+                 "n_resamples": n_resamples, "seed": res.seed, "confidence_level": confidence_level,
+                 "notes": [why, "ties split rank credit equally", *notes]}
+    return out

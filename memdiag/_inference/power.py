@@ -1,0 +1,146 @@
+"""Power of the exact McNemar test and the smallest effect it detects (SPEC §5).
+
+One job: for N paired binary outcomes, the exact probability that the two-sided exact (or
+mid-p) McNemar test of :mod:`memdiag._inference.exact` rejects (:func:`mcnemar_power`), and the
+smallest accuracy difference it detects with a given power (:func:`detectable_effect`). The
+rejection region is found with the test's own p-value (:func:`~memdiag._inference.exact.exact_p_value`),
+so power and test cannot disagree about where the test rejects.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import optimize, stats
+
+from memdiag._inference.exact import exact_p_value
+
+__all__ = ["detectable_effect", "mcnemar_power"]
+
+#: Tail mass of the discordant count left out of the power sum.
+_TAIL = 1e-14
+
+
+def _rejection_bound(d: np.ndarray, alpha: float, method: str) -> np.ndarray:
+    """Largest k whose two-sided McNemar p (min(b, c) = k, b + c = d) is ≤ α; −1 if none."""
+    if method not in ("exact", "mid-p"):
+        raise ValueError(f"method must be 'exact' or 'mid-p', got {method!r}.")
+    k = stats.binom.ppf(alpha / 2, d, 0.5)               # smallest k with CDF(k) ≥ α/2
+    k = np.where(exact_p_value(k, d) <= alpha, k, k - 1)
+    if method == "mid-p":                                # mid-p(k) ≤ exact p(k): k + 1 may reject too
+        up = k + 1
+        k = np.where(exact_p_value(up, d, mid_p=True) <= alpha, up, k)
+    return k
+
+
+def _check_power_args(n: int, alpha: float) -> int:
+    if isinstance(n, bool) or not float(n).is_integer() or n < 1:
+        raise ValueError(f"n must be a positive whole number of queries, got {n!r}.")
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}.")
+    return int(n)
+
+
+def mcnemar_power(n: int, p_benefit: float, p_tax: float, alpha: float = 0.05,
+                  method: str = "exact") -> float:
+    """Exact power of the two-sided exact McNemar test on N paired binary outcomes (SPEC §5).
+
+    Parameters
+    ----------
+    n
+        Number of queries N.
+    p_benefit, p_tax
+        Probabilities of the two discordant cells per query: b (reference wrong, system right)
+        and c (reference right, system wrong). The accuracy difference is p_benefit − p_tax.
+    alpha
+        Two-sided level.
+    method
+        ``"exact"`` (the test memdiag runs) or ``"mid-p"``.
+
+    Returns
+    -------
+    float
+        P(the test rejects at α).
+
+    Notes
+    -----
+    No simulation: with ψ = p_b + p_c, the discordant count is D ~ Binomial(N, ψ) and, given
+    D = d, b ~ Binomial(d, π) with π = p_b/ψ. The test rejects when min(b, d − b) ≤ k_d, where
+    k_d is the largest k with p = 2·BinomCDF(k; d, ½) ≤ α (mid-p: 2·[CDF(k) − ½ pmf(k)] ≤ α), the
+    p-value of :func:`memdiag._inference.mcnemar` itself (:func:`~memdiag._inference.exact.exact_p_value`), so
+
+        power = Σ_{d=0..N} BinomPMF(d; N, ψ) · [BinomCDF(k_d; d, π) + BinomSF(d − k_d − 1; d, π)],
+
+    every probability from ``scipy.stats.binom``; values of d in the outer 1e-14 tails of D's
+    distribution are skipped (they move the power by < 2e-14). Both tails count (the two-sided
+    test's rejection probability). SPEC §5; the conditional-binomial argument of Miettinen (1968).
+
+    Examples
+    --------
+    >>> round(mcnemar_power(500, 0.10, 0.05), 4)
+    0.8024
+    >>> round(mcnemar_power(500, 0.05, 0.05), 4) <= 0.05
+    True
+    """
+    n = _check_power_args(n, alpha)
+    if min(p_benefit, p_tax) < 0 or p_benefit + p_tax > 1:
+        raise ValueError(f"p_benefit and p_tax must be probabilities with a sum ≤ 1, got "
+                         f"{p_benefit!r}, {p_tax!r}.")
+    psi = p_benefit + p_tax
+    if psi == 0:
+        return 0.0
+    low, high = stats.binom.ppf([_TAIL, 1 - _TAIL], n, psi)   # D outside holds < 2e-14 of the mass
+    d = np.arange(int(low), int(high) + 1)
+    k = _rejection_bound(d, alpha, method)
+    pi = p_benefit / psi
+    reject = stats.binom.cdf(k, d, pi) + stats.binom.sf(d - k - 1, d, pi)
+    return float(np.clip(np.sum(stats.binom.pmf(d, n, psi) * reject), 0.0, 1.0))
+
+
+def detectable_effect(n: int, discordance: float, alpha: float = 0.05, power: float = 0.8,
+                      method: str = "exact") -> float:
+    """Smallest |accuracy difference| the exact McNemar test detects with the given power.
+
+    Parameters
+    ----------
+    n
+        Number of paired queries N.
+    discordance
+        ψ = (b + c)/N, the share of queries on which the two systems disagree.
+    alpha, power
+        Two-sided level and target power.
+    method
+        ``"exact"`` or ``"mid-p"`` (see :func:`mcnemar_power`).
+
+    Returns
+    -------
+    float
+        δ = p_b − p_c (a proportion; ×100 for points), or NaN when even δ = ψ (every
+        disagreement in one direction) has less power than asked.
+
+    Notes
+    -----
+    At fixed ψ the difference δ sets p_b = (ψ + δ)/2 and p_c = (ψ − δ)/2. The power of
+    :func:`mcnemar_power` grows with δ on [0, ψ] (the symmetric two-tailed binomial test's power
+    grows with |π − ½|) and is continuous in it, so the δ with power(δ) = target is found by
+    Brent's root search (``scipy.optimize.brentq``, to 1e-10). For orientation, the normal
+    approximation is δ ≈ (z_{1−α/2} + z_power)·√(ψ/N).
+
+    Examples
+    --------
+    >>> round(100 * detectable_effect(1540, 0.20), 2)
+    3.25
+    """
+    n = _check_power_args(n, alpha)
+    if not 0 <= discordance <= 1 or not 0 < power < 1:
+        raise ValueError(f"discordance must lie in [0, 1] and power in (0, 1), got {discordance!r}, {power!r}.")
+    if discordance == 0:
+        return math.nan
+
+    def gap(delta: float) -> float:
+        return mcnemar_power(n, (discordance + delta) / 2, (discordance - delta) / 2, alpha, method) - power
+
+    if gap(discordance) < 0:
+        return math.nan
+    return float(optimize.brentq(gap, 0.0, discordance, xtol=1e-10))
