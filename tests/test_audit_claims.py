@@ -98,7 +98,7 @@ def test_detectable_effect_and_power_beside_each_comparison(trpc, audited):
     # three claims in the family: the detectable effect is at α/3 (Holm's first step)
     assert row["detectable_effect"] == pytest.approx(100 * detectable_effect(1986, psi, alpha=0.05 / 3), rel=1e-9)
     delta = (benefit - tax) / 1986
-    assert row["power"] == pytest.approx(mcnemar_power(1986, (psi + delta) / 2, (psi - delta) / 2, 0.05 / 3))
+    assert row["power"] == pytest.approx(mcnemar_power(1986, (psi + delta) / 2, (psi - delta) / 2, alpha=0.05 / 3))
     assert row["power"] < 0.1 and row["power_basis"] == "observed diff, exact McNemar"
 
 

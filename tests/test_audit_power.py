@@ -34,7 +34,7 @@ def _simulated_power(n: int, p_benefit: float, p_tax: float, alpha: float, draws
 ])
 def test_mcnemar_power_matches_brute_force_simulation(n, p_benefit, p_tax, alpha):
     draws = 20_000
-    exact = mcnemar_power(n, p_benefit, p_tax, alpha)
+    exact = mcnemar_power(n, p_benefit, p_tax, alpha=alpha)
     simulated = _simulated_power(n, p_benefit, p_tax, alpha, draws, seed=n)
     mc_error = math.sqrt(exact * (1 - exact) / draws)
     assert abs(simulated - exact) < 4 * mc_error + 1e-12

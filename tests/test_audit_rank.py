@@ -10,7 +10,6 @@ from scipy.stats import rankdata
 import memdiag as md
 from memdiag._audit import rank_stability
 from memdiag._audit.ranking import _rank_credit
-from memdiag._compare import metric_columns
 from memdiag._designs import Design
 from memdiag._resampling import bootstrap_sums
 
@@ -47,9 +46,10 @@ def test_mean_rank_and_p_first_agree_with_scipy_rankdata_on_the_same_replicates(
     out = rank_stability(df, n_resamples=2_000, seed=3).set_index("system")
     # the oracle: the engine's replicates, ranked by scipy (average ranks, 1 = best)
     panel = md.align(df)
-    cols = metric_columns(panel)
-    dist = bootstrap_sums(cols.X, Design.from_panel(panel, "iid"), cols.statistic, n_resamples=2_000, seed=3,
-                          return_distribution=True).distribution
+    s = len(panel.systems)
+    X = np.hstack([panel.scores, np.ones((panel.n, 1))])   # per-system sums and the query count
+    dist = bootstrap_sums(X, Design.from_panel(panel, "iid"), lambda sums: sums[:, :s] / sums[:, s:],
+                          n_resamples=2_000, seed=3, return_distribution=True).distribution
     ranks = rankdata(-dist, method="average", axis=1)
     for j, system in enumerate(panel.systems):
         assert out.loc[system, "mean_rank"] == pytest.approx(ranks[:, j].mean(), rel=1e-12)

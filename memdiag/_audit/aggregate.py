@@ -66,6 +66,7 @@ def check_aggregate(
     category_scores: Mapping[str, float] | Sequence[float] | pd.Series,
     counts: Mapping[str, float] | Sequence[float] | pd.Series | None,
     reported_overall: float,
+    *,
     weighting: str = "question",
     tolerance: float = AGGREGATE_TOLERANCE,
 ) -> pd.DataFrame:

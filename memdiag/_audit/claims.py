@@ -18,10 +18,14 @@ import pandas as pd
 import yaml
 from scipy import stats
 
-from memdiag._compare import EVIDENCE_METRICS, align_for, compare, metric_columns
-from memdiag._designs import KINDS, Design, resolve_design
+from memdiag import _checks
+from memdiag._checks import KINDS
+from memdiag._compare import compare
 from memdiag._inference import adjust, detectable_effect, mcnemar_power
-from memdiag._resampling import bootstrap_sums
+from memdiag._metrics import EVIDENCE_METRICS, metric_columns
+from memdiag._prepare import prepare
+from memdiag._provenance import stamp
+from memdiag._resampling import bootstrap_sums, run_seed
 from memdiag._schemes import Scheme, known_schemes, resolve_scheme
 from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
 from memdiag.errors import SchemeError, VerdictError, where
@@ -173,8 +177,8 @@ def _power_columns(row: dict, alpha: float, power: float, level: float) -> dict:
         n, (b, c) = row["n"], row["_discordant"]
         psi = (b + c) / n
         delta = min(target / 100, psi)
-        return {"detectable_effect": 100 * detectable_effect(n, psi, alpha, power) if psi else math.nan,
-                "power": mcnemar_power(n, (psi + delta) / 2, (psi - delta) / 2, alpha) if psi else math.nan,
+        return {"detectable_effect": 100 * detectable_effect(n, psi, alpha=alpha, power=power) if psi else math.nan,
+                "power": mcnemar_power(n, (psi + delta) / 2, (psi - delta) / 2, alpha=alpha) if psi else math.nan,
                 "power_basis": f"{basis} diff, exact McNemar"}
     se = (row["ci_high"] - row["ci_low"]) / (2 * stats.norm.ppf(0.5 + level / 2))
     if not se > 0:
@@ -212,18 +216,19 @@ def _evaluate(df: pd.DataFrame, claim: Mapping, n_resamples: int, seed: int, lev
     data, scheme = _checkable(df, claim)
     a, b = claim["system_a"], claim["system_b"]
     systems = [a] if b is None else [a, b]
-    panel, notes = align_for(data, scheme, claim["metric"], systems, missing, verdict_missing)
-    kind, _ = resolve_design(panel.queries, claim["design"], scheme)
-    cols = metric_columns(panel, claim["metric"], scheme)
+    prepared = prepare(data, scheme=scheme, metric=claim["metric"], systems=systems, missing=missing,
+                       verdict_missing=verdict_missing, design=claim["design"])
+    kind = prepared.design
+    notes = list(prepared.notes)
+    cols = metric_columns(prepared, claim["metric"])
     exact = cols.binary and kind == "iid"
-    row = {"scheme": scheme.name if scheme else None, "n": panel.n, "design": kind, "_discordant": None,
+    row = {"scheme": scheme.name if scheme else None, "n": prepared.n, "design": kind, "_discordant": None,
            "_notes": notes}
     if b is not None:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            out = compare(data, metric=claim["metric"], scheme=scheme,
-                          systems=systems, design=claim["design"], n_resamples=n_resamples, seed=seed,
-                          confidence_level=level, missing=missing, verdict_missing=verdict_missing).iloc[0]
+            out = compare(prepared, metric=claim["metric"], n_resamples=n_resamples, seed=seed,
+                          confidence_level=level).iloc[0]
         row["_notes"] = notes + [str(w.message) for w in caught]
         row.update({k: out[k] for k in ("estimate_a", "estimate_b", "diff", "ci_low", "ci_high", "p", "test")})
         if exact:
@@ -231,12 +236,12 @@ def _evaluate(df: pd.DataFrame, claim: Mapping, n_resamples: int, seed: int, lev
             row["_discordant"] = (int((ya & ~yb).sum()), int((~ya & yb).sum()))
         return row
     null = claim["threshold"] / 100
-    res = bootstrap_sums(cols.X, Design.from_panel(panel, kind), cols.statistic, n_resamples=n_resamples,
+    res = bootstrap_sums(cols.X, prepared.resampling, cols.statistic, n_resamples=n_resamples,
                          seed=seed, ci=level, null=null)
     estimate = float(res.estimate[0])
     if exact and 0 <= null <= 1:
         successes = int(cols.per_query[:, 0].sum())
-        p, test = float(stats.binomtest(successes, panel.n, null).pvalue), "exact binomial"
+        p, test = float(stats.binomtest(successes, prepared.n, null).pvalue), "exact binomial"
     else:
         p, test = float(res.p_value[0]), f"bootstrap sign test ({kind})"
     row.update({"estimate_a": 100 * estimate, "estimate_b": math.nan, "diff": 100 * estimate - claim["threshold"],
@@ -280,10 +285,11 @@ def _verdict(claim: Mapping, row: Mapping, alpha: float, family_size: int) -> tu
 def audit_claims(
     df: pd.DataFrame,
     claims: str | Path | pd.DataFrame | Sequence[Mapping],
+    *,
     alpha: float = 0.05,
     power: float = 0.8,
     n_resamples: int = 20_000,
-    seed: int = 0,
+    seed: int | np.random.Generator = 0,
     confidence_level: float = 0.95,
     missing: MissingQueryPolicy = "error",
     verdict_missing: MissingVerdictPolicy = "as-wrong",
@@ -356,10 +362,13 @@ def audit_claims(
     0  mem-wins   contradicted -45.0
     1  zep-wins  not checkable   NaN
     >>> print(out.loc[0, "reason"])
-    significant in the other direction: mem − rag = -45.00 points [-60.00, -30.00], exact McNemar p = 7.63e-06
+    significant in the other direction: mem − rag = -45.00 points [-62.50, -32.50], exact McNemar p = 7.63e-06
     >>> print(out.loc[1, "reason"])
     system 'zep' is not in the data (systems: mem, rag)
     """
+    seed = run_seed(seed)
+    n_resamples = _checks.n_resamples(n_resamples)
+    confidence_level = _checks.confidence_level(confidence_level)
     table = read_claims(claims)
     records = [{k: (None if k not in _NUMBERS and _absent(v) else v) for k, v in r.items()}
                for r in table.to_dict("records")]  # pandas may store a missing text as NaN
@@ -393,8 +402,7 @@ def audit_claims(
                "reported_p", "tolerance"]
     out = pd.DataFrame(rows).reindex(columns=columns)
     out["n"] = out["n"].astype("Int64")
-    out.attrs = {"alpha": alpha, "power": power, "n_resamples": n_resamples, "seed": seed,
-                 "confidence_level": confidence_level, "correction": "holm per family",
-                 "missing": missing, "verdict_missing": verdict_missing,
-                 "precedence": " > ".join(VERDICTS), "notes": notes}
-    return out
+    return stamp(out, "audit_claims", notes=notes, unit="points", alpha=alpha, power=power,
+                 n_resamples=n_resamples, seed=seed, confidence_level=confidence_level,
+                 correction="holm per family", missing=missing, verdict_missing=verdict_missing,
+                 precedence=" > ".join(VERDICTS))

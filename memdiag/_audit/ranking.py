@@ -13,11 +13,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from memdiag._compare import align_for, metric_columns
-from memdiag._designs import Design, resolve_design
-from memdiag._resampling import bootstrap_sums
-from memdiag._schemes import Scheme, resolve_scheme
+from typing import TYPE_CHECKING
+
+from memdiag import _checks
+from memdiag._metrics import metric_columns
+from memdiag._prepare import Prepared, as_prepared
+from memdiag._provenance import stamp
+from memdiag._resampling import bootstrap_sums, run_seed
 from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
+
+if TYPE_CHECKING:  # pragma: no cover
+    from memdiag._schemes import Scheme
 
 
 def _rank_credit(values: np.ndarray) -> np.ndarray:
@@ -40,7 +46,8 @@ def _rank_credit(values: np.ndarray) -> np.ndarray:
 
 
 def rank_stability(
-    df: pd.DataFrame,
+    data: pd.DataFrame | Prepared,
+    *,
     metric: str = "accuracy",
     scheme: str | Path | Scheme | None = None,
     design: str | None = None,
@@ -50,15 +57,15 @@ def rank_stability(
     systems: Sequence[str] | None = None,
     threshold: float | None = None,
     higher_is_better: bool = True,
-    missing: MissingQueryPolicy = "error",
-    verdict_missing: MissingVerdictPolicy = "as-wrong",
+    missing: MissingQueryPolicy | None = None,
+    verdict_missing: MissingVerdictPolicy | None = None,
 ) -> pd.DataFrame:
     """How stable is the ranking? Bootstrap rank distribution of every system (SPEC §4, §6).
 
     Parameters
     ----------
-    df
-        Canonical verdicts.
+    data
+        Canonical verdicts, or :func:`memdiag.prepare` output.
     metric, scheme, threshold
         As in :func:`memdiag._compare.compare`: the per-system statistic, recomputed under the
         scheme's official aggregation in every replicate.
@@ -96,11 +103,16 @@ def rank_stability(
     0      a    66.667   1.0    0.716      1.284
     1      b    50.000   2.0    0.284      1.716
     """
-    scheme_obj = resolve_scheme(scheme)
-    panel, notes = align_for(df, scheme_obj, metric, systems, missing, verdict_missing)
-    kind, why = resolve_design(panel.queries, design, scheme_obj)
-    cols = metric_columns(panel, metric, scheme_obj, threshold)
-    res = bootstrap_sums(cols.X, Design.from_panel(panel, kind), cols.statistic, n_resamples=n_resamples,
+    prepared = as_prepared(data, scheme=scheme, metric=metric, systems=systems, missing=missing,
+                           verdict_missing=verdict_missing, design=design)
+    seed = run_seed(seed)
+    n_resamples = _checks.n_resamples(n_resamples)
+    confidence_level = _checks.confidence_level(confidence_level)
+    threshold = _checks.threshold(threshold)
+    panel = prepared.panel
+    notes = ["ties split rank credit equally"]
+    cols = metric_columns(prepared, metric, threshold)
+    res = bootstrap_sums(cols.X, prepared.resampling, cols.statistic, n_resamples=n_resamples,
                          seed=seed, ci=confidence_level, return_distribution=True)
     sign = 1.0 if higher_is_better else -1.0
     dist = res.distribution
@@ -120,9 +132,7 @@ def rank_stability(
                         "rank_high": np.quantile(replicate_rank, 1 - alpha, axis=0)})
     for r in ranks:
         out[f"p_rank_{r}"] = shares[:, r - 1]
-    out["n"], out["design"], out["n_resamples"], out["seed"] = panel.n, kind, n_resamples, res.seed
+    out["n"], out["design"], out["n_resamples"], out["seed"] = panel.n, prepared.design, n_resamples, seed
     out = out.sort_values(["rank", "system"], kind="stable").reset_index(drop=True)
-    out.attrs = {"metric": cols.label, "scheme": scheme_obj.name if scheme_obj else None, "design": kind,
-                 "n_resamples": n_resamples, "seed": res.seed, "confidence_level": confidence_level,
-                 "notes": [why, "ties split rank credit equally", *notes]}
-    return out
+    return stamp(out, "rank_stability", prepared, notes=notes, metric=cols.label, n_resamples=n_resamples,
+                 seed=seed, confidence_level=confidence_level, threshold=threshold, unit="points")

@@ -11,7 +11,7 @@ __all__ = ["ADJUST_METHODS", "adjust"]
 ADJUST_METHODS = ("holm", "bonferroni", "fdr_bh")
 
 
-def adjust(pvalues: object, method: str = "holm") -> np.ndarray:
+def adjust(pvalues: object, *, method: str = "holm") -> np.ndarray:
     """Adjust a declared family of p-values for multiplicity (SPEC §5; C.6: Holm over 21 pairs).
 
     Parameters

@@ -42,7 +42,7 @@ def _check_power_args(n: int, alpha: float) -> int:
     return int(n)
 
 
-def mcnemar_power(n: int, p_benefit: float, p_tax: float, alpha: float = 0.05,
+def mcnemar_power(n: int, p_benefit: float, p_tax: float, *, alpha: float = 0.05,
                   method: str = "exact") -> float:
     """Exact power of the two-sided exact McNemar test on N paired binary outcomes (SPEC §5).
 
@@ -98,7 +98,7 @@ def mcnemar_power(n: int, p_benefit: float, p_tax: float, alpha: float = 0.05,
     return float(np.clip(np.sum(stats.binom.pmf(d, n, psi) * reject), 0.0, 1.0))
 
 
-def detectable_effect(n: int, discordance: float, alpha: float = 0.05, power: float = 0.8,
+def detectable_effect(n: int, discordance: float, *, alpha: float = 0.05, power: float = 0.8,
                       method: str = "exact") -> float:
     """Smallest |accuracy difference| the exact McNemar test detects with the given power.
 
@@ -139,7 +139,7 @@ def detectable_effect(n: int, discordance: float, alpha: float = 0.05, power: fl
         return math.nan
 
     def gap(delta: float) -> float:
-        return mcnemar_power(n, (discordance + delta) / 2, (discordance - delta) / 2, alpha, method) - power
+        return mcnemar_power(n, (discordance + delta) / 2, (discordance - delta) / 2, alpha=alpha, method=method) - power
 
     if gap(discordance) < 0:
         return math.nan

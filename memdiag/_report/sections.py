@@ -20,13 +20,13 @@ from memdiag import plots
 from memdiag._agreement import agreement
 from memdiag._audit import audit_claims, rank_stability
 from memdiag._compare import bootstrap, compare, omnibus
-from memdiag._designs import resolve_design
 from memdiag._evidence import evidence, evidence_length, evidence_tests
 from memdiag._flows import flows
+from memdiag._prepare import Prepared, prepare
 from memdiag._report.provenance import Settings, _file_hash
 from memdiag._schemes import Scheme
 from memdiag._scoring import score
-from memdiag._verdicts import align, check, validate
+from memdiag._verdicts import check, validate
 from memdiag._writes import write_audit
 from memdiag.errors import VerdictError
 
@@ -63,28 +63,45 @@ class Analysis:
 
 @dataclass
 class _Context:
-    """What every section reads: the verdicts, the scheme's selection, settings and side inputs."""
+    """What every section reads: the verdicts as read, the data prepared once (scheme selection,
+    alignment, design), the settings and the side inputs."""
 
     df: pd.DataFrame
-    selected: pd.DataFrame
-    scheme: Scheme | None
+    prepared: Prepared
     settings: Settings
-    design: str
-    systems: tuple[str, ...]
     systems_table: pd.DataFrame | None
     claims: pd.DataFrame | str | None
     write_log: pd.DataFrame | None
     accuracy: pd.DataFrame | None = None
 
     @property
+    def scheme(self) -> Scheme | None:
+        """The benchmark scheme of the analysis."""
+        return self.prepared.scheme
+
+    @property
+    def selected(self) -> pd.DataFrame:
+        """The verdict rows the scheme keeps (before alignment)."""
+        return self.prepared.frame
+
+    @property
+    def systems(self) -> tuple[str, ...]:
+        """The aligned systems."""
+        return self.prepared.systems
+
+    @property
+    def design(self) -> str:
+        """The resampling design of every interval and bootstrap test."""
+        return self.prepared.design
+
+    @property
     def resampling(self) -> dict:
         """Keyword arguments shared by every resampled statistic."""
-        s = self.settings
-        return {"design": self.design, "n_resamples": s.n_resamples, "seed": s.seed}
+        return {"n_resamples": self.settings.n_resamples, "seed": self.settings.seed}
 
     @property
     def policies(self) -> dict:
-        """Keyword arguments of the alignment policies."""
+        """The alignment policies."""
         return {"missing": self.settings.missing, "verdict_missing": self.settings.verdict_missing}
 
 
@@ -132,9 +149,9 @@ def _scores_section(ctx: _Context) -> Section:
     section = Section("scores", "Official scores",
                       f"Each system's official score under the '{name}' aggregation with its group "
                       "scores and counts, and its accuracy with a paired bootstrap interval (SPEC §6, §4).")
-    section.tables["scores"] = score(ctx.df, scheme=ctx.scheme or "mean", **ctx.policies)
-    ctx.accuracy = bootstrap(ctx.df, "accuracy", scheme=ctx.scheme,
-                             ci=ctx.settings.confidence_level, **ctx.resampling, **ctx.policies)
+    section.tables["scores"] = score(ctx.prepared)
+    ctx.accuracy = bootstrap(ctx.prepared, "accuracy", confidence_level=ctx.settings.confidence_level,
+                             **ctx.resampling)
     section.tables["accuracy"] = ctx.accuracy
     return section
 
@@ -148,12 +165,12 @@ def _flows_section(ctx: _Context) -> Section:
     if len(ctx.systems) < 2:
         return _omit(section, f"the data hold only {ref}: there is no system to compare with it")
     s = ctx.settings
-    common = dict(reference=ref, threshold=s.threshold, confidence_level=s.confidence_level,
-                  correction=s.correction, **ctx.resampling, **ctx.policies)
-    table = flows(ctx.selected, **common)
+    common = dict(threshold=s.threshold, confidence_level=s.confidence_level, correction=s.correction,
+                  **ctx.resampling)
+    table = flows(ctx.prepared, ref, **common)
     section.tables["flows"] = table
     if "category" in ctx.selected and ctx.selected["category"].nunique() > 1:
-        section.tables["flows_by_category"] = flows(ctx.selected, by="category", **common)
+        section.tables["flows_by_category"] = flows(ctx.prepared, ref, by="category", **common)
     section.figures["venn"] = (plots.venn(table, all_systems=ctx.systems),
                                f"Benefit / tax Venn diagrams of every system against {ref}; the title "
                                "gives the net count and the net rate with its interval.")
@@ -168,16 +185,14 @@ def _compare_section(ctx: _Context) -> Section:
     if len(ctx.systems) < 2:
         return _omit(section, "a comparison needs at least two systems")
     s = ctx.settings
-    pairs = compare(ctx.df, scheme=ctx.scheme, pairs="all", confidence_level=s.confidence_level,
-                    correction=s.correction, **ctx.resampling, **ctx.policies)
+    pairs = compare(ctx.prepared, pairs="all", confidence_level=s.confidence_level,
+                    correction=s.correction, **ctx.resampling)
     section.tables["pairwise"] = pairs
-    section.tables["omnibus"] = omnibus(ctx.df, scheme=ctx.scheme, **ctx.resampling, **ctx.policies)
-    section.tables["rank_stability"] = rank_stability(ctx.df, scheme=ctx.scheme,
-                                                      confidence_level=s.confidence_level,
-                                                      **ctx.resampling, **ctx.policies)
-    versus = compare(ctx.df, scheme=ctx.scheme, pairs="reference", reference=s.reference,
-                     confidence_level=s.confidence_level, correction=s.correction, **ctx.resampling,
-                     **ctx.policies)
+    section.tables["omnibus"] = omnibus(ctx.prepared, **ctx.resampling)
+    section.tables["rank_stability"] = rank_stability(ctx.prepared, confidence_level=s.confidence_level,
+                                                      **ctx.resampling)
+    versus = compare(ctx.prepared, pairs="reference", reference=s.reference,
+                     confidence_level=s.confidence_level, correction=s.correction, **ctx.resampling)
     section.tables["pairwise_vs_reference"] = versus
     section.figures["forest"] = (plots.forest(versus, reference=s.reference, all_systems=ctx.systems),
                                  f"Accuracy difference of every system from {s.reference} with its "
@@ -197,15 +212,16 @@ def _evidence_section(ctx: _Context) -> Section:
     labelled = _labelled_systems(ctx.selected)
     if not labelled:
         return _omit(section, "the verdicts carry no complete 'sufficient' (evidence sufficiency) labels")
-    common = dict(systems=labelled, **ctx.resampling, **ctx.policies)
-    table = evidence(ctx.selected, confidence_level=ctx.settings.confidence_level, **common)
+    labelled_data = ctx.prepared.restrict(labelled)
+    table = evidence(labelled_data, confidence_level=ctx.settings.confidence_level, **ctx.resampling)
     if len(labelled) < len(ctx.systems):
         table.attrs["notes"] = table.attrs["notes"] + [
             f"systems without complete 'sufficient' labels left out: "
             f"{', '.join(s for s in ctx.systems if s not in labelled)}"]
     section.tables["evidence"] = table
     if len(labelled) >= 2:
-        pairs, tests = evidence_tests(ctx.selected, correction=ctx.settings.correction, **common)
+        pairs, tests = evidence_tests(labelled_data, correction=ctx.settings.correction,
+                                      confidence_level=ctx.settings.confidence_level, **ctx.resampling)
         section.tables["evidence_omnibus"] = tests
         section.tables["evidence_pairs"] = pairs
         section.figures["evidence_matrix"] = (
@@ -297,7 +313,6 @@ def _agreement_section(ctx: _Context) -> Section:
     s = ctx.settings
     table = agreement(ctx.selected, threshold=s.threshold, verdict_missing=s.verdict_missing,
                       n_resamples=s.n_resamples, seed=s.seed, confidence_level=s.confidence_level)
-    table.attrs["design"] = "iid"  # agreement() resamples queries independently
     section.tables["agreement"] = table
     return section
 
@@ -355,11 +370,10 @@ def _context(df: pd.DataFrame, settings: Settings, scheme: Scheme | None, system
     if settings.reference not in systems:
         raise VerdictError(f"reference '{settings.reference}' is not in the data (systems: "
                            f"{', '.join(systems)}). Choose one with --reference.")
-    selected = scheme.select(df) if scheme is not None else df
-    panel = align(selected, missing=settings.missing, verdict_missing=settings.verdict_missing)
-    design, why = resolve_design(panel.queries, settings.design, scheme)
-    ctx = _Context(df, selected, scheme, settings, design, systems, systems_table, claims, write_log)
-    return ctx, why, panel.n
+    prepared = prepare(df, scheme=scheme, missing=settings.missing, verdict_missing=settings.verdict_missing,
+                       design=settings.design)
+    ctx = _Context(df, prepared, settings, systems_table, claims, write_log)
+    return ctx, prepared.design_reason, prepared.n
 
 
 def _policies(ctx: _Context, why: str, n_queries: int) -> list[str]:
