@@ -266,7 +266,7 @@ def agreement(
     table, _ = aggregate_raters(correct.astype(np.int64), n_cat=2)
     yes = table[:, 1].astype(np.float64)
     agree_i = (yes ** 2 + (m - yes) ** 2 - m) / (m * (m - 1))
-    fleiss = {"kind": "fleiss", "rater_a": "all", "rater_b": None, "n": len(wide),
+    fleiss = {"kind": "fleiss", "rater_a": "all", "rater_b": np.nan, "n": len(wide),
               "agreement": float(agree_i.mean()), "kappa": _fleiss(table),
               "se": np.nan, "ci_low": np.nan, "ci_high": np.nan,
               "missing_a": sum(missing_counts.values()), "missing_b": np.nan}

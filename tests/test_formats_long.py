@@ -77,6 +77,21 @@ def test_bad_repeat_and_missing_query_id_are_errors(tmp_path):
         read_file(path)
 
 
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".json", ".parquet"])
+def test_missing_ids_and_attributes_stay_missing_in_every_format(tmp_path, suffix):
+    # pandas < 3 turns None/NaN into the text "None"/"nan" in astype("str"): a missing query id
+    # became query "None" (JSON) or "nan" (CSV), and a missing category the category "nan"
+    path = tmp_path / f"v{suffix}"
+    frame = pd.DataFrame({"system": ["a", "a"], "query_id": ["q1", "q2"], "score": [1.0, 0.0],
+                          "category": ["temporal", None]})
+    _write(frame, path)
+    df = read_file(path)
+    assert df["category"].iloc[0] == "temporal" and pd.isna(df["category"].iloc[1])
+    _write(frame.assign(query_id=["q1", None]), path)
+    with pytest.raises(VerdictError, match=r"record 2, field 'query_id': no query_id"):
+        read_file(path)
+
+
 def test_system_argument_renames_one_system_and_refuses_to_merge_several(tmp_path):
     path = tmp_path / "v.csv"
     _write(FRAME[FRAME["system"] == "mem0"], path)

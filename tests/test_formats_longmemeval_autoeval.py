@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
+import pytest
 
 from memdiag._readers import read_file
+from memdiag.errors import VerdictError
 
 
 def _write(path, records) -> None:
@@ -34,3 +37,14 @@ def test_question_type_is_kept_as_category_when_present(tmp_path):
                    "autoeval_label": {"model": "gpt-4o-mini-2024-07-18", "label": True}}])
     df = read_file(path, system="zep")
     assert df["category"].tolist() == ["multi-session"] and df["system"].tolist() == ["zep"]
+
+
+def test_a_null_question_id_is_an_error_naming_the_line_not_the_query_none(tmp_path):
+    # pandas < 3 turns None into the text "None" in astype("str"): the line became query "None"
+    path = tmp_path / "run.eval-results-gpt-4o.jsonl"
+    _write(path, [
+        {"question_id": "q1", "hypothesis": "a", "autoeval_label": {"model": "gpt-4o", "label": True}},
+        {"question_id": None, "hypothesis": "b", "autoeval_label": {"model": "gpt-4o", "label": False}},
+    ])
+    with pytest.raises(VerdictError, match=rf"^{re.escape(str(path))}, record 2, field 'question_id': no query_id"):
+        read_file(path)

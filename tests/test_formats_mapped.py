@@ -62,3 +62,14 @@ def test_bad_cell_names_the_source_field(tmp_path):
     path.write_text(json.dumps([{"id": "q1", "v": {"ok": "CORRECT?"}}]))
     with pytest.raises(VerdictError, match=r"record 1, field 'v\.ok': 'CORRECT\?' is not a verdict\. Map it with --field score="):
         read_file(path, fields={"query_id": "id", "score": "v.ok"})
+
+
+def test_a_null_mapped_question_id_is_an_error_and_a_null_category_stays_missing(tmp_path):
+    # pandas < 3 turns None into the text "None" in astype("str"): record 2 became query "None"
+    path = tmp_path / "run.jsonl"
+    records = [dict(RECORDS[0], question_type=None), dict(RECORDS[1], question_id=None)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    with pytest.raises(VerdictError, match=r"run\.jsonl, record 2, field 'question_id': no query_id"):
+        read_file(path, fields=FIELDS)
+    path.write_text(json.dumps(records[0]) + "\n")
+    assert read_file(path, fields=FIELDS)["category"].isna().tolist() == [True]

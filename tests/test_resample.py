@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 
 import numpy as np
@@ -370,6 +371,13 @@ def _endpoint_tolerance(se: float, n_resamples: int, n: int) -> float:
     return 5 * np.sqrt(2) * mc_sd + 1.0 / n
 
 
+def _scipy_generator(seed: int) -> dict:
+    """scipy.stats.bootstrap's keyword for a seeded Generator: ``rng`` from scipy 1.15 on,
+    ``random_state`` before (the floor, scipy 1.11, has only that)."""
+    keyword = "rng" if "rng" in inspect.signature(stats.bootstrap).parameters else "random_state"
+    return {keyword: np.random.default_rng(seed)}
+
+
 @pytest.mark.parametrize("method", ["percentile", "BCa"])
 def test_iid_intervals_agree_with_scipy_bootstrap_on_trpc_locomo(real_data, method):
     auto, rag = _read_locomo_pair(real_data)
@@ -379,7 +387,7 @@ def test_iid_intervals_agree_with_scipy_bootstrap_on_trpc_locomo(real_data, meth
                           seed=0, method=method.lower())
     theirs = stats.bootstrap((rag, auto), lambda x, y, axis=-1: y.mean(axis) - x.mean(axis),
                              paired=True, vectorized=True, n_resamples=B, batch=2000,
-                             method=method, rng=np.random.default_rng(1))
+                             method=method, **_scipy_generator(1))
     tol = _endpoint_tolerance(theirs.standard_error, B, n)
     assert ours.estimate[0] == pytest.approx(auto.mean() - rag.mean(), abs=1e-15)
     assert ours.ci_low[0] == pytest.approx(theirs.confidence_interval.low, abs=tol)
@@ -398,7 +406,7 @@ def test_iid_intervals_agree_with_scipy_bootstrap_on_a_simulated_ratio(method):
                           n_resamples=B, seed=0, method=method.lower())
     theirs = stats.bootstrap((C, Y), lambda c, y, axis=-1: (c * y).sum(axis) / c.sum(axis),
                              paired=True, vectorized=True, n_resamples=B, batch=5000,
-                             method=method, rng=np.random.default_rng(2))
+                             method=method, **_scipy_generator(2))
     tol = _endpoint_tolerance(theirs.standard_error, B, 10**6)
     assert ours.n_undefined[0] == 0
     assert ours.ci_low[0] == pytest.approx(theirs.confidence_interval.low, abs=tol)

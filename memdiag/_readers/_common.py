@@ -31,6 +31,11 @@ MISSING_WORDS: frozenset[str] = frozenset({"", "nan", "null", "none", "na", "n/a
 #: NA spellings of the non-text cells of a CSV (a text cell is missing only when empty).
 NA_SPELLINGS: tuple[str, ...] = tuple(sorted({*MISSING_WORDS, "NA", "N/A", "NaN", "NULL", "None", "#N/A"}))
 
+#: read_csv options that parse every float exactly as written: pandas < 3 parses with a fast
+#: parser that can be one ulp off (a CSV of scores would not round-trip); pandas 3 is exact by
+#: default and deprecates ``float_precision``.
+EXACT_FLOATS: dict[str, str] = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
+
 #: File extensions read as Parquet tables.
 PARQUET_SUFFIXES: frozenset[str] = frozenset({".parquet", ".pq"})
 
@@ -110,6 +115,20 @@ def _convert(values: pd.Series, convert, records: pd.Series, source: object, fie
     return pd.Series(out, index=values.index, name=values.name)
 
 
+def as_text(values: pd.Series) -> pd.Series:
+    """A column of ids or labels as text, missing cells (None, NaN, NA) kept missing (NaN).
+
+    ``astype("str")`` alone is not enough: before pandas 3 it writes a missing cell as the text
+    ``"None"`` or ``"nan"``, so a record without a query id would become the query "None".
+
+    Examples
+    --------
+    >>> as_text(pd.Series(["q1", None, 7, float("nan"), "None"], dtype=object)).tolist()
+    ['q1', nan, '7', nan, 'None']
+    """
+    return values.astype("str").mask(values.isna())
+
+
 def verdicts(values: pd.Series, records: pd.Series, source: object, label: str) -> pd.Series:
     """A column of verdict cells as floats (see :func:`verdict`); names the first bad cell."""
     return _convert(values, verdict, records, source, "score", "a verdict", label)
@@ -163,7 +182,7 @@ def finish(frame: pd.DataFrame, source: Path | str, labels: dict[str, str] | Non
         elif column in NUMBER_COLUMNS:
             frame[column] = _convert(frame[column], _number, records, source, column, "a number", label)
         elif column in TEXT_COLUMNS:
-            frame[column] = frame[column].astype("str")
+            frame[column] = as_text(frame[column])
     for column in ("system", "query_id"):
         missing = frame[column].isna().to_numpy()
         if missing.any():
@@ -235,7 +254,8 @@ def read_table(path: Path, text_columns: Iterable[str]) -> pd.DataFrame:
 
     In a CSV, the ``text_columns`` present are read verbatim as text (a query called ``NA``
     stays ``"NA"``; only an empty cell is missing); the other columns get pandas' type inference
-    with :data:`NA_SPELLINGS` as missing. Parquet keeps its own types.
+    with :data:`NA_SPELLINGS` as missing and floats parsed exactly (:data:`EXACT_FLOATS`).
+    Parquet keeps its own types.
     """
     if path.suffix.lower() in PARQUET_SUFFIXES:
         return pd.read_parquet(path)
@@ -247,6 +267,7 @@ def read_table(path: Path, text_columns: Iterable[str]) -> pd.DataFrame:
         dtype=dict.fromkeys(text, str),
         keep_default_na=False,
         na_values={column: [""] if column in text else list(NA_SPELLINGS) for column in header},
+        **EXACT_FLOATS,
     )
 
 

@@ -80,7 +80,8 @@ def read(path: Path, content: object | None, *, system: str | None = None,
     Raises
     ------
     VerdictError
-        A line that is not an object, or a label that is not a verdict.
+        A line that is not an object, a line without a question id, or a label that is not a
+        verdict.
     """
     records = as_records(content, path)
     labels = [r.get("autoeval_label") if isinstance(r.get("autoeval_label"), dict) else {} for r in records]
@@ -93,4 +94,5 @@ def read(path: Path, content: object | None, *, system: str | None = None,
     })
     if any("question_type" in r for r in records):
         frame["category"] = [r.get("question_type") for r in records]
-    return finish(frame, path, {"score": "autoeval_label.label", "category": "question_type"})
+    return finish(frame, path, {"query_id": "question_id", "score": "autoeval_label.label",
+                                "category": "question_type"})
