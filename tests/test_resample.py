@@ -153,7 +153,7 @@ def test_unit_sums_add_queries_of_each_cluster():
     d = Design("cluster", cluster=[2, 0, 2, 0])
     # cluster 0 = rows 1, 3 -> (10, 12); cluster 2 = rows 0, 2 -> (6, 8)
     np.testing.assert_array_equal(unit_sums(X, d), [[10.0, 12.0], [6.0, 8.0]])
-    assert unit_sums(X, Design("iid")) is not None
+    np.testing.assert_array_equal(unit_sums(X, Design("iid")), X)  # queries are their own units
 
 
 @FAST
@@ -201,15 +201,21 @@ def test_sign_test_counts_float_noise_at_the_null_as_a_tie():
     assert res.p_value[0] == 1.0
 
 
-def test_max_range_statistic_by_hand():
+def test_max_range_statistic_by_hand_and_p_against_an_explicit_resampling_loop():
     # θ̂ = (3/6, 4/6, 5/6): T = 5/6 - 3/6 = 1/3
     X = np.array([[1, 1, 1], [1, 1, 1], [1, 1, 1], [0, 1, 1], [0, 0, 1], [0, 0, 0]], dtype=float)
-    res = omnibus_max_range(X, "iid", lambda s: s / 6, n_resamples=2000, seed=4,
-                            return_distribution=True)
+    B = 4000
+    res = omnibus_max_range(X, "iid", lambda s: s / 6, n_resamples=B, seed=4)
     assert res.statistic == pytest.approx(1 / 3)
     np.testing.assert_allclose(res.estimate, [0.5, 2 / 3, 5 / 6])
-    expected = (1 + np.sum(res.distribution >= res.statistic - 1e-12)) / 2001
-    assert res.p_value == pytest.approx(expected)
+    # the oracle: resample the six rows with an independent generator, one replicate at a time
+    rng = np.random.default_rng(2024)
+    hits = 0
+    for _ in range(B):
+        theta = X[rng.integers(0, 6, 6)].mean(axis=0) - res.estimate
+        hits += theta.max() - theta.min() >= res.statistic - 1e-12
+    loop_p = (1 + hits) / (1 + B)
+    assert res.p_value == pytest.approx(loop_p, abs=5 * np.sqrt(2 * loop_p * (1 - loop_p) / B))
     # identical systems: T = 0 and every centered range T* >= 0, so p = 1
     same = omnibus_max_range(np.repeat(X[:, :1], 3, axis=1), "iid", lambda s: s / 6, n_resamples=50)
     assert same.statistic == 0.0 and same.p_value == 1.0
@@ -511,14 +517,21 @@ def test_fast_path_under_a_cluster_design_is_the_general_path():
     assert fast.distribution.tobytes() == general.distribution.tobytes()
 
 
-def test_fast_path_p_value_and_interval_follow_spec_from_its_distribution():
+def test_fast_path_p_value_and_interval_match_an_explicit_resampling_loop():
+    # the oracle: SPEC §4 applied to a plain loop that resamples query indices with an independent
+    # generator; p-values and interval ends agree within Monte-Carlo error
     ref, sysm = simulated_pair(250, seed=8, p_sys=0.6)
-    res = paired_binary_bootstrap(ref, sysm, n_resamples=3001, seed=0, return_distribution=True)
-    d = res.distribution[:, 0]
-    p_minus = (1 + np.sum(d <= 0)) / 3002
-    p_plus = (1 + np.sum(d >= 0)) / 3002
-    assert res.p_value[0] == pytest.approx(min(1, 2 * min(p_minus, p_plus)))
-    np.testing.assert_allclose([res.ci_low[0], res.ci_high[0]], np.quantile(d, [0.025, 0.975]))
+    B = 4000
+    res = paired_binary_bootstrap(ref, sysm, n_resamples=B, seed=0)
+    rng = np.random.default_rng(77)
+    loop = np.empty(B)
+    for b in range(B):
+        rows = rng.integers(0, 250, 250)
+        loop[b] = sysm[rows].mean() - ref[rows].mean()
+    p_loop = min(1.0, 2 * min(1 + np.sum(loop <= 0), 1 + np.sum(loop >= 0)) / (1 + B))
+    assert res.p_value[0] == pytest.approx(p_loop, abs=5 * np.sqrt(2 * p_loop * (1 - p_loop) / B) + 2 / B)
+    tol = _endpoint_tolerance(loop.std(ddof=1), B, 250)
+    np.testing.assert_allclose([res.ci_low[0], res.ci_high[0]], np.quantile(loop, [0.025, 0.975]), atol=tol)
     assert res.estimate[0] == pytest.approx(sysm.mean() - ref.mean())
 
 
