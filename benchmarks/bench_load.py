@@ -1,6 +1,6 @@
 """Benchmark: read and validate 1,000,000 canonical verdict rows from a long CSV.
 
-Target (issue 2): under 10 s on the 2-core reference machine. Run:
+Target: read and validate in under 3 s on the 2-core reference machine (issue 10). Run:
 
     python benchmarks/bench_load.py [--rows 1000000]
 
@@ -60,7 +60,7 @@ def main() -> None:
     print(f"read_verdicts (read + check) {t_read:>11.2f} s")
     print(f"validate (summary)           {t_validate:>11.2f} s")
     print(f"align (paired panel)         {t_align:>11.2f} s   -> {panel.n:,} queries x {len(panel.systems)} systems")
-    print(f"read + validate              {t_read + t_validate:>11.2f} s   (target < 10 s)")
+    print(f"read + validate              {t_read + t_validate:>11.2f} s   (target < 3 s)")
 
 
 if __name__ == "__main__":
