@@ -230,5 +230,6 @@ def read_file(path: str | Path, format: str = "auto", system: str | None = None,
     if frame.empty:
         raise _empty(path)
     frame.attrs["format"] = fmt.NAME
+    frame.attrs["parts"] = getattr(fmt, "PARTS", None)
     frame.attrs.setdefault("read_notes", [])
     return frame
