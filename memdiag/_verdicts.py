@@ -578,6 +578,49 @@ class Panel:
         return [f"{n['policy']}: {n['detail']}" for n in self.notes]
 
 
+#: The judge policies of :func:`align`: the mean over judges, or one judge by name.
+JUDGES_MEAN = "mean"
+
+
+def judges_of(df: pd.DataFrame) -> list[str]:
+    """The judges named in the ``judge`` column (sorted; [] without one)."""
+    return sorted(map(str, pd.unique(df[JUDGE].dropna()))) if JUDGE in df else []
+
+
+def _judge_policy(df: pd.DataFrame, judges: str | None, notes: list[dict]) -> tuple[pd.DataFrame, bool]:
+    """Apply the judge policy: the rows to align, and whether to average over judges."""
+    names = judges_of(df)
+    if judges is not None and not isinstance(judges, str):
+        raise VerdictError(f"judges must be 'mean' or a judge's name, got {judges!r}.")
+    if len(names) < 2:
+        if judges not in (None, JUDGES_MEAN) and judges not in names:
+            raise VerdictError(f"judges={judges!r}: the verdicts name no such judge "
+                               f"({', '.join(names) or 'no judge column'}).")
+        return df, False
+    if judges is None:
+        raise VerdictError(f"the verdicts hold {len(names)} judges of the same answers ({', '.join(names)}): "
+                           "choose how to score them: judges='mean' (the mean over judges) or one judge's "
+                           "name (CLI: --judges mean | --judges NAME; Python: md.prepare(df, judges=...)).")
+    if judges == JUDGES_MEAN:
+        notes.append({"policy": "judges mean", "count": len(names),
+                      "detail": f"each answer scored by the mean over its judges ({', '.join(names)})"})
+        return df, True
+    if judges not in names:
+        raise VerdictError(f"judges={judges!r} is not a judge of these verdicts ({', '.join(names)}). "
+                           "Use one of them or 'mean'.")
+    labelled = df[JUDGE].notna()
+    judged = set(df.loc[df[JUDGE] == judges, "system"])
+    lacking = sorted(set(df.loc[labelled, "system"]) - judged)
+    if lacking:
+        raise VerdictError(f"judges={judges!r}: system(s) {', '.join(lacking)} have verdicts by other judges "
+                           f"but none by {judges}. Use judges='mean' or another judge.")
+    keep = (df[JUDGE] == judges) | ~labelled
+    notes.append({"policy": f"judges {judges}", "count": int((~keep).sum()),
+                  "detail": f"scores from judge {judges} only ({int((~keep).sum())} verdicts of "
+                            f"{', '.join(n for n in names if n != judges)} left out)"})
+    return df[keep], False
+
+
 def align(
     df: pd.DataFrame,
     *,
@@ -586,6 +629,7 @@ def align(
     metric: str = "score",
     systems: Iterable[str] | None = None,
     checked: bool = False,
+    judges: str | None = None,
 ) -> Panel:
     """Align canonical verdicts into a paired :class:`Panel` (SPEC §1).
 
@@ -608,11 +652,17 @@ def align(
         Restrict to these systems, in this order (default: all, sorted).
     checked
         ``df`` has already passed :func:`check` (skip it).
+    judges
+        When a ``judge`` column names several judges of the same answers: ``"mean"`` scores each
+        answer by the mean over its judges (each judge's repetitions averaged first), a judge's
+        name scores it by that judge alone (systems judged by nobody else keep their unlabelled
+        verdicts). Required then — the choice changes every number — and recorded in ``notes``.
 
     Notes
     -----
     The per-query score is the mean over the judge repetitions of that answer (SPEC §1), taken
-    after the missing-verdict policy: under ``as-wrong`` a missing repetition counts 0.
+    after the missing-verdict policy: under ``as-wrong`` a missing repetition counts 0. With
+    ``judges="mean"``: score = (1/J) Σ_j mean_r score_jr over the J judges of the answer.
 
     Examples
     --------
@@ -640,6 +690,7 @@ def align(
     else:
         wanted = sorted(pd.unique(df["system"]))
     notes: list[dict] = []
+    df, by_judge = _judge_policy(df, judges, notes)
 
     # missing verdicts (NaN scores): counted per system, then the policy
     missing_per_system = df["score"].isna().groupby(df["system"]).sum().reindex(wanted, fill_value=0)
@@ -668,8 +719,12 @@ def align(
                                  and c != "score" and pd.api.types.is_numeric_dtype(df[c])] \
         + [c for c in BINARY_LABELS + COSTS if c in df]
     grouped = df.groupby(["query_id", "system"], sort=True)
-    means = grouped[value_columns].mean()
     counts = grouped.size()
+    if by_judge:  # the mean over judges of each judge's mean over repetitions
+        means = df.groupby(["query_id", "system", JUDGE], sort=True, dropna=False)[value_columns].mean() \
+            .groupby(level=["query_id", "system"], sort=True).mean()
+    else:
+        means = grouped[value_columns].mean()
     query_ids = np.array(sorted(pd.unique(df["query_id"])), dtype=object)
     if len(query_ids) == 0:
         raise VerdictError("no query is left to align (every query was excluded). Check the policies.")
