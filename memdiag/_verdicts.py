@@ -109,6 +109,10 @@ def _merge_rules(reads: list[_Read], notes: list[str]) -> None:
         if len(group) < 2:
             continue
         files = listing([str(r.path) for r in group], 3)
+        judges = [tuple(pd.unique(r.frame.loc[r.frame["system"] == name, JUDGE].dropna())) if JUDGE in r.frame
+                  else () for r in group]
+        if all(len(j) == 1 for j in judges) and len({j[0] for j in judges}) == len(group):
+            files = f"one per judge ({', '.join(sorted(j[0] for j in judges))})"
         if all(r.explicit for r in group):
             notes.append(f"system '{name}' is read from {len(group)} files, as named: {files}")
             continue
@@ -414,11 +418,16 @@ def validate(df: pd.DataFrame) -> pd.DataFrame:
     pandas.DataFrame
         One row per system: ``queries`` (distinct query ids), ``rows``, ``repeats`` (judgments
         per query, min-max), ``missing_verdicts`` (rows with no usable score), ``missing_queries``
-        (queries other systems have and this one lacks), ``mean_score`` (over usable verdicts).
-        ``attrs["notes"]`` lists the findings a user must see: unpaired queries by name,
-        per-query attributes that disagree across systems, and sources whose own category labels
-        disagree with the canonical category.
+        (queries other systems have and this one lacks), ``mean_score`` (over usable verdicts);
+        ``judges`` (the judges of the system, when a ``judge`` column names them) and
+        ``missing_<label>`` (queries without that 0/1 label — ``sufficient``, ... — which the
+        label diagnostics leave out) when some label is missing.
+        ``attrs["notes"]`` lists the findings a user must see: what reading skipped, renamed,
+        merged or could not parse (``attrs["read_notes"]`` of :func:`read_verdicts`), unpaired
+        queries by name, missing labels per system, per-query attributes that disagree across
+        systems, and sources whose own category labels disagree with the canonical category.
     """
+    read_notes = list(df.attrs.get("read_notes", ()))
     df = check(df)
     all_queries = pd.Index(pd.unique(df["query_id"]))
     per_query = df.groupby(["system", "query_id"], sort=False).size()
@@ -443,12 +452,36 @@ def validate(df: pd.DataFrame) -> pd.DataFrame:
             lacking = all_queries.difference(per_query.loc[name].index)
             notes.append(f"system '{name}' lacks {len(lacking)} of {len(all_queries)} queries: "
                          f"{listing(lacking)}")
+    notes.extend(_label_gaps(df, rows))
     notes.extend(_attribute_conflicts(df))
     notes.extend(_label_disagreements(df))
+    notes = read_notes + notes
     summary = pd.DataFrame(rows)
     summary.attrs["notes"] = notes
     summary.attrs["n_queries"] = len(all_queries)
     return summary
+
+
+def _label_gaps(df: pd.DataFrame, rows: list[dict]) -> list[str]:
+    """Add ``judges`` and ``missing_<label>`` to the per-system rows; notes on missing labels."""
+    if JUDGE in df and df[JUDGE].notna().any():
+        judges = df.dropna(subset=[JUDGE]).groupby("system")[JUDGE].unique()
+        for row in rows:
+            row["judges"] = ", ".join(sorted(judges.get(row["system"], []))) or "-"
+    notes = []
+    for column in BINARY_LABELS:
+        if column not in df:
+            continue
+        answered = df.groupby(["system", "query_id"], sort=True)[column].apply(lambda v: v.notna().any())
+        lacking = (~answered).groupby(level="system").sum()
+        if not lacking.any():
+            continue
+        for row in rows:
+            row[f"missing_{column}"] = int(lacking.get(row["system"], 0))
+        per = ", ".join(f"{name} {int(k)}" for name, k in lacking.items() if k)
+        notes.append(f"'{column}' is missing for some queries ({per}): the diagnostics that need it leave those "
+                     "queries out and say so (label_missing='error' / --label-missing error refuses them)")
+    return notes
 
 
 def _attribute_conflicts(df: pd.DataFrame) -> list[str]:
