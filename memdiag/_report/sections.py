@@ -379,7 +379,7 @@ def _context(df: pd.DataFrame, settings: Settings, scheme: Scheme | None, system
         raise VerdictError(f"reference '{settings.reference}' is not in the data (systems: "
                            f"{', '.join(systems)}). Choose one with --reference.")
     prepared = prepare(df, scheme=scheme, missing=settings.missing, verdict_missing=settings.verdict_missing,
-                       design=settings.design)
+                       design=settings.design, judges=settings.judges, label_missing=settings.label_missing)
     ctx = _Context(df, prepared, settings, systems_table, claims, write_log)
     return ctx, prepared.design_reason, prepared.n
 
