@@ -350,10 +350,12 @@ def _frame(fields: Iterable[Field], records: list[Record], source: object) -> tu
 
 
 def _ids(frame: pd.DataFrame, records: list[Record], locomo: Locomo | None, source: object,
-         what: str) -> pd.DataFrame:
+         what: str, attributes: bool = True) -> pd.DataFrame:
+    """Add ``query_id`` (LoCoMo ids, the keys of an object keyed by id, or the mapped field) and,
+    for LoCoMo verdicts (``attributes``), benchmark, cluster and category."""
     if locomo is not None:
         ids = _locomo_columns(locomo, records, source)
-        for column in ids:
+        for column in ids if attributes else ["query_id"]:
             if column != "query_id" and column in frame:
                 continue
             frame[column] = ids[column].to_numpy()
@@ -402,7 +404,7 @@ def _join_frame(join: Join, base: Path, systems: Iterable[str]) -> tuple[pd.Data
     for path in files:
         records = records_of(path, join.records, join.fields)
         frame, _ = _frame(join.fields, records, path)
-        frame = _ids(frame, records, join.locomo, path, "the side file")
+        frame = _ids(frame, records, join.locomo, path, "the side file", attributes=False)
         frame["query_id"] = frame["query_id"].astype(str).mask(frame["query_id"].isna())
         if frame["query_id"].isna().any():
             first = records[int(np.argmax(frame["query_id"].isna().to_numpy()))].locator
