@@ -65,12 +65,12 @@ def _add_input(p: argparse.ArgumentParser, align: bool = True, option: str | Non
                        help="a query some systems lack: error (default), drop it for all, or score it 0")
         p.add_argument("--verdict-missing", choices=("as-wrong", "exclude"), default="as-wrong",
                        help="a verdict with no usable score: score 0 (default) or drop the query for all")
-        p.add_argument("--label-missing", choices=("exclude", "error"), default="exclude",
-                       help="a query without a label (sufficient, ...): leave it out of that diagnostic, "
-                            "counted (default), or refuse it")
     if judges:
         p.add_argument("--judges", metavar="mean | NAME",
                        help="several judges of the same answers: score by their mean, or by one judge")
+        p.add_argument("--label-missing", choices=("exclude", "error"), default="exclude",
+                       help="a query without a label (sufficient, ...): leave it out of that diagnostic, "
+                            "counted (default), or refuse it")
 
 
 def _add_output(p: argparse.ArgumentParser) -> None:
@@ -139,7 +139,7 @@ def _prepared(args: argparse.Namespace, df: pd.DataFrame, metric: str = "accurac
     judges = getattr(args, "judges", None)
     several = "judge" in df and df["judge"].dropna().nunique() > 1
     if not several and judges is None and args.label_missing == "exclude":
-        return df
+        return df  # nothing to decide: every command prepares the frame itself
     return md.prepare(df, scheme=scheme, metric=metric, missing=args.missing, verdict_missing=args.verdict_missing,
                       design=getattr(args, "design", None), judges=judges, label_missing=args.label_missing)
 

@@ -164,3 +164,9 @@ def test_unparsable_verdicts_are_counted_missing_and_shown_by_validate(tmp_path,
     assert "2 verdict texts could not be read as a verdict ('maybe' ×2; first at record 2)" in err
     assert "2 verdict texts could not be read" in out     # validate's own notes
     assert md.read_verdicts(path)["score"].isna().sum() == 2
+
+
+def test_read_verdicts_given_a_dataframe_says_what_to_do():
+    frame = pd.DataFrame({"system": ["a"], "query_id": ["q1"], "score": [1]})
+    with pytest.raises(VerdictError, match="this is already a DataFrame: pass it to md.check"):
+        md.read_verdicts(frame)
