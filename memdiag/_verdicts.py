@@ -363,7 +363,7 @@ def check(df: pd.DataFrame) -> pd.DataFrame:
     dup = out.duplicated(unit, keep="first").to_numpy()
     if dup.any():
         i = int(np.flatnonzero(dup)[0])
-        key = out.loc[i, unit].tolist()
+        key = [k.item() if isinstance(k, np.generic) else k for k in out.loc[i, unit].tolist()]
         raise _fail(out, i, "query_id", f"duplicate verdict for ({', '.join(unit)}) = "
                     f"{tuple(key)!r} ({int(dup.sum())} duplicate rows in all). Give each judge "
                     "repetition its own 'repeat' number, each judge its own 'judge' label, or remove "
