@@ -220,7 +220,9 @@ def read_verdicts(
                                "recipe instead).")
         plan = load_recipe(recipe)
         if paths is not None:
-            plan = plan.with_files(expand(paths)[0])
+            given, found = expand(paths)
+            notes += found
+            plan = plan.with_files(given)
         base = plan.base
         joins = list(plan.joins) + joins
         all_files = []

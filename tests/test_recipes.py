@@ -162,7 +162,8 @@ def test_join_attaches_side_columns_by_query_and_system_and_counts_what_is_missi
     np.testing.assert_array_equal(df["sufficient"], [1, np.nan, np.nan, 0, 1, 1])
     assert df["evidence_tokens"].tolist() == [100, 200, 300] * 2          # one side file for every system
     notes = " ".join(md.read_verdicts(recipe=load_recipe(recipe, base=tmp_path)).attrs["read_notes"])
-    assert "1 queries of {folder} are not in the side file" in notes and "q2" in notes
+    assert "join entry 1: 1 answers are not in the side files (per system: a 1); their sufficient stay " \
+           "missing: q2" in notes
     assert "1 side records match no verdict and are not used: q9" in notes
 
 

@@ -247,7 +247,7 @@ def inspect(items, recipe_dir: str | Path | None = None) -> Inspection:
         Folder the draft recipe will be saved in (its file paths are relative to it); default:
         the folder that holds all the files.
     """
-    from memdiag._readers import FORMATS, detect
+    from memdiag._readers import detect
     from memdiag._readers import load as load_file
     from memdiag._readers._expand import expand
 
@@ -261,12 +261,12 @@ def inspect(items, recipe_dir: str | Path | None = None) -> Inspection:
     for path in files:
         try:
             fmt = detect(path, load_file(path))
-            if fmt is not FORMATS[-1]:
-                known.append((path, fmt.NAME))
-                lines.append(f"{os.path.relpath(path, root)}: read by memdiag's '{fmt.NAME}' reader as it is")
-                continue
-        except VerdictError:
-            pass
+        except VerdictError:  # no reader recognises it: inspect it
+            fmt = None
+        if fmt is not None:
+            known.append((path, fmt.NAME))
+            lines.append(f"{os.path.relpath(path, root)}: read by memdiag's '{fmt.NAME}' reader as it is")
+            continue
         info = inspect_file(path)
         infos.append(info)
         lines += _describe(info, root)

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -108,14 +108,8 @@ class Recipe:
         """The recipe with every source reading ``files`` instead (a layout recipe used as a
         template: ``memdiag score --recipe data/recipes/mem0-locomo.yaml runs/*.json``)."""
         files = tuple(str(Path(f).resolve()) for f in files)
-        return Recipe(tuple(_replace_files(s, files) for s in self.sources), self.joins, self.base,
+        return Recipe(tuple(replace(s, files=files) for s in self.sources), self.joins, self.base,
                       self.origin, self.description)
-
-
-def _replace_files(source: Source, files: tuple[str, ...]) -> Source:
-    from dataclasses import replace
-
-    return replace(source, files=files)
 
 
 def _where(origin: str, section: str, number: int | None = None) -> str:
@@ -413,8 +407,7 @@ def _join_frame(join: Join, base: Path, systems: Iterable[str]) -> tuple[pd.Data
             if "system" in frame:
                 raise VerdictError(f"{join.origin}: 'system' is both a key and a field; keep one.")
             frame["system"] = render(join.system, path)
-        frame.attrs["source"] = str(path)
-        frames.append(frame)
+        frames.append(_typed(frame, [r.locator for r in records], path, notes))
     side = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     keys = ["system", "query_id"] if "system" in side else ["query_id"]
     dup = side.duplicated(keys)
@@ -456,39 +449,43 @@ def apply_joins(df: pd.DataFrame, joins: Iterable[Join], base: Path) -> tuple[pd
                                        "overwrite it. Map it to another name.")
                 df[column] = np.where(target, attached, df[column].to_numpy())
             else:
-                df[column] = pd.Series(np.where(target, attached, None), index=df.index, dtype=object)
+                blank = np.nan if side[column].dtype.kind in "fiub" else None
+                df[column] = pd.Series(np.where(target, attached, blank), index=df.index,
+                                       dtype=float if blank is not None else object)
         known = pd.MultiIndex.from_frame(df[keys]) if len(keys) == 2 else pd.Index(df["query_id"])
         side_keys = pd.MultiIndex.from_frame(side[keys]) if len(keys) == 2 else pd.Index(side["query_id"])
         lacking = ~known.isin(side_keys)
         if "system" in side:
             lacking &= df["system"].isin(set(side["system"])).to_numpy()
         unused = ~side_keys.isin(known)
-        where_to = f" of {join.system}" if join.system else ""
         if lacking.any():
-            queries = pd.unique(df.loc[lacking, "query_id"])
-            notes.append(f"{join.origin}: {len(queries)} queries{where_to} are not in the side file; "
-                         f"their {', '.join(columns)} stay missing: {listing(queries)}")
+            answers = df.loc[lacking, ["system", "query_id"]].drop_duplicates()
+            per = ", ".join(f"{name} {k}" for name, k in answers.groupby("system").size().items())
+            notes.append(f"{join.origin}: {len(answers)} answers are not in the side files (per system: {per}); "
+                         f"their {', '.join(columns)} stay missing: {listing(pd.unique(answers['query_id']))}")
         if unused.any():
             notes.append(f"{join.origin}: {int(unused.sum())} side records match no verdict and are not used: "
                          f"{listing(side.loc[unused, 'query_id'])}")
-    return _typed(df), notes
+    return df, notes
 
 
-def _typed(df: pd.DataFrame) -> pd.DataFrame:
-    """Joined columns in canonical types (labels and costs numeric, attributes text)."""
+def _typed(frame: pd.DataFrame, locators: list, path: Path, notes: list[str]) -> pd.DataFrame:
+    """A side file's columns in canonical types: 0/1 labels read by the verdict rule (text that is
+    no label kept missing and noted), costs as numbers, attributes as text; errors name the file."""
     from memdiag._readers._common import (
-        NUMBER_COLUMNS, TEXT_COLUMNS, VERDICT_COLUMNS, _convert, _number, as_text, verdict,
+        NUMBER_COLUMNS, TEXT_COLUMNS, VERDICT_COLUMNS, _convert, _number, as_text, unparsable_note, verdict,
     )
 
-    for column in df.columns:
-        if df[column].dtype != object:
-            continue
-        records = df["source_record"] if "source_record" in df else pd.Series(range(1, len(df) + 1))
+    records = pd.Series(locators, index=frame.index)
+    for column in frame.columns:
         if column in VERDICT_COLUMNS:
-            df[column] = _convert(df[column], verdict, records, None, column, "a 0/1 label")
+            rejected: list = []
+            frame[column] = _convert(frame[column], verdict, records, path, column, "a 0/1 label", lenient=rejected)
+            if rejected:
+                notes.append(unparsable_note(rejected, path, column))
         elif column in NUMBER_COLUMNS:
-            df[column] = _convert(df[column], _number, records, None, column, "a number")
+            frame[column] = _convert(frame[column], _number, records, path, column, "a number")
         elif column in TEXT_COLUMNS:
-            df[column] = as_text(df[column])
-    return df
+            frame[column] = as_text(frame[column])
+    return frame
 
