@@ -23,14 +23,15 @@ READABLE: frozenset[str] = frozenset({".json", ".jsonl", ".ndjson", ".csv", ".ts
 MAGIC_CHARS = "*?["
 
 
-def _walk(root: Path, notes: list[str]) -> list[Path]:
-    """Every file below ``root``, each real folder visited once (symlink loops skipped)."""
+def _walk(root: Path, notes: list[str], depth: int | None = None) -> list[Path]:
+    """Every file below ``root`` (at most ``depth`` folders down), each real folder visited once
+    (symlink loops skipped)."""
     seen: set[tuple[int, int]] = set()
     files: list[Path] = []
     loops: list[str] = []
-    stack = [root]
+    stack = [(root, 0)]
     while stack:
-        folder = stack.pop()
+        folder, level = stack.pop()
         try:
             info = folder.stat()
         except OSError:
@@ -49,7 +50,8 @@ def _walk(root: Path, notes: list[str]) -> list[Path]:
             path = Path(entry.path)
             try:
                 if entry.is_dir():
-                    subfolders.append(path)
+                    if depth is None or level < depth:
+                        subfolders.append((path, level + 1))
                 elif entry.is_file():
                     files.append(path)
             except OSError:
@@ -84,7 +86,8 @@ def _glob(pattern: str, notes: list[str]) -> list[Path]:
     rest = parts[fixed:]
     if not root.is_dir():
         return []
-    return [path for path in _walk(root, notes) if _match(path.relative_to(root).parts, rest)]
+    depth = None if "**" in rest else len(rest) - 1
+    return [path for path in _walk(root, notes, depth) if _match(path.relative_to(root).parts, rest)]
 
 
 def expand(items: str | Path | Iterable[str | Path], base: Path | None = None) -> tuple[list[Path], list[str]]:
