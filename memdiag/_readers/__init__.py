@@ -24,8 +24,8 @@ import pandas as pd
 import pyarrow
 
 from memdiag.errors import VerdictError, listing, where
-from memdiag._readers._common import PARQUET_SUFFIXES, table_columns
-from memdiag._readers._open import PARQUET_MAGIC, decode, logical_suffix, read_bytes
+from memdiag._readers._common import PARQUET_SUFFIXES, _header, content_bytes, table_columns
+from memdiag._readers._open import PARQUET_MAGIC, decode, logical_suffix
 from memdiag._readers import (
     backboard_locomo, long, longmemeval_autoeval, mapped, mem0_locomo, persona_longmemeval,
     trpc_locomo, wide, zep_locomo,
@@ -119,15 +119,16 @@ def load(path: Path) -> object | None:
         A missing or empty file, binary content, text that is not UTF-8, or unparsable JSON (with
         line and column).
     """
-    data = read_bytes(path)
+    data = content_bytes(path)
     if not data[: 1 << 16].strip():
         raise _empty(path)
     suffix = logical_suffix(path)
     if suffix in PARQUET_SUFFIXES or data[:4] == PARQUET_MAGIC:
         return None
-    text = decode(data, path)
     if suffix in TABLE_SUFFIXES:
+        _header(path)  # binary content or a non-UTF-8 header: one clear error now
         return None
+    text = decode(data, path)
     if suffix in JSONL_SUFFIXES:
         return parse_json(text, path, lines=True)
     if suffix == ".json" or text.lstrip()[:1] in ("{", "["):

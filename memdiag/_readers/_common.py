@@ -21,7 +21,7 @@ import pyarrow
 import pyarrow.parquet as pq
 
 from memdiag.errors import VerdictError, listing, where
-from memdiag._readers._open import PARQUET_MAGIC, decode, logical_suffix, read_bytes
+from memdiag._readers._open import PARQUET_MAGIC, binary_kind, decode, logical_suffix, read_bytes
 from memdiag._readers._verdict_text import MISSING, WORDS, parse_verdict
 from memdiag._schema import BINARY_LABELS, CANONICAL, COSTS, JUDGE, PROVENANCE, QUERY_ATTRIBUTES
 
@@ -263,6 +263,8 @@ def _cached_bytes(name: str, mtime: int, size: int) -> bytes:
 
 def content_bytes(path: Path) -> bytes:
     """The (decompressed) bytes of a file, cached for the few calls that sniff and read one table."""
+    if not path.is_file():
+        raise VerdictError(f"{where(path)}: no such file.")
     stat = path.stat()
     return _cached_bytes(str(path), stat.st_mtime_ns, stat.st_size)
 
@@ -278,8 +280,12 @@ def _separator(path: Path) -> str:
 
 def _header(path: Path) -> list[str]:
     """The header of a CSV/TSV, decoded (a VerdictError for binary or non-UTF-8 content)."""
-    text = decode(content_bytes(path), path)
-    return next(csv.reader(io.StringIO(text.split("\n", 1)[0]), delimiter=_separator(path)), [])
+    data = content_bytes(path)
+    end = data.find(b"\n")
+    first = data[:end if end >= 0 else len(data)]
+    if binary_kind(data[:4096]) is not None:
+        decode(data[:4096], path)  # raises, saying what the file is
+    return next(csv.reader(io.StringIO(decode(first, path)), delimiter=_separator(path)), [])
 
 
 def table_columns(path: Path) -> list[str]:
@@ -315,8 +321,11 @@ def read_table(path: Path, text_columns: Iterable[str]) -> pd.DataFrame:
     header = _header(path)
     _unique_header(header, path)
     text = set(text_columns) & set(header)
+    data = content_bytes(path)
+    decode(data, path)  # one clear error for binary or non-UTF-8 content anywhere in the file
     return pd.read_csv(
-        io.StringIO(decode(content_bytes(path), path)),
+        io.BytesIO(data),
+        encoding="utf-8-sig",
         sep=_separator(path),
         dtype=dict.fromkeys(text, str),
         keep_default_na=False,
