@@ -32,14 +32,16 @@ from memdiag.errors import VerdictError
 from memdiag._verdicts import MissingQueryPolicy, align
 
 COLUMNS: tuple[str, ...] = ("kind", "rater_a", "rater_b", "n", "n_raters", "agreement", "kappa", "se",
-                            "ci_low", "ci_high", "boot_ci_low", "boot_ci_high", "missing_a", "missing_b")
+                            "ci_low", "ci_high", "boot_ci_low", "boot_ci_high", "missing_a", "missing_b",
+                            "n_left_out")
 
 
 # --------------------------------------------------------------------------------------------
 # the rater matrix
 # --------------------------------------------------------------------------------------------
-def _raters(df: pd.DataFrame, by: str) -> pd.DataFrame:
-    """Units (system, query_id) x raters matrix of scores; NaN = missing or absent verdict."""
+def _raters(df: pd.DataFrame, by: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Units (system, query_id) x raters: the scores (NaN = missing or absent verdict) and whether
+    the rater judged the unit at all."""
     for column in ("system", "query_id", "score", by):
         if column not in df:
             raise VerdictError(f"<data>, field '{column}': required column is missing (have: "
@@ -65,7 +67,13 @@ def _raters(df: pd.DataFrame, by: str) -> pd.DataFrame:
     if wide.shape[1] < 2:
         raise VerdictError(f"agreement needs at least two raters in '{by}'; the data hold "
                            f"{wide.shape[1]} ({', '.join(map(str, wide.columns))}).")
-    return wide.sort_index()
+    judged = long.assign(seen=True).pivot(index=["system", "query_id"], columns="rater", values="seen")
+    judged = judged.reindex_like(wide).notna()
+    if judged.sum(axis=1).max() < 2:
+        raise VerdictError(f"'{by}' does not name raters of the same answers: every (system, query) answer "
+                           f"has one value of it, so there is nothing to compare. Agreement compares the "
+                           "judge repetitions ('repeat') or the judges ('judge') of each answer.")
+    return wide.sort_index(), judged.sort_index()
 
 
 def _human(human: str | pd.DataFrame | pd.Series, df: pd.DataFrame, units: pd.MultiIndex) -> pd.Series:
@@ -131,9 +139,12 @@ def _fleiss_from_sums(sums: np.ndarray, m: int) -> np.ndarray:
 
 
 def _cohen_row(a: np.ndarray, b: np.ndarray, z: float) -> dict:
-    """Cohen's κ of two 0/1 vectors via ``statsmodels.stats.inter_rater.cohens_kappa``."""
+    """Cohen's κ of two 0/1 vectors via ``statsmodels.stats.inter_rater.cohens_kappa`` (NaN when
+    the two raters share no answer)."""
     table = np.array([[np.sum(a & b), np.sum(a & ~b)], [np.sum(~a & b), np.sum(~a & ~b)]], dtype=float)
     n = int(table.sum())
+    if n == 0:
+        return {"n": 0, "agreement": np.nan, "kappa": np.nan, "se": np.nan, "ci_low": np.nan, "ci_high": np.nan}
     with np.errstate(invalid="ignore", divide="ignore"):    # κ is NaN when p_e = 1
         res = cohens_kappa(table)
     kappa, se = float(res.kappa), float(res.std_kappa)
@@ -171,7 +182,7 @@ def agreement(
     by: str = "repeat",
     human: str | pd.DataFrame | pd.Series | None = None,
     threshold: float | None = None,
-    verdict_missing: str = "as-wrong",
+    verdict_missing: str = "exclude",
     n_resamples: int = 20_000,
     seed: int | np.random.Generator = 0,
     confidence_level: float = 0.95,
@@ -194,9 +205,13 @@ def agreement(
         A verdict is correct when its score is > ``threshold`` (default None: 0.5, SPEC §2;
         fractional scores such as a judge's confidence are binarised, 0/1 scores are unchanged).
     verdict_missing
-        A missing or unparsable verdict (NaN score, or a rater with no verdict for a unit):
-        ``"as-wrong"`` (default; scored 0 as in C.6/G.3) or ``"exclude"`` (the unit is dropped
-        for every rater). Either way the counts per rater are in ``missing_a``/``missing_b``.
+        A missing or unparsable verdict (a NaN score): ``"exclude"`` (default: the answer is left
+        out of the comparisons of that rater, like an answer the rater never judged) or
+        ``"as-wrong"`` (scored 0 as in C.6/G.3). Either way the counts per rater are in
+        ``missing_a``/``missing_b``. An answer a rater did not judge at all is always left out of
+        that rater's comparisons — never scored — so each comparison rests on the answers every
+        compared rater judged (``n``); ``n_left_out`` counts the answers judged by some but not
+        all of them, and the notes say so.
     n_resamples, seed, confidence_level
         Bootstrap over queries for ``boot_ci_low``/``boot_ci_high`` (``n_resamples=0`` skips
         it); interval level for both intervals.
@@ -207,7 +222,7 @@ def agreement(
         One row per comparison, ``kind`` = ``"cohen"`` (each pair of raters), ``"fleiss"`` (all
         raters, ``rater_a == "all"``) or ``"human"`` (each rater vs the human labels, ``rater_b
         == "human"``); columns ``kind, rater_a, rater_b, n, n_raters, agreement, kappa, se,
-        ci_low, ci_high, boot_ci_low, boot_ci_high, missing_a, missing_b``. ``agreement`` is the
+        ci_low, ci_high, boot_ci_low, boot_ci_high, missing_a, missing_b, n_left_out``. ``agreement`` is the
         observed share of agreement in points (for Fleiss, the mean pairwise agreement 100·P̄).
         ``attrs["missing_per_rater"]`` maps each rater to its missing-verdict count.
 
@@ -242,34 +257,46 @@ def agreement(
     n_resamples = _checks.n_resamples(n_resamples, allow_zero=True)
     confidence_level = _checks.confidence_level(confidence_level)
     seed = run_seed(seed)
-    wide = _raters(df, by)
+    wide, judged = _raters(df, by)
     raters = [str(r) for r in wide.columns]
-    missing = wide.isna()
-    missing_counts = {r: int(missing[r].sum()) for r in raters}
-    notes = [f"{by} raters {', '.join(raters)}; missing verdicts per rater: "
-             + ", ".join(f"{r} {k}" for r, k in missing_counts.items()) + f" ({verdict_missing})"]
-    if verdict_missing == "exclude" and missing.any(axis=1).any():
-        notes.append(f"{int(missing.any(axis=1).sum())} answers with a missing verdict dropped for every rater")
-        wide = wide[~missing.any(axis=1)]
-    if len(wide) == 0:
-        raise VerdictError("no answer is left with a verdict from every rater. Check the data or use "
-                           "verdict_missing='as-wrong'.")
+    nan = (wide.isna() & judged).to_numpy()
+    missing_counts = {r: int(nan[:, i].sum()) for i, r in enumerate(raters)}
+    usable = judged.to_numpy() & (~nan if verdict_missing == "exclude" else True)
     correct = wide.fillna(0.0).to_numpy() > threshold
+    seen = judged.to_numpy()
     z = float(stats.norm.ppf(0.5 + confidence_level / 2))
     m = len(raters)
-    pairs, X = [], []
+    notes = [f"{by} raters {', '.join(raters)}; missing verdicts per rater: "
+             + ", ".join(f"{r} {k}" for r, k in missing_counts.items()) + f" ({verdict_missing})"]
+    pairs, X, left_out = [], [], []
     for i, j in itertools.combinations(range(m), 2):
+        both = usable[:, i] & usable[:, j]
+        dropped = int(((seen[:, i] | seen[:, j]) & ~both).sum())
         pairs.append({"kind": "cohen", "rater_a": raters[i], "rater_b": raters[j],
-                      **_cohen_row(correct[:, i], correct[:, j], z),
-                      "missing_a": missing_counts[raters[i]], "missing_b": missing_counts[raters[j]]})
-        X.append(cell_indicators(correct[:, j], correct[:, i]))  # (both, i only, j only, neither)
-    table, _ = aggregate_raters(correct.astype(np.int64), n_cat=2)
-    yes = table[:, 1].astype(np.float64)
+                      **_cohen_row(correct[both, i], correct[both, j], z),
+                      "missing_a": missing_counts[raters[i]], "missing_b": missing_counts[raters[j]],
+                      "n_left_out": dropped})
+        X.append(cell_indicators(correct[:, j], correct[:, i]) * both[:, None])  # (both, i only, j only, neither)
+        if dropped:
+            left_out.append(f"{raters[i]} vs {raters[j]} {dropped}")
+    every = usable.all(axis=1)
+    dropped_all = int((seen.any(axis=1) & ~every).sum())
+    table, _ = aggregate_raters(correct[every].astype(np.int64), n_cat=2)
+    yes = correct.sum(axis=1).astype(np.float64)
     agree_i = (yes ** 2 + (m - yes) ** 2 - m) / (m * (m - 1))
-    fleiss = {"kind": "fleiss", "rater_a": "all", "rater_b": np.nan, "n": len(wide),
-              "agreement": float(agree_i.mean()), "kappa": _fleiss(table),
+    fleiss = {"kind": "fleiss", "rater_a": "all", "rater_b": np.nan, "n": int(every.sum()),
+              "agreement": float(agree_i[every].mean()) if every.any() else np.nan,
+              "kappa": _fleiss(table) if every.any() else np.nan,
               "se": np.nan, "ci_low": np.nan, "ci_high": np.nan,
-              "missing_a": sum(missing_counts.values()), "missing_b": np.nan}
+              "missing_a": sum(missing_counts.values()), "missing_b": np.nan, "n_left_out": dropped_all}
+    if dropped_all:
+        left_out.append(f"all {m} raters (Fleiss) {dropped_all}")
+    if left_out:
+        notes.append("each comparison uses only the answers every compared rater judged"
+                     + (" with a usable verdict" if verdict_missing == "exclude" else "")
+                     + f" ({len(wide)} answers in all); left out: " + "; ".join(left_out))
+    if not every.any():
+        notes.append(f"no answer was judged by all {m} raters: Fleiss' κ is undefined")
     versus = []
     if human is not None:
         labels = _human(human, df, wide.index)
@@ -277,15 +304,17 @@ def agreement(
         truth = labels.fillna(0).to_numpy() > 0.5
         notes.append(f"human labels for {int(labelled.sum())} of {len(wide)} answers")
         for i, rater in enumerate(raters):
+            mask = labelled & usable[:, i]
             versus.append({"kind": "human", "rater_a": rater, "rater_b": "human",
-                           **_cohen_row(correct[labelled, i], truth[labelled], z),
-                           "missing_a": missing_counts[rater], "missing_b": int((~labelled).sum())})
-            X.append(cell_indicators(truth, correct[:, i]) * labelled[:, None])
+                           **_cohen_row(correct[mask, i], truth[mask], z),
+                           "missing_a": missing_counts[rater], "missing_b": int((~labelled).sum()),
+                           "n_left_out": int((seen[:, i] & ~mask).sum())})
+            X.append(cell_indicators(truth, correct[:, i]) * mask[:, None])
     out = pd.DataFrame([*pairs, fleiss, *versus])
     out["n_raters"] = np.where(out["kind"] == "fleiss", m, 2)
     out["boot_ci_low"], out["boot_ci_high"] = np.nan, np.nan
     if n_resamples:
-        fleiss_columns = np.column_stack([agree_i, yes, np.ones(len(wide))])
+        fleiss_columns = np.column_stack([agree_i, yes, np.ones(len(wide))]) * every[:, None]
         codes = pd.factorize(wide.index.get_level_values("query_id"))[0]
         res = _bootstrap(np.hstack(X), fleiss_columns, m, len(pairs), codes, n_resamples, seed, confidence_level)
         out["boot_ci_low"], out["boot_ci_high"] = res.ci_low, res.ci_high

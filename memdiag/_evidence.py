@@ -63,8 +63,13 @@ def evidence(
     systems: Sequence[str] | None = None,
     missing: MissingQueryPolicy | None = None,
     verdict_missing: MissingVerdictPolicy | None = None,
+    label_missing: str | None = None,
 ) -> pd.DataFrame:
     """Coverage, utilization and the accuracy decomposition per system, with intervals (SPEC §3).
+
+    Queries whose ``sufficient`` label is missing for some system are left out of this diagnostic
+    (``label_missing="exclude"``, the default; counted per system in ``attrs["notes"]``) or refused
+    (``"error"``); accuracy here is over the same labelled queries, so the decomposition is exact.
 
     Returns
     -------
@@ -90,8 +95,8 @@ def evidence(
     0    rag             2      50.0         50.0      50.0
     """
     _require(data, ["sufficient"], "evidence()")
-    prepared = as_prepared(data, scheme=scheme, systems=systems, missing=missing,
-                           verdict_missing=verdict_missing, design=design)
+    prepared = as_prepared(data, scheme=scheme, metric="coverage", systems=systems, missing=missing,
+                           verdict_missing=verdict_missing, design=design, label_missing=label_missing)
     seed = run_seed(seed)
     n_resamples = _checks.n_resamples(n_resamples)
     confidence_level = _checks.confidence_level(confidence_level)
@@ -134,6 +139,7 @@ def evidence_tests(
     systems: Sequence[str] | None = None,
     missing: MissingQueryPolicy | None = None,
     verdict_missing: MissingVerdictPolicy | None = None,
+    label_missing: str | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The pairwise and omnibus tests of coverage and utilization (paper A.5.1, C.6).
 
@@ -149,8 +155,8 @@ def evidence_tests(
         first); ``omnibus``: one row per metric.
     """
     _require(data, ["sufficient"], "evidence_tests()")
-    prepared = as_prepared(data, scheme=scheme, systems=systems, missing=missing,
-                           verdict_missing=verdict_missing, design=design)
+    prepared = as_prepared(data, scheme=scheme, metric="coverage", systems=systems, missing=missing,
+                           verdict_missing=verdict_missing, design=design, label_missing=label_missing)
     common = dict(n_resamples=n_resamples, seed=run_seed(seed))
     pairs, tests = [], []
     for metric in ("coverage", "utilization"):
@@ -179,6 +185,7 @@ def path_given_result(
     systems: Sequence[str] | None = None,
     missing: MissingQueryPolicy | None = None,
     verdict_missing: MissingVerdictPolicy | None = None,
+    label_missing: str | None = None,
 ) -> pd.DataFrame:
     """Conditional path retention P(path | result) per system (SPEC §3; paper C.1, G.10).
 
@@ -204,7 +211,7 @@ def path_given_result(
     """
     _require(data, ["result_covered", "path_covered"], "path_given_result()")
     prepared = as_prepared(data, systems=systems, missing=missing, verdict_missing=verdict_missing,
-                           design=design)
+                           design=design, label_missing=label_missing)
     seed = run_seed(seed)
     n_resamples = _checks.n_resamples(n_resamples)
     confidence_level = _checks.confidence_level(confidence_level)
@@ -217,7 +224,7 @@ def path_given_result(
         keep &= queries["category"].isin(list(categories)).to_numpy()
     if not keep.any():
         raise VerdictError(f"no question is selected (phase={phase!r}, categories={categories!r}).")
-    prepared = prepared.subset(keep)
+    prepared = prepared.subset(keep).with_labels(("result_covered", "path_covered"))
     panel = prepared.panel
     result, path = complete_matrix(panel, "result_covered"), complete_matrix(panel, "path_covered")
     inconsistent = ((path == 1) & (result == 0)).sum(axis=0).astype(np.int64)

@@ -29,14 +29,18 @@ import pandas as pd
 
 from memdiag import _checks
 from memdiag._designs import Design, resolve_design
-from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy, Panel, align, check
-from memdiag.errors import VerdictError
+from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy, Panel, align, check, judges_of
+from memdiag.errors import VerdictError, listing
 
 if TYPE_CHECKING:  # pragma: no cover
     from memdiag._schemes import Scheme, SchemeLayout
 
 #: Metrics computed from the ``score`` column (accuracy) or the sufficiency labels beside it.
 SCORE_METRICS: tuple[str, ...] = ("accuracy", "coverage", "utilization")
+#: The label columns a metric needs for every query it uses (SPEC §3).
+LABELS: dict[str, tuple[str, ...]] = {"coverage": ("sufficient",), "utilization": ("sufficient",)}
+#: What a diagnostic does with a query whose label is missing (:meth:`Prepared.with_labels`).
+LABEL_MISSING: tuple[str, ...] = ("exclude", "error")
 
 
 def metric_column(metric: str) -> str:
@@ -71,6 +75,12 @@ class Prepared:
         The alignment policies applied (SPEC §1).
     notes
         What the scheme excluded and what alignment did, one line each.
+    judges
+        The judge policy (``"mean"`` or a judge's name) when the verdicts name several judges.
+    label_missing
+        What a diagnostic does with queries whose label (``sufficient``, ...) is missing:
+        ``"exclude"`` leaves them out of that diagnostic only (counted per system in the notes),
+        ``"error"`` refuses them.
     """
 
     panel: Panel
@@ -82,6 +92,8 @@ class Prepared:
     missing: str
     verdict_missing: str
     notes: tuple[str, ...] = ()
+    judges: str | None = None
+    label_missing: str = "exclude"
     _layouts: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -133,6 +145,44 @@ class Prepared:
         return replace(self, panel=panel, frame=self.frame[self.frame["system"].isin(systems)],
                        _layouts={})
 
+    def with_labels(self, columns: Sequence[str]) -> Prepared:
+        """The queries every system has the labels ``columns`` for (SPEC §3), under
+        :attr:`label_missing`: ``exclude`` leaves the others out of the diagnostic, with a note
+        counting them per system; ``error`` refuses them.
+
+        Raises
+        ------
+        VerdictError
+            A label column the verdicts lack, missing labels under ``error``, or no query left.
+        """
+        panel = self.panel
+        lacking = np.zeros((panel.n, len(panel.systems)), dtype=bool)
+        gaps = []
+        for column in columns:
+            absent = np.isnan(panel.matrix(column))
+            lacking |= absent
+            gaps += [column] if absent.any() else []
+        if not lacking.any():
+            return self
+        names = " / ".join(f"'{c}'" for c in gaps)
+        per_system = ", ".join(f"{name} {int(k)}" for name, k in zip(panel.systems, lacking.sum(axis=0)))
+        if self.label_missing == "error":
+            i, j = np.argwhere(lacking)[0]
+            raise VerdictError(f"{names} is missing for {int(lacking.sum())} (system, query) pairs ({per_system}), "
+                               f"e.g. system '{panel.systems[j]}', query '{panel.query_ids[i]}'. Leave those "
+                               "queries out of this diagnostic with label_missing='exclude' "
+                               "(--label-missing exclude), or add the labels.")
+        rows = ~lacking.any(axis=1)
+        if not rows.any():
+            empty = [name for name, col in zip(panel.systems, lacking.T) if col.all()]
+            hint = f" Systems without any label: {', '.join(empty)}; leave them out (systems=...)." if empty else ""
+            raise VerdictError(f"no query has {names} labels for every system ({per_system} missing).{hint}")
+        out = self.subset(rows)
+        note = (f"label missing exclude: {int((~rows).sum())} of {panel.n} queries without {names} labels for "
+                f"some system left out of this diagnostic (missing per system: {per_system}): "
+                f"{listing(panel.query_ids[~rows])}")
+        return replace(out, notes=self.notes + (note,))
+
     def subset(self, rows: np.ndarray) -> Prepared:
         """The queries ``rows`` (bool mask or indices), e.g. one category of a ``by=`` table."""
         panel = self.panel.take(rows)
@@ -149,6 +199,8 @@ def prepare(
     missing: MissingQueryPolicy = "error",
     verdict_missing: MissingVerdictPolicy = "as-wrong",
     design: str | None = None,
+    judges: str | None = None,
+    label_missing: str = "exclude",
 ) -> Prepared:
     """Check, select, align and choose the design once (SPEC §1, §4, §6).
 
@@ -172,6 +224,14 @@ def prepare(
     design
         ``iid``, ``stratified``, ``cluster`` or ``stratified-cluster``; None follows the scheme and
         the data (:func:`memdiag._designs.resolve_design`). The choice and its reason are kept.
+    judges
+        Required when a ``judge`` column names several judges of the same answers: ``"mean"``
+        (each answer scored by the mean over its judges) or one judge's name
+        (:func:`memdiag.align`); recorded in the notes and ``attrs["judges"]`` of every result.
+    label_missing
+        ``"exclude"`` (default): a query whose label (``sufficient`` for coverage/utilization,
+        ``result_covered``/``path_covered`` for retention) is missing for some system is left out
+        of that diagnostic only, counted per system in its notes; ``"error"`` refuses it.
 
     Returns
     -------
@@ -196,6 +256,7 @@ def prepare(
 
     _checks.choice(missing, _checks.MISSING, "missing-query policy")
     _checks.choice(verdict_missing, _checks.VERDICT_MISSING, "missing-verdict policy")
+    _checks.choice(label_missing, LABEL_MISSING, "missing-label policy")
     chosen = resolve_scheme(scheme)
     rows = check(df)
     notes: list[str] = []
@@ -204,11 +265,13 @@ def prepare(
         notes += [f"{n['policy']}: {n['detail']}" for n in rows.attrs.get("scheme_notes", ())]
     column = metric_column(metric)
     panel = align(rows, missing=missing, verdict_missing=verdict_missing, systems=systems, metric=column,
-                  checked=True)
+                  checked=True, judges=judges)
     notes += panel.notes_text()
     kind, why = resolve_design(panel.queries, design, chosen)
-    return Prepared(panel=panel, frame=rows, scheme=chosen, column=column, design=kind, design_reason=why,
-                    missing=missing, verdict_missing=verdict_missing, notes=tuple(notes))
+    prepared = Prepared(panel=panel, frame=rows, scheme=chosen, column=column, design=kind, design_reason=why,
+                        missing=missing, verdict_missing=verdict_missing, notes=tuple(notes),
+                        judges=judges if judges_of(rows) else None, label_missing=label_missing)
+    return prepared.with_labels(LABELS[metric]) if metric in LABELS else prepared
 
 
 def as_prepared(
@@ -220,9 +283,12 @@ def as_prepared(
     missing: MissingQueryPolicy | None = None,
     verdict_missing: MissingVerdictPolicy | None = None,
     design: str | None = None,
+    judges: str | None = None,
+    label_missing: str | None = None,
 ) -> Prepared:
     """``data`` prepared: verdicts go through :func:`prepare`; a :class:`Prepared` is used as it
-    is, restricted to ``systems`` and moved to ``design`` when those are given.
+    is, restricted to ``systems`` and moved to ``design`` when those are given; for coverage and
+    utilization, only the queries with labels (:meth:`Prepared.with_labels`).
 
     The other preparation options cannot change a :class:`Prepared` (its panel was built with
     them): giving a different scheme, metric column or policy is an error that says to call
@@ -233,7 +299,8 @@ def as_prepared(
             raise VerdictError(f"expected a verdict DataFrame or md.prepare(...) output, got "
                                f"{type(data).__name__}. Read files with md.read_verdicts first.")
         return prepare(data, scheme=scheme, metric=metric, systems=systems, missing=missing or "error",
-                       verdict_missing=verdict_missing or "as-wrong", design=design)
+                       verdict_missing=verdict_missing or "as-wrong", design=design, judges=judges,
+                       label_missing=label_missing or "exclude")
     clashes = []
     if scheme is not None:
         from memdiag._schemes import resolve_scheme
@@ -244,11 +311,13 @@ def as_prepared(
     if metric_column(metric) != data.column:
         clashes.append(f"metric {metric} (prepared on column '{data.column}')")
     for option, value, have in (("missing", missing, data.missing),
-                                ("verdict_missing", verdict_missing, data.verdict_missing)):
+                                ("verdict_missing", verdict_missing, data.verdict_missing),
+                                ("judges", judges, data.judges), ("label_missing", label_missing, data.label_missing)):
         if value is not None and value != have:
             clashes.append(f"{option}={value} (prepared: {have})")
     if clashes:
         raise VerdictError("these data were prepared with other options: " + "; ".join(clashes)
                            + ". Call md.prepare(...) again with the options you want.")
     out = data.restrict(systems) if systems is not None else data
-    return out.with_design(design) if design is not None else out
+    out = out.with_design(design) if design is not None else out
+    return out.with_labels(LABELS[metric]) if metric in LABELS else out

@@ -19,6 +19,7 @@ Keys (absent when they do not apply to the result):
 ``correction``      the multiplicity adjustment of ``p_adj``
 ``threshold``       the correctness threshold when scores were binarised
 ``missing``         the missing-query policy, ``verdict_missing`` the missing-verdict policy
+``judges``          the judge policy (``mean`` or one judge) when several judges rated the answers
 ``notes``           every line a reader must see (exclusions, policies, undefined replicates)
 ==================  ==================================================================
 """
@@ -56,7 +57,7 @@ def provenance(function: str, prepared: Prepared | None = None, *, notes: Iterab
     if prepared is not None:
         attrs.update(scheme=prepared.scheme.name if prepared.scheme is not None else None,
                      n_clusters=prepared.n_clusters, missing=prepared.missing,
-                     verdict_missing=prepared.verdict_missing)
+                     verdict_missing=prepared.verdict_missing, judges=prepared.judges)
         if resampled:
             attrs.update(design=prepared.design, design_reason=prepared.design_reason)
             lines.append(prepared.design_reason)

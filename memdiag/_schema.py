@@ -23,8 +23,11 @@ COSTS: tuple[str, ...] = ("input_tokens", "output_tokens", "evidence_tokens", "l
 #: Provenance columns added by the readers so that errors can name file and record.
 PROVENANCE: tuple[str, ...] = ("source_file", "source_record")
 
+#: The rater of a verdict when several judges judged the same answers (absent: one judge).
+JUDGE = "judge"
+
 #: The canonical column order (``repeat`` defaults to 0).
-CANONICAL: tuple[str, ...] = REQUIRED + ("repeat",) + QUERY_ATTRIBUTES + BINARY_LABELS + COSTS
+CANONICAL: tuple[str, ...] = REQUIRED + ("repeat", JUDGE) + QUERY_ATTRIBUTES + BINARY_LABELS + COSTS
 
 #: Canonical LoCoMo categories: the LoCoMo paper's integers (SPEC §6) -> canonical name.
 LOCOMO_CATEGORIES: dict[int, str] = {

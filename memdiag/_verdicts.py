@@ -9,7 +9,6 @@ recording them, with counts, in ``Panel.notes``.
 
 from __future__ import annotations
 
-import glob
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -19,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from memdiag.errors import VerdictError, listing, where
-from memdiag._schema import BINARY_LABELS, CANONICAL, COSTS, PROVENANCE, QUERY_ATTRIBUTES, REQUIRED
+from memdiag._schema import BINARY_LABELS, CANONICAL, COSTS, JUDGE, PROVENANCE, QUERY_ATTRIBUTES, REQUIRED
 
 MissingQueryPolicy = Literal["error", "drop", "wrong"]
 MissingVerdictPolicy = Literal["as-wrong", "exclude"]
@@ -28,93 +27,249 @@ MissingVerdictPolicy = Literal["as-wrong", "exclude"]
 # --------------------------------------------------------------------------------------------
 # reading
 # --------------------------------------------------------------------------------------------
-def _expand(paths: str | Path | Iterable[str | Path]) -> list[Path]:
-    """Expand globs and folders into a sorted list of files; a pattern matching nothing is an error."""
-    items = [paths] if isinstance(paths, (str, Path)) else list(paths)
-    out: list[Path] = []
-    for item in items:
-        text = str(item)
-        if any(ch in text for ch in "*?["):
-            matches = sorted(Path(p) for p in glob.glob(text, recursive=True))
-            if not matches:
-                raise VerdictError(f"{text}: no file matches this pattern. Check the path.")
-            out.extend(m for m in matches if m.is_file())
-        elif Path(text).is_dir():
-            files = sorted(p for p in Path(text).rglob("*") if p.is_file() and p.suffix.lower()
-                           in {".json", ".jsonl", ".csv", ".parquet", ".pq"})
-            if not files:
-                raise VerdictError(f"{text}: folder holds no .json/.jsonl/.csv/.parquet file.")
-            out.extend(files)
-        elif Path(text).is_file():
-            out.append(Path(text))
-        else:
-            raise VerdictError(f"{text}: no such file. Check the path.")
-    return out
+@dataclass
+class _Read:
+    """One file as read: its verdicts, whether its system was named by the user, whether its
+    layout splits one run into several files."""
+
+    path: Path
+    frame: pd.DataFrame
+    explicit: bool
+    parts: str | None = None
+
+
+class _Names:
+    """A name for every file, or per file from a mapping {path, name, stem or folder: value};
+    remembers which keys matched so that a key matching no file is an error."""
+
+    def __init__(self, value: str | Mapping[str, str] | None, option: str):
+        self.value, self.option, self.used = value, option, set()
+
+    def __call__(self, path: Path) -> str | None:
+        if self.value is None or isinstance(self.value, str):
+            return self.value
+        for key in (str(path), path.name, path.stem, str(path.parent), path.parent.name):
+            if key in self.value:
+                self.used.add(key)
+                return self.value[key]
+        return None
+
+    def check(self, files: list[Path]) -> None:
+        if isinstance(self.value, Mapping):
+            unused = [k for k in self.value if k not in self.used]
+            if unused:
+                raise VerdictError(f"{self.option} {unused[0]!r}: matches no input file (inputs: "
+                                   f"{listing(map(str, files), 4)}). Give the path, name or folder of a file "
+                                   "that is read.")
+
+
+def _path_names(path: Path) -> set[str]:
+    """The system names a layout derives from a file's path (stem, folder, first name part)."""
+    from memdiag._readers._open import stem
+
+    return {stem(path), path.stem, path.resolve().parent.name, path.name.split(".", 1)[0]}
+
+
+def _disambiguate(reads: list[_Read], notes: list[str]) -> None:
+    """Default system names given by files of several folders (``<run>/eval_results.json``) become
+    the nearest folder names that tell the files apart (``<run>``), with a note."""
+    groups: dict[str, list[_Read]] = {}
+    for read in reads:
+        systems = pd.unique(read.frame["system"])
+        if not read.explicit and len(systems) == 1 and systems[0] in _path_names(read.path):
+            groups.setdefault(systems[0], []).append(read)
+    for name, group in groups.items():
+        parents = list(dict.fromkeys(r.path.resolve().parent for r in group))
+        if len(parents) < 2:
+            continue
+        for k in range(1, max(len(p.parts) for p in parents) + 1):
+            tails = {p: "/".join(p.parts[-k:]) for p in parents}
+            if len(set(tails.values())) == len(parents):
+                break
+        for read in group:
+            read.frame["system"] = tails[read.path.resolve().parent]
+        notes.append(f"{len(group)} files in {len(parents)} folders give the system name '{name}': each is "
+                     f"named after its folder ({listing(dict.fromkeys(tails.values()))})")
+
+
+def _rater_keys(frame: pd.DataFrame, system: str) -> set:
+    rows = frame[frame["system"] == system]
+    judges = rows["judge"] if "judge" in rows else pd.Series(None, index=rows.index, dtype=object)
+    return set(zip(judges.where(judges.notna(), None), rows["repeat"]))
+
+
+def _merge_rules(reads: list[_Read], notes: list[str]) -> None:
+    """Several files giving one system: named so by the user, parts of one run, or different
+    judges/repeats of it; anything else is an error (it would merge two runs)."""
+    owners: dict[str, list[_Read]] = {}
+    for read in reads:
+        for name in pd.unique(read.frame["system"]):
+            owners.setdefault(name, []).append(read)
+    for name, group in owners.items():
+        if len(group) < 2:
+            continue
+        files = listing([str(r.path) for r in group], 3)
+        judges = [tuple(pd.unique(r.frame.loc[r.frame["system"] == name, JUDGE].dropna())) if JUDGE in r.frame
+                  else () for r in group]
+        if all(len(j) == 1 for j in judges) and len({j[0] for j in judges}) == len(group):
+            files = f"one per judge ({', '.join(sorted(j[0] for j in judges))})"
+        if all(r.explicit for r in group):
+            notes.append(f"system '{name}' is read from {len(group)} files, as named: {files}")
+            continue
+        if all(r.parts for r in group) and len({r.path.resolve().parent for r in group}) == 1:
+            notes.append(f"system '{name}' is read from {len(group)} files (one per {group[0].parts})")
+            continue
+        keys = [_rater_keys(r.frame, name) for r in group]
+        if sum(len(k) for k in keys) == len(set().union(*keys)):
+            notes.append(f"system '{name}' is read from {len(group)} files holding different judges or "
+                         f"repeats: {files}")
+            continue
+        raise VerdictError(
+            f"{group[1].path}: system '{name}' is also given by {group[0].path}. Name the runs apart with "
+            "--system PATH=NAME (system={path: name}); if the files are judges of one run, label them "
+            "with --judge PATH=NAME (judge={path: name}) or a recipe."
+        )
+
+
+def _joins(join: object) -> list:
+    from memdiag._readers._recipe import Join, _join
+
+    if join is None:
+        return []
+    items = [join] if isinstance(join, (Mapping, Join)) else list(join)
+    return [j if isinstance(j, Join) else _join(j, "join", i) for i, j in enumerate(items, start=1)]
 
 
 def read_verdicts(
-    paths: str | Path | Iterable[str | Path],
+    paths: str | Path | Iterable[str | Path] | None = None,
     format: str = "auto",
     system: str | Mapping[str, str] | None = None,
-    fields: Mapping[str, str] | None = None,
+    fields: Mapping[str, object] | None = None,
+    *,
+    records: str | None = None,
+    judge: str | Mapping[str, str] | None = None,
+    join: Mapping | Iterable[Mapping] | None = None,
+    recipe: str | Path | Mapping | None = None,
 ) -> pd.DataFrame:
     """Read released per-query verdict files into one canonical long DataFrame (SPEC §1).
 
     Parameters
     ----------
     paths
-        A file, a folder (all .json/.jsonl/.csv/.parquet files below it), a glob pattern, or a
-        list of these.
+        A file, a folder (every .json/.jsonl/.csv/.tsv/.parquet file below it, compressed or not;
+        other files are skipped and named in a note), a glob pattern, or a list of these. With a
+        ``recipe``, files that replace the recipe's own (the recipe is then a template).
     format
         ``"auto"`` (detect each file's layout) or a layout name from
         :func:`memdiag._readers.known_formats`.
     system
         The system name for every file (a string), or a mapping from file path (as given, or
-        its name) to system name. Default: each layout's rule (the file or folder name).
+        its name, stem or folder) to system name; a key that matches no file is an error.
+        Default: each layout's rule (the file or folder name); files of several folders that get
+        the same name are named after the nearest folders that tell them apart (noted).
     fields
-        Canonical column -> source column, for any JSON list / JSONL / CSV of per-query records
-        (the mapped reader), e.g. ``{"query_id": "question_id", "score": "correct"}``.
+        Canonical column -> source field, for any JSON / JSONL / CSV of per-query records (the
+        mapped reader), e.g. ``{"query_id": "question_id", "score": "correct"}``; with
+        ``records`` a field may also be a mapping (:mod:`memdiag._readers._fields`).
+    records
+        Where the records are in each JSON file (``"results"``, ``"data.items"``; an object keyed
+        by query id gives its keys as ``query_id``); needs ``fields``.
+    judge
+        The rater label of every file (a string) or per file (a mapping like ``system``): the
+        files of one system by different judges are kept apart in a ``judge`` column.
+    join
+        Side files with per-query columns (a mapping or a list of them, with the keys of a
+        recipe's ``join`` entries: ``files``, ``records``, ``fields``, ``system``).
+    recipe
+        A release recipe (YAML file or mapping, docs/recipes.md) describing sources and joins;
+        it replaces ``format``, ``system``, ``fields``, ``records`` and ``judge``.
 
     Returns
     -------
     pandas.DataFrame
-        Canonical columns (``system``, ``query_id``, ``score``, ``repeat``, the optional ones a
-        layout has) and any extra per-query metric columns, plus ``source_file`` and
-        ``source_record``. Missing verdicts stay as NaN rows: they are counted, never dropped.
+        Canonical columns (``system``, ``query_id``, ``score``, ``repeat``, ``judge`` when
+        judges were named, the optional ones a layout has) and any extra per-query columns, plus
+        ``source_file`` and ``source_record``. Missing verdicts stay as NaN rows: they are
+        counted, never dropped. ``attrs["read_notes"]`` lists what reading skipped, renamed,
+        merged or could not parse.
 
     Raises
     ------
     VerdictError
         Unknown layout, empty or unreadable file, a record that is not a verdict, a duplicate
-        ``(system, query_id, repeat)``, two files that give the same system name.
+        ``(system, query_id, judge, repeat)``, two files that give the same system name (unless
+        named so, parts of one run, or different judges/repeats), a ``system``/``judge`` key
+        matching no file, a bad recipe.
     """
     from memdiag import _readers as formats  # the readers import this module's siblings; keep the import local
+    from memdiag._readers._expand import expand
+    from memdiag._readers._fields import parse_field
+    from memdiag._readers._recipe import Source, apply_joins, load_recipe, read_source_file
 
-    files = _expand(paths)
-    frames = []
-    owner: dict[str, Path] = {}
-    for path in files:
-        name = _system_for(path, system)
-        frame = formats.read_file(path, format=format, system=name, fields=fields)
-        for sys_name in pd.unique(frame["system"]):
-            first = owner.setdefault(sys_name, path)
-            if first.parent != path.parent and first != path and name is None:
-                raise VerdictError(
-                    f"{path}: system '{sys_name}' is also given by {first}. Name the runs apart "
-                    f"with --system / system={{path: name}}."
-                )
-        frames.append(frame)
+    if isinstance(paths, pd.DataFrame):
+        raise VerdictError("read_verdicts reads files; this is already a DataFrame: pass it to md.check "
+                           "or straight to the analysis functions.")
+    notes: list[str] = []
+    reads: list[_Read] = []
+    joins = _joins(join)
+    if recipe is not None:
+        given = [name for name, value in (("format", format != "auto"), ("system", system), ("fields", fields),
+                                          ("records", records), ("judge", judge)) if value]
+        if given:
+            raise VerdictError(f"a recipe describes how to read the files; drop {given[0]}= (put it in the "
+                               "recipe instead).")
+        plan = load_recipe(recipe)
+        if paths is not None:
+            given, found = expand(paths)
+            notes += found
+            plan = plan.with_files(given)
+        base = plan.base
+        joins = list(plan.joins) + joins
+        all_files = []
+        for source in plan.sources:
+            files, found = expand(source.files, base)
+            notes += found
+            all_files += files
+            for path in files:
+                frame, explicit = read_source_file(source, path)
+                reads.append(_Read(path, frame, explicit, frame.attrs.get("parts")))
+    else:
+        if paths is None:
+            raise VerdictError("no input: give verdict files, folders or glob patterns (or a recipe).")
+        if records is not None and not fields:
+            raise VerdictError(f"records={records!r} says where the records are; add fields= to map them "
+                               "(--field query_id=<field> --field score=<field>).")
+        all_files, found = expand(paths)
+        notes += found
+        names, raters = _Names(system, "--system"), _Names(judge, "--judge")
+        parsed = tuple(parse_field(str(k), v, "fields") for k, v in fields.items()) \
+            if fields and records is not None else None
+        for path in all_files:
+            name, rater = names(path), raters(path)
+            if parsed is not None:
+                source = Source((str(path),), records=records, fields=parsed, system=name, judge=rater,
+                                default_system="{stem}", origin="--records")
+                frame, _ = read_source_file(source, path)
+            else:
+                frame = formats.read_file(path, format=format, system=name, fields=fields)
+                if rater is not None:
+                    frame["judge"] = rater
+            reads.append(_Read(path, frame, name is not None, frame.attrs.get("parts")))
+        names.check(all_files)
+        raters.check(all_files)
+        base = Path(".")
+    for read in reads:
+        notes += read.frame.attrs.get("read_notes", [])
+    _disambiguate(reads, notes)
+    _merge_rules(reads, notes)
+    frames = [read.frame for read in reads]
     df = pd.concat(frames, ignore_index=True, sort=False) if len(frames) > 1 else frames[0]
-    return check(df)
-
-
-def _system_for(path: Path, system: str | Mapping[str, str] | None) -> str | None:
-    if system is None or isinstance(system, str):
-        return system
-    for key in (str(path), path.name, path.stem, str(path.parent), path.parent.name):
-        if key in system:
-            return system[key]
-    return None
+    if joins:
+        df, joined = apply_joins(df, joins, base)
+        notes += joined
+    df = check(df)
+    df.attrs["read_notes"] = list(dict.fromkeys(notes))
+    return df
 
 
 # --------------------------------------------------------------------------------------------
@@ -152,7 +307,8 @@ def check(df: pd.DataFrame) -> pd.DataFrame:
     Hard rules (each a :class:`~memdiag.errors.VerdictError` naming file, record and field):
     the required columns exist; ids are present and of one type; ``score`` is a number in
     [0, 1] or missing; ``repeat`` is a whole number; 0/1 labels are 0, 1 or missing;
-    ``(system, query_id, repeat)`` is unique. Missing scores are kept (NaN).
+    ``(system, query_id, repeat)`` — ``(system, query_id, judge, repeat)`` when a ``judge`` column
+    names the raters — is unique. Missing scores are kept (NaN).
 
     >>> check(pd.DataFrame({"system": ["a", "a"], "query_id": ["q1", "q2"], "score": [1, None]}))
       system query_id  score  repeat
@@ -172,7 +328,7 @@ def check(df: pd.DataFrame) -> pd.DataFrame:
                 f"{', '.join(map(str, df.columns))}). Map it with --field {column}=<column>."
             )
     out = df.copy()
-    for column in ("system", "query_id") + tuple(c for c in QUERY_ATTRIBUTES if c in df):
+    for column in ("system", "query_id") + tuple(c for c in (JUDGE, *QUERY_ATTRIBUTES) if c in df):
         values = out[column]
         bad = _mixed_types(values)
         if bad is not None:
@@ -205,13 +361,15 @@ def check(df: pd.DataFrame) -> pd.DataFrame:
     for column in COSTS:
         if column in out:
             out[column] = _numeric(out, column, low=0.0, high=None)
-    dup = out.duplicated(["system", "query_id", "repeat"], keep="first").to_numpy()
+    unit = ["system", "query_id", JUDGE, "repeat"] if JUDGE in out else ["system", "query_id", "repeat"]
+    dup = out.duplicated(unit, keep="first").to_numpy()
     if dup.any():
         i = int(np.flatnonzero(dup)[0])
-        key = out.loc[i, ["system", "query_id", "repeat"]].tolist()
-        raise _fail(out, i, "query_id", f"duplicate verdict for (system, query_id, repeat) = "
+        key = [k.item() if isinstance(k, np.generic) else k for k in out.loc[i, unit].tolist()]
+        raise _fail(out, i, "query_id", f"duplicate verdict for ({', '.join(unit)}) = "
                     f"{tuple(key)!r} ({int(dup.sum())} duplicate rows in all). Give each judge "
-                    "repetition its own 'repeat' number, or remove the copies.")
+                    "repetition its own 'repeat' number, each judge its own 'judge' label, or remove "
+                    "the copies.")
     order = [c for c in CANONICAL if c in out] + [c for c in out.columns
                                                    if c not in CANONICAL and c not in PROVENANCE] \
         + [c for c in PROVENANCE if c in out]
@@ -262,11 +420,16 @@ def validate(df: pd.DataFrame) -> pd.DataFrame:
     pandas.DataFrame
         One row per system: ``queries`` (distinct query ids), ``rows``, ``repeats`` (judgments
         per query, min-max), ``missing_verdicts`` (rows with no usable score), ``missing_queries``
-        (queries other systems have and this one lacks), ``mean_score`` (over usable verdicts).
-        ``attrs["notes"]`` lists the findings a user must see: unpaired queries by name,
-        per-query attributes that disagree across systems, and sources whose own category labels
-        disagree with the canonical category.
+        (queries other systems have and this one lacks), ``mean_score`` (over usable verdicts);
+        ``judges`` (the judges of the system, when a ``judge`` column names them) and
+        ``missing_<label>`` (queries without that 0/1 label — ``sufficient``, ... — which the
+        label diagnostics leave out) when some label is missing.
+        ``attrs["notes"]`` lists the findings a user must see: what reading skipped, renamed,
+        merged or could not parse (``attrs["read_notes"]`` of :func:`read_verdicts`), unpaired
+        queries by name, missing labels per system, per-query attributes that disagree across
+        systems, and sources whose own category labels disagree with the canonical category.
     """
+    read_notes = list(df.attrs.get("read_notes", ()))
     df = check(df)
     all_queries = pd.Index(pd.unique(df["query_id"]))
     per_query = df.groupby(["system", "query_id"], sort=False).size()
@@ -291,12 +454,36 @@ def validate(df: pd.DataFrame) -> pd.DataFrame:
             lacking = all_queries.difference(per_query.loc[name].index)
             notes.append(f"system '{name}' lacks {len(lacking)} of {len(all_queries)} queries: "
                          f"{listing(lacking)}")
+    notes.extend(_label_gaps(df, rows))
     notes.extend(_attribute_conflicts(df))
     notes.extend(_label_disagreements(df))
+    notes = read_notes + notes
     summary = pd.DataFrame(rows)
     summary.attrs["notes"] = notes
     summary.attrs["n_queries"] = len(all_queries)
     return summary
+
+
+def _label_gaps(df: pd.DataFrame, rows: list[dict]) -> list[str]:
+    """Add ``judges`` and ``missing_<label>`` to the per-system rows; notes on missing labels."""
+    if JUDGE in df and df[JUDGE].notna().any():
+        judges = df.dropna(subset=[JUDGE]).groupby("system")[JUDGE].unique()
+        for row in rows:
+            row["judges"] = ", ".join(sorted(judges.get(row["system"], []))) or "-"
+    notes = []
+    for column in BINARY_LABELS:
+        if column not in df:
+            continue
+        answered = df.groupby(["system", "query_id"], sort=True)[column].apply(lambda v: v.notna().any())
+        lacking = (~answered).groupby(level="system").sum()
+        if not lacking.any():
+            continue
+        for row in rows:
+            row[f"missing_{column}"] = int(lacking.get(row["system"], 0))
+        per = ", ".join(f"{name} {int(k)}" for name, k in lacking.items() if k)
+        notes.append(f"'{column}' is missing for some queries ({per}): the diagnostics that need it leave those "
+                     "queries out and say so (label_missing='error' / --label-missing error refuses them)")
+    return notes
 
 
 def _attribute_conflicts(df: pd.DataFrame) -> list[str]:
@@ -426,6 +613,49 @@ class Panel:
         return [f"{n['policy']}: {n['detail']}" for n in self.notes]
 
 
+#: The judge policies of :func:`align`: the mean over judges, or one judge by name.
+JUDGES_MEAN = "mean"
+
+
+def judges_of(df: pd.DataFrame) -> list[str]:
+    """The judges named in the ``judge`` column (sorted; [] without one)."""
+    return sorted(map(str, pd.unique(df[JUDGE].dropna()))) if JUDGE in df else []
+
+
+def _judge_policy(df: pd.DataFrame, judges: str | None, notes: list[dict]) -> tuple[pd.DataFrame, bool]:
+    """Apply the judge policy: the rows to align, and whether to average over judges."""
+    names = judges_of(df)
+    if judges is not None and not isinstance(judges, str):
+        raise VerdictError(f"judges must be 'mean' or a judge's name, got {judges!r}.")
+    if len(names) < 2:
+        if judges not in (None, JUDGES_MEAN) and judges not in names:
+            raise VerdictError(f"judges={judges!r}: the verdicts name no such judge "
+                               f"({', '.join(names) or 'no judge column'}).")
+        return df, False
+    if judges is None:
+        raise VerdictError(f"the verdicts hold {len(names)} judges of the same answers ({', '.join(names)}): "
+                           "choose how to score them: judges='mean' (the mean over judges) or one judge's "
+                           "name (CLI: --judges mean | --judges NAME; Python: md.prepare(df, judges=...)).")
+    if judges == JUDGES_MEAN:
+        notes.append({"policy": "judges mean", "count": len(names),
+                      "detail": f"each answer scored by the mean over its judges ({', '.join(names)})"})
+        return df, True
+    if judges not in names:
+        raise VerdictError(f"judges={judges!r} is not a judge of these verdicts ({', '.join(names)}). "
+                           "Use one of them or 'mean'.")
+    labelled = df[JUDGE].notna()
+    judged = set(df.loc[df[JUDGE] == judges, "system"])
+    lacking = sorted(set(df.loc[labelled, "system"]) - judged)
+    if lacking:
+        raise VerdictError(f"judges={judges!r}: system(s) {', '.join(lacking)} have verdicts by other judges "
+                           f"but none by {judges}. Use judges='mean' or another judge.")
+    keep = (df[JUDGE] == judges) | ~labelled
+    notes.append({"policy": f"judges {judges}", "count": int((~keep).sum()),
+                  "detail": f"scores from judge {judges} only ({int((~keep).sum())} verdicts of "
+                            f"{', '.join(n for n in names if n != judges)} left out)"})
+    return df[keep], False
+
+
 def align(
     df: pd.DataFrame,
     *,
@@ -434,6 +664,7 @@ def align(
     metric: str = "score",
     systems: Iterable[str] | None = None,
     checked: bool = False,
+    judges: str | None = None,
 ) -> Panel:
     """Align canonical verdicts into a paired :class:`Panel` (SPEC §1).
 
@@ -456,11 +687,17 @@ def align(
         Restrict to these systems, in this order (default: all, sorted).
     checked
         ``df`` has already passed :func:`check` (skip it).
+    judges
+        When a ``judge`` column names several judges of the same answers: ``"mean"`` scores each
+        answer by the mean over its judges (each judge's repetitions averaged first), a judge's
+        name scores it by that judge alone (systems judged by nobody else keep their unlabelled
+        verdicts). Required then — the choice changes every number — and recorded in ``notes``.
 
     Notes
     -----
     The per-query score is the mean over the judge repetitions of that answer (SPEC §1), taken
-    after the missing-verdict policy: under ``as-wrong`` a missing repetition counts 0.
+    after the missing-verdict policy: under ``as-wrong`` a missing repetition counts 0. With
+    ``judges="mean"``: score = (1/J) Σ_j mean_r score_jr over the J judges of the answer.
 
     Examples
     --------
@@ -488,6 +725,7 @@ def align(
     else:
         wanted = sorted(pd.unique(df["system"]))
     notes: list[dict] = []
+    df, by_judge = _judge_policy(df, judges, notes)
 
     # missing verdicts (NaN scores): counted per system, then the policy
     missing_per_system = df["score"].isna().groupby(df["system"]).sum().reindex(wanted, fill_value=0)
@@ -516,8 +754,12 @@ def align(
                                  and c != "score" and pd.api.types.is_numeric_dtype(df[c])] \
         + [c for c in BINARY_LABELS + COSTS if c in df]
     grouped = df.groupby(["query_id", "system"], sort=True)
-    means = grouped[value_columns].mean()
     counts = grouped.size()
+    if by_judge:  # the mean over judges of each judge's mean over repetitions
+        means = df.groupby(["query_id", "system", JUDGE], sort=True, dropna=False)[value_columns].mean() \
+            .groupby(level=["query_id", "system"], sort=True).mean()
+    else:
+        means = grouped[value_columns].mean()
     query_ids = np.array(sorted(pd.unique(df["query_id"])), dtype=object)
     if len(query_ids) == 0:
         raise VerdictError("no query is left to align (every query was excluded). Check the policies.")

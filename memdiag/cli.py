@@ -37,21 +37,40 @@ def _key_values(items: Sequence[str] | None, option: str) -> dict[str, str]:
     return out
 
 
-def _add_input(p: argparse.ArgumentParser, align: bool = True, option: str | None = None) -> None:
-    """Input options; the verdict files are positional, or behind ``option`` (e.g. ``--verdicts``)."""
-    named = dict(dest="files", required=True) if option else {}
-    p.add_argument(*([option] if option else ["files"]), nargs="+", metavar="FILES",
-                   help="verdict files, folders or glob patterns", **named)
+def _add_input(p: argparse.ArgumentParser, align: bool = True, option: str | None = None,
+               judges: bool = False) -> None:
+    """Input options; the verdict files are positional, or behind ``option`` (e.g. ``--verdicts``).
+
+    ``judges`` adds ``--judges`` (the judge policy of scoring, :func:`memdiag.prepare`)."""
+    named = dict(dest="files") if option else {}
+    p.add_argument(*([option] if option else ["files"]), nargs="*", metavar="FILES",
+                   help="verdict files, folders or glob patterns (with --recipe: files replacing the recipe's)",
+                   **named)
+    p.add_argument("--recipe", metavar="YAML",
+                   help="a release recipe describing the files (docs/recipes.md; draft one with memdiag inspect)")
     p.add_argument("--layout", default="auto", help="input layout (default: auto-detect per file)")
     p.add_argument("--system", action="append", metavar="NAME | PATH=NAME",
                    help="system name for every file, or for one file (repeatable)")
     p.add_argument("--field", action="append", metavar="CANONICAL=SOURCE",
                    help="map a source column to a canonical one, e.g. --field score=correct (repeatable)")
+    p.add_argument("--records", metavar="PATH",
+                   help="where the records are in each JSON file, e.g. results or data.items (with --field)")
+    p.add_argument("--judge", action="append", metavar="NAME | PATH=NAME",
+                   help="rater label for every file, or for one file: judges of one run kept apart (repeatable)")
+    p.add_argument("--join", action="append", metavar="FILE[,records=PATH][,system=NAME],COLUMN=FIELD...",
+                   help="attach per-query columns from a side file by query_id, e.g. "
+                        "--join coverage.json,records=questions,sufficient=fully_covered (repeatable)")
     if align:
         p.add_argument("--missing", choices=("error", "drop", "wrong"), default="error",
                        help="a query some systems lack: error (default), drop it for all, or score it 0")
         p.add_argument("--verdict-missing", choices=("as-wrong", "exclude"), default="as-wrong",
                        help="a verdict with no usable score: score 0 (default) or drop the query for all")
+    if judges:
+        p.add_argument("--judges", metavar="mean | NAME",
+                       help="several judges of the same answers: score by their mean, or by one judge")
+        p.add_argument("--label-missing", choices=("exclude", "error"), default="exclude",
+                       help="a query without a label (sufficient, ...): leave it out of that diagnostic, "
+                            "counted (default), or refuse it")
 
 
 def _add_output(p: argparse.ArgumentParser) -> None:
@@ -67,19 +86,62 @@ def _add_resampling(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ci", type=float, default=0.95, help="confidence level (default 0.95)")
 
 
-def _read(args: argparse.Namespace) -> pd.DataFrame:
-    systems = args.system or []
-    named = [s for s in systems if "=" in s]
-    plain = [s for s in systems if "=" not in s]
+def _named(items: Sequence[str] | None, option: str) -> str | dict[str, str] | None:
+    """``--system``/``--judge`` values: one NAME for every file, or PATH=NAME per file."""
+    items = items or []
+    named = [s for s in items if "=" in s]
+    plain = [s for s in items if "=" not in s]
     if len(plain) > 1:
-        raise UsageError("--system NAME given more than once: use --system PATH=NAME to name files apart")
-    system: str | dict[str, str] | None = plain[0] if plain else None
-    if named:
-        if system is not None:
-            raise UsageError("use either --system NAME (all files) or --system PATH=NAME (per file), not both")
-        system = _key_values(named, "--system")
+        raise UsageError(f"{option} NAME given more than once: use {option} PATH=NAME to name files apart")
+    if named and plain:
+        raise UsageError(f"use either {option} NAME (all files) or {option} PATH=NAME (per file), not both")
+    return _key_values(named, option) if named else (plain[0] if plain else None)
+
+
+def _join_spec(text: str) -> dict:
+    """``--join FILE[,records=PATH][,system=NAME],COLUMN=FIELD...`` as a recipe join entry."""
+    path, *pairs = [part.strip() for part in text.split(",")]
+    if not path or "=" in path:
+        raise UsageError(f"--join {text!r}: start with the side file, e.g. --join coverage.json,sufficient=covered")
+    options = _key_values(pairs, "--join")
+    spec: dict = {"files": [path], "fields": {}}
+    for key, value in options.items():
+        if key in ("records", "system"):
+            spec[key] = value
+        else:
+            spec["fields"][key] = value
+    return spec
+
+
+def _read(args: argparse.Namespace) -> pd.DataFrame:
+    if not args.files and not args.recipe:
+        raise UsageError("give verdict files, folders or glob patterns, or --recipe FILE")
     fields = _key_values(args.field, "--field") or None
-    return md.read_verdicts(args.files, format=args.layout, system=system, fields=fields)
+    join = [_join_spec(j) for j in args.join or ()] or None
+    if args.recipe:
+        clashes = [o for o, v in (("--layout", args.layout != "auto"), ("--system", args.system),
+                                  ("--field", args.field), ("--records", args.records), ("--judge", args.judge)) if v]
+        if clashes:
+            raise UsageError(f"--recipe describes how to read the files; drop {clashes[0]} (put it in the recipe)")
+        df = md.read_verdicts(args.files or None, recipe=args.recipe, join=join)
+    else:
+        df = md.read_verdicts(args.files, format=args.layout, system=_named(args.system, "--system"),
+                              fields=fields, records=args.records, judge=_named(args.judge, "--judge"),
+                              join=join)
+    for note in df.attrs.get("read_notes", ()):
+        print(f"memdiag {args.command}: note: {note}", file=sys.stderr)
+    return df
+
+
+def _prepared(args: argparse.Namespace, df: pd.DataFrame, metric: str = "accuracy", scheme: str | None = None):
+    """``df`` prepared with the judge and label policies when the data or options need them (several
+    judges of the same answers, ``--label-missing error``); ``df`` itself otherwise."""
+    judges = getattr(args, "judges", None)
+    several = "judge" in df and df["judge"].dropna().nunique() > 1
+    if not several and judges is None and args.label_missing == "exclude":
+        return df  # nothing to decide: every command prepares the frame itself
+    return md.prepare(df, scheme=scheme, metric=metric, missing=args.missing, verdict_missing=args.verdict_missing,
+                      design=getattr(args, "design", None), judges=judges, label_missing=args.label_missing)
 
 
 def _emit(frames: pd.DataFrame | Sequence[pd.DataFrame], args: argparse.Namespace) -> None:
@@ -114,7 +176,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _cmd_score(args: argparse.Namespace) -> int:
-    df = _read(args)
+    df = _prepared(args, _read(args), metric=args.metric, scheme=args.scheme)
     table = md.score(df, scheme=args.scheme, metric=args.metric, missing=args.missing,
                      verdict_missing=args.verdict_missing, design=args.design,
                      n_resamples=args.resamples, seed=args.seed, confidence_level=args.ci)
@@ -123,7 +185,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    df = _read(args)
+    df = _prepared(args, _read(args), metric=args.metric, scheme=args.scheme)
     table = md.compare(df, metric=args.metric, scheme=args.scheme, pairs=args.pairs,
                        reference=args.reference, design=args.design, n_resamples=args.resamples,
                        seed=args.seed, confidence_level=args.ci, correction=args.correction,
@@ -139,7 +201,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _cmd_flows(args: argparse.Namespace) -> int:
-    df = _read(args)
+    df = _prepared(args, _read(args), scheme=args.scheme)
     table = md.flows(df, reference=args.reference, by=args.by, threshold=args.threshold,
                      design=args.design, n_resamples=args.resamples, seed=args.seed,
                      confidence_level=args.ci, correction=args.correction, scheme=args.scheme,
@@ -149,18 +211,21 @@ def _cmd_flows(args: argparse.Namespace) -> int:
 
 
 def _cmd_evidence(args: argparse.Namespace) -> int:
-    df = _read(args)
+    raw = _read(args)
+    df = _prepared(args, raw)
     common = dict(design=args.design, n_resamples=args.resamples, seed=args.seed,
                   missing=args.missing, verdict_missing=args.verdict_missing)
-    frames = [md.evidence(df, confidence_level=args.ci, **common)]
-    if args.tests:
+    frames = []
+    if "sufficient" in raw or "evidence_tokens" not in raw:  # evidence length needs no sufficiency label
+        frames.append(md.evidence(df, confidence_level=args.ci, **common))
+    if args.tests and "sufficient" in raw:
         pairs, omni = md.evidence_tests(df, correction=args.correction, **common)
         matrix = md.pairwise_matrix(pairs[pairs["metric"] == "coverage"], pairs[pairs["metric"] == "utilization"])
         matrix = matrix.reset_index(names="row − column")
         matrix.attrs["notes"] = ["upper triangle: coverage, lower triangle: utilization (paper Tables 27/28); "
                                  "points [interval]; * Holm-adjusted p < 0.05"]
         frames += [omni, pairs, matrix]
-    if "evidence_tokens" in df:
+    if "evidence_tokens" in raw:
         frames.append(md.evidence_length(df, budget=args.budget))
     _emit(frames, args)
     return 0
@@ -182,9 +247,13 @@ def _cmd_writes(args: argparse.Namespace) -> int:
 
 def _cmd_agreement(args: argparse.Namespace) -> int:
     df = _read(args)
-    _emit([md.agreement(df, by=args.by, threshold=args.threshold, verdict_missing=args.verdict_missing,
-                        n_resamples=args.resamples, seed=args.seed, confidence_level=args.ci),
-           md.missing_verdict_effect(df, missing=args.missing)], args)
+    several = "judge" in df and df["judge"].dropna().nunique() > 1
+    by = args.by or ("judge" if several else "repeat")
+    frames = [md.agreement(df, by=by, threshold=args.threshold, verdict_missing=args.verdict_missing,
+                           n_resamples=args.resamples, seed=args.seed, confidence_level=args.ci)]
+    if not several:  # the missing-verdict effect scores each system, which several judges would need a policy for
+        frames.append(md.missing_verdict_effect(df, missing=args.missing))
+    _emit(frames, args)
     return 0
 
 
@@ -250,9 +319,36 @@ def _cmd_report(args: argparse.Namespace) -> int:
                      systems_table=args.systems_table, claims=args.claims, write_log=args.write_log,
                      n_resamples=args.resamples, seed=args.seed, confidence_level=args.ci,
                      correction=args.correction, threshold=args.threshold, missing=args.missing,
-                     verdict_missing=args.verdict_missing,
-                     read_options={"format": args.layout, "fields": _key_values(args.field, "--field") or None})
+                     verdict_missing=args.verdict_missing, judges=args.judges,
+                     label_missing=args.label_missing, read_options=_read_options(args))
     print(out / "report.html")
+    return 0
+
+
+def _read_options(args: argparse.Namespace) -> dict:
+    """How the report's verdicts were read, recorded for ``--rerun``."""
+    if args.recipe:
+        return {"recipe": str(args.recipe), "files": args.files or None,
+                "join": [_join_spec(j) for j in args.join or ()] or None}
+    return {"format": args.layout, "fields": _key_values(args.field, "--field") or None,
+            "records": args.records, "judge": _named(args.judge, "--judge"),
+            "join": [_join_spec(j) for j in args.join or ()] or None}
+
+
+def _cmd_inspect(args: argparse.Namespace) -> int:
+    from memdiag._readers._inspect import inspect
+
+    from pathlib import Path
+
+    found = inspect(args.files, recipe_dir=Path(args.write).resolve().parent if args.write else None)
+    sys.stdout.write(found.text)
+    if args.write:
+        target = Path(args.write)
+        if target.exists() and not args.force:
+            raise UsageError(f"{target} exists; choose another name or pass --force to replace it")
+        target.write_text(found.recipe, encoding="utf-8")
+        print(f"draft recipe written to {target}" + ("" if found.complete else
+              " (it needs your answers: see 'could not decide' above)"))
     return 0
 
 
@@ -288,7 +384,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=_cmd_validate)
 
     p = sub.add_parser("score", help="official benchmark scores per system (overall and per group)")
-    _add_input(p)
+    _add_input(p, judges=True)
     p.add_argument("--scheme", default="mean", help="built-in scheme name or a YAML/JSON scheme file")
     p.add_argument("--metric", default="score", help="per-query column to score (score, f1, bleu, ...)")
     p.add_argument("--design", choices=KINDS,
@@ -301,7 +397,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=_cmd_score)
 
     p = sub.add_parser("compare", help="paired differences between systems with intervals, p and Holm")
-    _add_input(p)
+    _add_input(p, judges=True)
     p.add_argument("--metric", default="accuracy",
                    help="accuracy (default), coverage, utilization, or a per-query column (f1, ...)")
     p.add_argument("--scheme", help="official aggregation recomputed in every replicate (locomo, meme, FILE.yaml)")
@@ -315,7 +411,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=_cmd_compare)
 
     p = sub.add_parser("flows", help="memory benefit and tax of each system against a reference")
-    _add_input(p)
+    _add_input(p, judges=True)
     p.add_argument("--reference", action="append", required=True,
                    help="reference system, e.g. raw-rag (repeatable for several references)")
     p.add_argument("--by", help="per group of this column, e.g. --by category")
@@ -326,8 +422,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_output(p)
     p.set_defaults(run=_cmd_flows)
 
-    p = sub.add_parser("evidence", help="coverage, utilization and the accuracy decomposition")
-    _add_input(p)
+    p = sub.add_parser("evidence", help="coverage, utilization, the accuracy decomposition and evidence length")
+    _add_input(p, judges=True)
     p.add_argument("--tests", action="store_true", help="also the omnibus and pairwise tests (paper A.5.1)")
     p.add_argument("--correction", choices=CORRECTIONS, default="holm")
     p.add_argument("--budget", type=float, default=5_000, help="evidence-token budget (default 5000)")
@@ -350,7 +446,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("agreement", help="judge reliability across repetitions or judges, and the missing-verdict effect")
     _add_input(p)
-    p.add_argument("--by", choices=("repeat", "judge"), default="repeat", help="raters are repetitions or judges")
+    p.add_argument("--by", choices=("repeat", "judge"),
+                   help="raters are repetitions or judges (default: judges when the data name several)")
+    p.set_defaults(verdict_missing="exclude")  # agreement leaves missing verdicts out, counted (issue 14)
     p.add_argument("--threshold", type=float, help="correct = score > THRESHOLD (default 0.5)")
     _add_resampling(p)
     _add_output(p)
@@ -375,7 +473,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=_cmd_plot)
 
     p = sub.add_parser("report", help="the whole analysis as a folder: report.md/.html, figures, tables, analysis.json")
-    _add_input(p)
+    _add_input(p, judges=True)
     p.add_argument("--reference", help="reference system of the flows and the forest plot, e.g. raw-rag")
     p.add_argument("--out", required=True, metavar="DIR", help="report folder (replaced only if it is an earlier report)")
     p.add_argument("--scheme", help="official aggregation (locomo, meme, FILE.yaml), recomputed in every replicate")
@@ -388,6 +486,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="FILES is the analysis.json of an earlier report: re-run it exactly into --out")
     _add_resampling(p)
     p.set_defaults(run=_cmd_report)
+
+    p = sub.add_parser("inspect", help="show the structure of files no reader recognises and draft a recipe")
+    p.add_argument("files", nargs="+", metavar="FILES", help="files, folders or glob patterns of one release")
+    p.add_argument("--write", metavar="YAML", help="write the draft recipe here (relative paths: put it in the "
+                                                   "release folder)")
+    p.add_argument("--force", action="store_true", help="replace an existing --write file")
+    p.set_defaults(run=_cmd_inspect)
 
     p = sub.add_parser("demo", help="the whole report on the bundled example data (data/example)")
     p.add_argument("--out", default="memdiag-demo", metavar="DIR", help="report folder (default memdiag-demo)")

@@ -23,7 +23,7 @@ Format = Literal["table", "md", "csv", "json", "latex"]
 
 #: Provenance keys printed in the signature line, in this order.
 _SIGNATURE_KEYS = ("scheme", "metric", "design", "n_resamples", "seed", "confidence_level",
-                   "correction", "threshold", "missing", "verdict_missing")
+                   "correction", "threshold", "missing", "verdict_missing", "judges")
 _SHORT = {"n_resamples": "B", "confidence_level": "ci", "verdict_missing": "verdict-missing"}
 
 

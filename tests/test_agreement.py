@@ -128,16 +128,49 @@ def test_kappa_against_human_labels_on_the_labelled_subset():
     np.testing.assert_allclose(as_series["kappa"], out["kappa"], rtol=1e-12)
 
 
-def test_missing_verdicts_are_counted_per_rater_under_both_policies():
+def test_missing_verdicts_are_counted_per_rater_and_unjudged_answers_never_scored():
     df = pd.DataFrame({"system": "s", "query_id": list("abcdabcd"), "repeat": [0] * 4 + [1] * 4,
                        "score": [1, np.nan, 0, 1, 1, 0, 0, np.nan]}).iloc[:-1]   # rater 1 lacks d entirely
-    wrong = agreement(df, n_resamples=0)
-    assert wrong.attrs["missing_per_rater"] == {"0": 1, "1": 1}
-    assert wrong.loc[0, ["n", "missing_a", "missing_b"]].tolist() == [4, 1, 1]
-    # as-wrong: rater 0 = 1 0 0 1, rater 1 = 1 0 0 0 -> agree on 3 of 4
-    assert wrong.loc[0, "agreement"] == pytest.approx(75.0)
-    excluded = agreement(df, verdict_missing="exclude", n_resamples=0)
-    assert excluded.loc[0, "n"] == 2 and excluded.loc[0, "agreement"] == 100.0
+    wrong = agreement(df, verdict_missing="as-wrong", n_resamples=0)
+    assert wrong.attrs["missing_per_rater"] == {"0": 1, "1": 0}
+    # d was never judged by rater 1: left out, not scored 0. as-wrong: b of rater 0 counts 0, so
+    # rater 0 = 1 0 0, rater 1 = 1 0 0 on a, b, c -> agree on 3 of 3
+    assert wrong.loc[0, ["n", "missing_a", "missing_b", "n_left_out"]].tolist() == [3, 1, 0, 1]
+    assert wrong.loc[0, "agreement"] == pytest.approx(100.0)
+    excluded = agreement(df, n_resamples=0)          # the default leaves b out too
+    assert excluded.attrs["verdict_missing"] == "exclude"
+    assert excluded.loc[0, ["n", "n_left_out"]].tolist() == [2, 2] and excluded.loc[0, "agreement"] == 100.0
+    assert "left out: 0 vs 1 2; all 2 raters (Fleiss) 2" in excluded.attrs["notes"][1]
+
+
+def test_raters_of_one_system_are_not_compared_on_systems_they_did_not_judge():
+    # issue 12: system 'mem' judged three times, 'rag' and 'zep' once. Scoring the absent
+    # repetitions of rag/zep as wrong gave κ = 0.046 and Fleiss 0.27 on the release; the κ must be
+    # that of mem's answers alone (statsmodels on mem's 40 x 3 verdicts).
+    rng = np.random.default_rng(3)
+    truth = rng.random(40) < 0.6
+    repeats = [truth, truth ^ (rng.random(40) < 0.08), truth ^ (rng.random(40) < 0.08)]
+    rows = [{"system": "mem", "query_id": f"q{k}", "repeat": r, "score": float(v[k])}
+            for r, v in enumerate(repeats) for k in range(40)]
+    rows += [{"system": name, "query_id": f"q{k}", "repeat": 0, "score": float(rng.random() < 0.5)}
+             for name in ("rag", "zep") for k in range(40)]
+    out = agreement(pd.DataFrame(rows), n_resamples=200)
+    mem = np.column_stack(repeats).astype(int)
+    for _, row in out[out["kind"] == "cohen"].iterrows():
+        a, b = mem[:, int(row["rater_a"])], mem[:, int(row["rater_b"])]
+        assert row["kappa"] == pytest.approx(cohens_kappa(pd.crosstab(a, b).to_numpy()).kappa, rel=1e-12)
+        # rag and zep were judged by repetition 0 only: left out of 0 vs 1 and 0 vs 2, not part of 1 vs 2
+        assert row["n"] == 40 and row["n_left_out"] == (80 if row["rater_a"] == "0" else 0)
+    fleiss = out.set_index("kind").loc["fleiss"]
+    assert fleiss["kappa"] == pytest.approx(fleiss_kappa(aggregate_raters(mem)[0]), rel=1e-12)
+    assert fleiss["n"] == 40 and fleiss["n_left_out"] == 80
+    assert fleiss["kappa"] > 0.7 and (out.loc[out["kind"] == "cohen", "kappa"] > 0.7).all()
+
+
+def test_a_column_that_does_not_name_raters_of_the_same_answers_is_refused():
+    df = pd.DataFrame({"system": ["a"] * 3 + ["b"] * 3, "query_id": list("xyz") * 2, "score": [1, 0, 1, 1, 1, 0]})
+    with pytest.raises(VerdictError, match="'system' does not name raters of the same answers"):
+        agreement(df, by="system")
 
 
 def test_fractional_scores_are_binarised_above_one_half():

@@ -84,7 +84,7 @@ def test_unknown_layout_lists_the_known_layouts(tmp_path):
     path.write_text(json.dumps([{"foo": 1, "bar": 2}]))
     code, _, err = run("validate", str(path))
     assert code == 2
-    assert "trpc-locomo" in err and "--field query_id=" in err
+    assert "memdiag inspect" in err and "--field query_id=" in err
 
 
 def test_field_mapping_reads_an_unknown_layout(tmp_path):

@@ -107,10 +107,28 @@ def test_pairwise_matrix_puts_coverage_above_and_utilization_below(sim):
     assert (np.diag(table.to_numpy()) == "").all()
 
 
-def test_a_missing_label_names_the_system_and_query():
+def test_a_missing_label_under_label_missing_error_names_the_system_and_query():
     df = pd.DataFrame({"system": ["a", "a", "b", "b"], "query_id": ["x", "y", "x", "y"], "score": 1,
                        "sufficient": [1, None, 0, 1], "result_covered": [1, 1, None, 1], "path_covered": 0})
-    with pytest.raises(md.VerdictError, match=r"'sufficient' is missing for 1 .* system 'a', query 'y'"):
-        md.evidence(df, n_resamples=50)
+    with pytest.raises(md.VerdictError, match=r"'sufficient' is missing for 1 .* system 'a', query 'y'.*"
+                                              r"label_missing='exclude'"):
+        md.evidence(df, n_resamples=50, label_missing="error")
     with pytest.raises(md.VerdictError, match=r"'result_covered' is missing for 1 .* system 'b', query 'x'"):
-        md.path_given_result(df, n_resamples=50)
+        md.path_given_result(df, n_resamples=50, label_missing="error")
+
+
+def test_queries_without_a_label_are_left_out_of_that_diagnostic_only_and_counted():
+    # 6 queries; 'a' lacks the label of q2, 'b' of q2 and q5: q2 and q5 leave the evidence diagnostic
+    df = pd.DataFrame({"system": ["a"] * 6 + ["b"] * 6, "query_id": [f"q{i}" for i in range(6)] * 2,
+                       "score": [1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 1, 0],
+                       "sufficient": [1, 1, None, 0, 0, 1, 1, 0, None, 1, 0, None]})
+    out = md.evidence(df, n_resamples=50)
+    # kept queries q0 q1 q3 q4: a: C = 1,1,0,0 and Y = 1,1,1,0 -> coverage 50, utilization 100,
+    # accuracy 75; b: C = 1,0,1,0 and Y = 0,1,1,1 -> coverage 50, utilization 50, accuracy 75
+    assert out["n"].tolist() == [4, 4] and out["coverage"].tolist() == [50.0, 50.0]
+    assert out["utilization"].tolist() == [100.0, 50.0] and out["accuracy"].tolist() == [75.0, 75.0]
+    note = next(n for n in out.attrs["notes"] if n.startswith("label missing exclude"))
+    assert note == ("label missing exclude: 2 of 6 queries without 'sufficient' labels for some system left "
+                    "out of this diagnostic (missing per system: a 1, b 2): q2, q5")
+    # accuracy elsewhere keeps all six queries: a 4/6, b 4/6
+    assert md.score(df)["overall"].tolist() == [pytest.approx(400 / 6)] * 2

@@ -60,11 +60,14 @@ def test_verdict_words_and_booleans_become_zero_one_and_blank_is_nan(tmp_path):
     np.testing.assert_array_equal(df["sufficient"], [1, 0, 0, np.nan, 1])
 
 
-def test_score_that_is_not_a_verdict_names_file_record_and_field(tmp_path):
+def test_score_text_that_is_no_verdict_is_missing_and_counted_in_a_note(tmp_path):
     path = tmp_path / "v.csv"
-    path.write_text("system,query_id,score\na,q1,1\na,q2,CORRECT?\n")
-    with pytest.raises(VerdictError, match=r"v\.csv, record 2, field 'score': 'CORRECT\?' is not a verdict\. Map it"):
-        read_file(path)
+    path.write_text("system,query_id,score\na,q1,1\na,q2,CORRECT?\na,q3,Yes.\n")
+    df = read_file(path)
+    np.testing.assert_array_equal(df["score"], [1, np.nan, 1])
+    assert df.attrs["read_notes"] == [
+        f"{path}, field 'score': 1 verdict text could not be read as a verdict ('CORRECT?' ×1; first "
+        "at record 2); kept as missing verdicts"]
 
 
 def test_bad_repeat_and_missing_query_id_are_errors(tmp_path):

@@ -57,11 +57,13 @@ def test_mapping_needs_query_id_and_score_and_no_other_named_format(tmp_path):
         read_file(path, format="long", fields=FIELDS)
 
 
-def test_bad_cell_names_the_source_field(tmp_path):
+def test_unparsable_verdict_text_names_the_source_field_in_a_note(tmp_path):
     path = tmp_path / "run.json"
-    path.write_text(json.dumps([{"id": "q1", "v": {"ok": "CORRECT?"}}]))
-    with pytest.raises(VerdictError, match=r"record 1, field 'v\.ok': 'CORRECT\?' is not a verdict\. Map it with --field score="):
-        read_file(path, fields={"query_id": "id", "score": "v.ok"})
+    path.write_text(json.dumps([{"id": "q1", "v": {"ok": "CORRECT?"}}, {"id": "q2", "v": {"ok": "No."}}]))
+    df = read_file(path, fields={"query_id": "id", "score": "v.ok"})
+    assert df["score"].isna().tolist() == [True, False] and df["score"].iloc[1] == 0
+    assert "field 'v.ok': 1 verdict text could not be read as a verdict ('CORRECT?' ×1; first at record 1)" \
+        in df.attrs["read_notes"][0]
 
 
 def test_a_null_mapped_question_id_is_an_error_and_a_null_category_stays_missing(tmp_path):

@@ -21,11 +21,13 @@ def test_wide_table_melts_to_one_row_per_system_and_query(tmp_path):
     assert df["source_record"].tolist() == [1, 2, 3] * 2
 
 
-def test_non_numeric_cell_names_file_row_and_column(tmp_path):
+def test_cell_that_is_no_verdict_is_missing_and_named_with_file_row_and_column(tmp_path):
     path = tmp_path / "scores.csv"
     path.write_text("query_id,raw-rag,mem0\nq1,1,0\nq2,1,maybe\n")
-    with pytest.raises(VerdictError, match=r"scores\.csv, record 2, field 'mem0': 'maybe' is not a verdict"):
-        read_file(path)
+    df = read_file(path)
+    assert df.loc[df["system"] == "mem0", "score"].isna().tolist() == [False, True]
+    assert df.attrs["read_notes"] == [f"{path}, field 'mem0': 1 verdict text could not be read as a "
+                                      "verdict ('maybe' ×1; first at record 2); kept as missing verdicts"]
 
 
 def test_system_argument_renames_a_single_score_column_only(tmp_path):

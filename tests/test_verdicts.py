@@ -142,3 +142,44 @@ def test_row_order_does_not_change_the_panel(n_queries, n_systems, rnd):
     a, b = align(df), align(shuffled)
     assert a.systems == b.systems and a.query_ids.tolist() == b.query_ids.tolist()
     np.testing.assert_array_equal(a.scores, b.scores)
+
+
+# --------------------------------------------------------------------------------------------
+# judges (issue 12)
+# --------------------------------------------------------------------------------------------
+def judged() -> pd.DataFrame:
+    # q1: judge j1 twice (1, 0 -> 0.5), j2 once (1) -> mean over judges 0.75 (not 2/3 over rows)
+    return pd.DataFrame({"system": "s", "query_id": ["q1", "q1", "q1", "q2", "q2"],
+                         "judge": ["j1", "j1", "j2", "j1", "j2"], "repeat": [0, 1, 0, 0, 0],
+                         "score": [1, 0, 1, 0, 0]})
+
+
+def test_judges_mean_averages_each_judges_repetitions_first():
+    prep = md.prepare(judged(), judges="mean")
+    assert prep.panel.scores[:, 0].tolist() == [0.75, 0.0]
+    assert prep.panel.n_repeats[:, 0].tolist() == [3, 2]
+    assert "judges mean: each answer scored by the mean over its judges (j1, j2)" in prep.notes
+    assert md.score(prep).attrs["judges"] == "mean"
+
+
+def test_one_named_judge_scores_by_that_judge_alone():
+    prep = md.prepare(judged(), judges="j2")
+    assert prep.panel.scores[:, 0].tolist() == [1.0, 0.0]
+    assert prep.notes[-1] == "judges j2: scores from judge j2 only (3 verdicts of j1 left out)"
+
+
+@pytest.mark.parametrize("judges, message", [
+    (None, r"hold 2 judges of the same answers \(j1, j2\): choose how to score them"),
+    ("j3", r"judges='j3' is not a judge of these verdicts \(j1, j2\)"),
+])
+def test_several_judges_need_a_named_policy(judges, message):
+    with pytest.raises(md.VerdictError, match=message):
+        md.prepare(judged(), judges=judges)
+
+
+def test_a_judge_column_makes_repeats_of_different_judges_no_duplicates():
+    df = md.check(judged())
+    assert list(df.columns[:5]) == ["system", "query_id", "score", "repeat", "judge"]
+    with pytest.raises(md.VerdictError, match=r"duplicate verdict for \(system, query_id, judge, repeat\) = "
+                                              r"\('s', 'q1', 'j1', 0\)"):
+        md.check(pd.concat([judged(), judged().iloc[:1]]))

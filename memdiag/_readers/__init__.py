@@ -6,11 +6,12 @@ SPEC §1 plus provenance ``source_file``/``source_record``). :func:`read_file` p
 picks the layout (the first in :data:`FORMATS` whose ``sniff`` accepts it, or the one named) and
 reads it. :mod:`memdiag._verdicts` validates across records and files.
 
-File parsing: ``.csv`` and ``.parquet``/``.pq`` are tables (``content`` None, the reader reads
-them); ``.jsonl``/``.ndjson`` are JSON lines; ``.json`` is JSON (or JSON lines when the whole
-file is not one JSON value but its first line is); any other name is parsed by content: JSON /
-JSON lines when it starts with ``{`` or ``[``, else a table (e.g. LongMemEval's
-``<run>.jsonl.eval-results-gpt-4o``).
+File parsing (after decompression: ``.gz``, ``.bz2``, ``.xz``, ``.zst`` or compressed content under
+any name, :mod:`memdiag._readers._open`): ``.csv``/``.tsv`` and ``.parquet``/``.pq`` (or Parquet
+content) are tables (``content`` None, the reader reads them); ``.jsonl``/``.ndjson`` are JSON
+lines; ``.json`` is JSON (or JSON lines when the whole file is not one JSON value but its first
+line is); any other name is parsed by content: JSON / JSON lines when it starts with ``{`` or
+``[``, else a table (e.g. LongMemEval's ``<run>.jsonl.eval-results-gpt-4o``).
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ from types import ModuleType
 import pandas as pd
 import pyarrow
 
-from memdiag.errors import VerdictError, where
-from memdiag._readers._common import PARQUET_SUFFIXES, table_columns
+from memdiag.errors import VerdictError, listing, where
+from memdiag._readers._common import PARQUET_SUFFIXES, _header, content_bytes, table_columns
+from memdiag._readers._open import PARQUET_MAGIC, decode, logical_suffix
 from memdiag._readers import (
     backboard_locomo, long, longmemeval_autoeval, mapped, mem0_locomo, persona_longmemeval,
     trpc_locomo, wide, zep_locomo,
@@ -36,6 +38,7 @@ FORMATS: tuple[ModuleType, ...] = (
     longmemeval_autoeval, wide, long, mapped,
 )
 JSONL_SUFFIXES = {".jsonl", ".ndjson"}
+TABLE_SUFFIXES = {".csv", ".tsv"}
 FIELD_HINT = ("--field query_id=<column> --field score=<column> "
               "(Python: fields={'query_id': <column>, 'score': <column>})")
 
@@ -95,47 +98,55 @@ def _json(text: str, path: Path) -> object:
         return _json_lines(text, path)
 
 
+def parse_json(text: str, path: Path, lines: bool = False) -> object:
+    """JSON (or JSON lines) text as a value; nesting too deep for Python is a VerdictError."""
+    try:
+        return _json_lines(text, path) if lines else _json(text, path)
+    except RecursionError:
+        raise VerdictError(f"{where(path)}: the JSON is nested too deeply to read. "
+                           "This is not a verdict file.") from None
+
+
 def load(path: Path) -> object | None:
-    """Parse a file once: the JSON / JSON-lines value, or None for a table (CSV, Parquet).
+    """Parse a file once: the JSON / JSON-lines value, or None for a table (CSV, TSV, Parquet).
+
+    Compressed files (``.gz``, ``.bz2``, ``.xz``, ``.zst``, or compressed content under any name)
+    are decompressed first (:mod:`memdiag._readers._open`).
 
     Raises
     ------
     VerdictError
-        A missing or empty file, text that is not UTF-8, or unparsable JSON (with line and column).
+        A missing or empty file, binary content, text that is not UTF-8, or unparsable JSON (with
+        line and column).
     """
-    if not path.is_file():
-        raise VerdictError(f"{where(path)}: no such file.")
-    suffix = path.suffix.lower()
-    if suffix in PARQUET_SUFFIXES:
-        if path.stat().st_size == 0:
-            raise _empty(path)
+    data = content_bytes(path)
+    if not data[: 1 << 16].strip():
+        raise _empty(path)
+    suffix = logical_suffix(path)
+    if suffix in PARQUET_SUFFIXES or data[:4] == PARQUET_MAGIC:
         return None
-    with path.open("rb") as handle:
-        if not handle.read(1 << 16).strip():
-            raise _empty(path)
-    if suffix == ".csv":
+    if suffix in TABLE_SUFFIXES:
+        _header(path)  # binary content or a non-UTF-8 header: one clear error now
         return None
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise VerdictError(f"{where(path)}: not UTF-8 text (byte {error.start}). Save it as UTF-8.") from None
+    text = decode(data, path)
     if suffix in JSONL_SUFFIXES:
-        return _json_lines(text, path)
+        return parse_json(text, path, lines=True)
     if suffix == ".json" or text.lstrip()[:1] in ("{", "["):
-        return _json(text, path)
+        return parse_json(text, path)
     return None
 
 
 def _describe(path: Path, content: object | None) -> str:
-    """What the file looks like, for the unknown-layout message."""
+    """What the file looks like, for the unknown-layout message (short)."""
     if isinstance(content, dict):
-        return f"a JSON object with keys {', '.join(map(str, list(content)[:8]))}"
+        return f"a JSON object with keys {listing(map(str, content), 6)}"
     if isinstance(content, list):
         first = content[0] if content else None
-        keys = ", ".join(map(str, first)) if isinstance(first, dict) else type(first).__name__
+        keys = listing(map(str, first), 6) if isinstance(first, dict) else type(first).__name__
         return f"a list of {len(content)} records, the first with {keys}"
     if content is None:
-        return f"a table with columns {', '.join(table_columns(path)[:12])}"
+        columns = table_columns(path)
+        return f"a table with columns {listing(columns, 8)}" if columns else "a table without a header"
     return f"a JSON {type(content).__name__}"
 
 
@@ -145,15 +156,15 @@ def detect(path: Path, content: object | None) -> ModuleType:
     Raises
     ------
     VerdictError
-        No layout matches: the message lists every layout and the ``--field`` escape hatch.
+        No layout matches: the message says what the file looks like and how to read it
+        (``memdiag inspect`` for a draft recipe, or ``--field``).
     """
     for fmt in FORMATS:
         if fmt.sniff(path, content):
             return fmt
-    layouts = "; ".join(f"{name}: {description}" for name, description in known_formats())
     raise VerdictError(
-        f"{where(path)}: unknown layout ({_describe(path, content)}). Known layouts: {layouts}. "
-        f"For any other per-query file, map its fields: {FIELD_HINT}."
+        f"{where(path)}: unknown layout ({_describe(path, content)}). Run 'memdiag inspect {path}' "
+        f"for a draft recipe, or map its fields: {FIELD_HINT}."
     )
 
 
@@ -220,4 +231,6 @@ def read_file(path: str | Path, format: str = "auto", system: str | None = None,
     if frame.empty:
         raise _empty(path)
     frame.attrs["format"] = fmt.NAME
+    frame.attrs["parts"] = getattr(fmt, "PARTS", None)
+    frame.attrs.setdefault("read_notes", [])
     return frame

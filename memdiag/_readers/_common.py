@@ -9,24 +9,24 @@ and puts the columns in the canonical order.
 from __future__ import annotations
 
 import csv
+import functools
+import io
 import math
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow
 import pyarrow.parquet as pq
 
-from memdiag.errors import VerdictError, where
-from memdiag._schema import BINARY_LABELS, CANONICAL, COSTS, PROVENANCE, QUERY_ATTRIBUTES
-
-#: Verdict words accepted in a score or 0/1 label cell (compared case-insensitively).
-VERDICT_WORDS: dict[str, float] = {
-    "correct": 1.0, "wrong": 0.0, "yes": 1.0, "no": 0.0, "true": 1.0, "false": 0.0,
-}
+from memdiag.errors import VerdictError, listing, where
+from memdiag._readers._open import PARQUET_MAGIC, binary_kind, decode, logical_suffix, read_bytes
+from memdiag._readers._verdict_text import MISSING, WORDS, parse_verdict
+from memdiag._schema import BINARY_LABELS, CANONICAL, COSTS, JUDGE, PROVENANCE, QUERY_ATTRIBUTES
 
 #: Cell texts that mean "no value" in a score, label or number cell.
-MISSING_WORDS: frozenset[str] = frozenset({"", "nan", "null", "none", "na", "n/a", "#n/a"})
+MISSING_WORDS: frozenset[str] = MISSING
 
 #: NA spellings of the non-text cells of a CSV (a text cell is missing only when empty).
 NA_SPELLINGS: tuple[str, ...] = tuple(sorted({*MISSING_WORDS, "NA", "N/A", "NaN", "NULL", "None", "#N/A"}))
@@ -40,7 +40,7 @@ EXACT_FLOATS: dict[str, str] = {"float_precision": "round_trip"} if int(pd.__ver
 PARQUET_SUFFIXES: frozenset[str] = frozenset({".parquet", ".pq"})
 
 #: Columns kept as text (NaN stays NaN).
-TEXT_COLUMNS: tuple[str, ...] = ("system", "query_id", *QUERY_ATTRIBUTES, "source_category", "question")
+TEXT_COLUMNS: tuple[str, ...] = ("system", "query_id", JUDGE, *QUERY_ATTRIBUTES, "source_category", "question")
 
 #: Columns read as 0/1 verdicts (score) or 0/1 labels.
 VERDICT_COLUMNS: tuple[str, ...] = ("score", *BINARY_LABELS)
@@ -54,47 +54,43 @@ class _NotAVerdict(ValueError):
 
 
 def verdict(value: object) -> float:
-    """One cell as a verdict: 1.0 / 0.0 / a number, NaN when empty.
+    """One cell as a verdict: 1.0 / 0.0 / a number, NaN when empty (:func:`parse_verdict`).
 
-    Booleans and the words CORRECT/WRONG, yes/no, true/false (any case) become 1/0; numbers
-    and numeric strings are kept as floats (range checks are :mod:`memdiag._verdicts`' job);
-    None, NaN and empty or "null"-like strings are NaN.
+    Raises :class:`_NotAVerdict` for text that is no verdict (the readers count those cells and
+    keep them as missing verdicts).
 
     Examples
     --------
-    >>> [verdict(v) for v in (True, "CORRECT", " no ", 1, "0.5", None, "")]
-    [1.0, 1.0, 0.0, 1.0, 0.5, nan, nan]
+    >>> [verdict(v) for v in (True, "CORRECT", " no ", 1, "0.5", None, "", "Yes.")]
+    [1.0, 1.0, 0.0, 1.0, 0.5, nan, nan, 1.0]
     """
+    value = parse_verdict(value)
     if value is None:
-        return math.nan
-    if isinstance(value, bool | np.bool_ | int | float | np.number):
-        return float(value)
-    if isinstance(value, str):
-        text = value.strip().lower()
-        if text in VERDICT_WORDS:
-            return VERDICT_WORDS[text]
-        if text in MISSING_WORDS:
-            return math.nan
-        try:
-            return float(text)
-        except ValueError:
-            pass
-    raise _NotAVerdict(value)
+        raise _NotAVerdict(value)
+    return value
 
 
 def _number(value: object) -> float:
     """One cell as a number (NaN when empty); raises :class:`_NotAVerdict` otherwise."""
-    if isinstance(value, str) and value.strip().lower() in VERDICT_WORDS:
+    if isinstance(value, str) and value.strip().lower() in WORDS:
         raise _NotAVerdict(value)
-    return verdict(value)
+    if isinstance(value, str) and value.strip().lower() in MISSING_WORDS:
+        return math.nan
+    if value is None or isinstance(value, bool | np.bool_ | int | float | np.number):
+        return math.nan if value is None else float(value)
+    try:
+        return float(str(value).strip())
+    except ValueError:
+        raise _NotAVerdict(value) from None
 
 
 def _convert(values: pd.Series, convert, records: pd.Series, source: object, field: str, expect: str,
-             label: str | None = None) -> pd.Series:
+             label: str | None = None, lenient: list | None = None) -> pd.Series:
     """Apply a scalar converter to each distinct value; name the first record it rejects.
 
     ``field`` is the canonical column (for the ``--field`` hint), ``label`` the source field it
-    came from (named in the message; default ``field``).
+    came from (named in the message; default ``field``). With ``lenient`` (a list), a rejected
+    value becomes NaN and ``(value, count, first record)`` is appended to the list instead.
     """
     if pd.api.types.is_bool_dtype(values) or pd.api.types.is_numeric_dtype(values):
         return values.astype(float)
@@ -105,14 +101,26 @@ def _convert(values: pd.Series, convert, records: pd.Series, source: object, fie
             converted[i] = convert(value)
         except _NotAVerdict:
             first = int(np.argmax(codes == i))
+            if lenient is not None:
+                converted[i] = np.nan
+                lenient.append((value, int((codes == i).sum()), records.iloc[first]))
+                continue
             raise VerdictError(
-                f"{where(source, records.iloc[first], label or field)}: {value!r} is not {expect}. "
+                f"{where(source, records.iloc[first], label or field)}: {value!r:.80} is not {expect}. "
                 f"Map it with --field {field}=<column> or fix the record."
             ) from None
     out = np.full(len(values), np.nan)
     known = codes >= 0
     out[known] = converted[codes[known]]
     return pd.Series(out, index=values.index, name=values.name)
+
+
+def unparsable_note(rejected: list, source: object, label: str) -> str:
+    """The note for verdict texts that are no verdict (see :mod:`memdiag._readers._verdict_text`)."""
+    total = sum(count for _, count, _ in rejected)
+    examples = listing([f"{value!r:.40} ×{count}" for value, count, _ in rejected], 3)
+    return (f"{where(source, None, label)}: {total} verdict text{'s' if total != 1 else ''} could not be "
+            f"read as a verdict ({examples}; first at record {rejected[0][2]}); kept as missing verdicts")
 
 
 def as_text(values: pd.Series) -> pd.Series:
@@ -129,9 +137,15 @@ def as_text(values: pd.Series) -> pd.Series:
     return values.astype("str").mask(values.isna())
 
 
-def verdicts(values: pd.Series, records: pd.Series, source: object, label: str) -> pd.Series:
-    """A column of verdict cells as floats (see :func:`verdict`); names the first bad cell."""
-    return _convert(values, verdict, records, source, "score", "a verdict", label)
+def verdicts(values: pd.Series, records: pd.Series, source: object, label: str,
+             notes: list[str] | None = None) -> pd.Series:
+    """A column of verdict cells as floats (see :func:`verdict`); text that is no verdict becomes
+    NaN and is described in ``notes`` (appended to)."""
+    rejected: list = []
+    out = _convert(values, verdict, records, source, "score", "a verdict", label, lenient=rejected)
+    if rejected and notes is not None:
+        notes.append(unparsable_note(rejected, source, label))
+    return out
 
 
 def _repeat(values: pd.Series, records: pd.Series, source: object, label: str) -> pd.Series:
@@ -172,13 +186,18 @@ def finish(frame: pd.DataFrame, source: Path | str, labels: dict[str, str] | Non
         At the first missing system or query id, or the first score, label, number or repeat
         cell that cannot be read.
     """
+    notes = list(frame.attrs.get("read_notes", ()))
     frame = frame.copy()
     labels = labels or {}
     records = frame["source_record"]
     for column in frame.columns:
         label = labels.get(column)
         if column in VERDICT_COLUMNS:
-            frame[column] = _convert(frame[column], verdict, records, source, column, "a verdict", label)
+            rejected: list = []
+            frame[column] = _convert(frame[column], verdict, records, source, column, "a verdict", label,
+                                     lenient=rejected)
+            if rejected:
+                notes.append(unparsable_note(rejected, source, label or column))
         elif column in NUMBER_COLUMNS:
             frame[column] = _convert(frame[column], _number, records, source, column, "a number", label)
         elif column in TEXT_COLUMNS:
@@ -198,7 +217,9 @@ def finish(frame: pd.DataFrame, source: Path | str, labels: dict[str, str] | Non
     frame["source_file"] = str(source)
     canonical = [c for c in CANONICAL if c in frame.columns]
     extras = [c for c in frame.columns if c not in CANONICAL and c not in PROVENANCE]
-    return frame[canonical + extras + list(PROVENANCE)].reset_index(drop=True)
+    out = frame[canonical + extras + list(PROVENANCE)].reset_index(drop=True)
+    out.attrs = {"read_notes": notes} if notes else {}
+    return out
 
 
 def single_system(systems: Sequence[str], system: str | None, source: object) -> dict[str, str]:
@@ -235,35 +256,77 @@ def name_system(frame: pd.DataFrame, system: str | None, default: str, source: o
         frame["system"] = system
 
 
+@functools.lru_cache(maxsize=2)
+def _cached_bytes(name: str, mtime: int, size: int) -> bytes:
+    return read_bytes(Path(name))
+
+
+def content_bytes(path: Path) -> bytes:
+    """The (decompressed) bytes of a file, cached for the few calls that sniff and read one table."""
+    if not path.is_file():
+        raise VerdictError(f"{where(path)}: no such file.")
+    stat = path.stat()
+    return _cached_bytes(str(path), stat.st_mtime_ns, stat.st_size)
+
+
+def is_parquet(path: Path) -> bool:
+    """A Parquet file: by its suffix (under any compression suffix) or by its magic bytes."""
+    return logical_suffix(path) in PARQUET_SUFFIXES or content_bytes(path)[:4] == PARQUET_MAGIC
+
+
+def _separator(path: Path) -> str:
+    return "\t" if logical_suffix(path) == ".tsv" else ","
+
+
+def _header(path: Path) -> list[str]:
+    """The header of a CSV/TSV, decoded (a VerdictError for binary or non-UTF-8 content)."""
+    data = content_bytes(path)
+    end = data.find(b"\n")
+    first = data[:end if end >= 0 else len(data)]
+    if binary_kind(data[:4096]) is not None:
+        decode(data[:4096], path)  # raises, saying what the file is
+    return next(csv.reader(io.StringIO(decode(first, path)), delimiter=_separator(path)), [])
+
+
 def table_columns(path: Path) -> list[str]:
-    """The column names of a CSV (header line) or Parquet file (schema); [] if unreadable."""
-    if path.suffix.lower() in PARQUET_SUFFIXES:
-        try:
-            return list(pq.read_schema(path).names)
-        except (OSError, ValueError):
-            return []
+    """The column names of a CSV/TSV (header line) or Parquet file (schema); [] if unreadable."""
     try:
-        with path.open(encoding="utf-8-sig", newline="") as handle:
-            return next(csv.reader(handle), [])
-    except (OSError, UnicodeDecodeError, csv.Error):
+        if is_parquet(path):
+            return list(pq.read_schema(io.BytesIO(content_bytes(path))).names)
+        return _header(path)
+    except (OSError, ValueError, csv.Error, pyarrow.ArrowException):
         return []
 
 
+def _unique_header(header: list[str], path: Path) -> None:
+    seen: dict[str, int] = {}
+    for number, name in enumerate(header, start=1):
+        if name in seen:
+            raise VerdictError(f"{where(path, None, name)}: this column appears twice in the header "
+                               f"(columns {seen[name]} and {number}). Rename or remove one copy.")
+        seen[name] = number
+
+
 def read_table(path: Path, text_columns: Iterable[str]) -> pd.DataFrame:
-    """Read a CSV or Parquet table in one vectorised pass.
+    """Read a CSV/TSV or Parquet table (compressed or not) in one vectorised pass.
 
     In a CSV, the ``text_columns`` present are read verbatim as text (a query called ``NA``
     stays ``"NA"``; only an empty cell is missing); the other columns get pandas' type inference
     with :data:`NA_SPELLINGS` as missing and floats parsed exactly (:data:`EXACT_FLOATS`).
-    Parquet keeps its own types.
+    Parquet keeps its own types. A header that names a column twice is an error (pandas would
+    silently rename the copy ``score.1``).
     """
-    if path.suffix.lower() in PARQUET_SUFFIXES:
-        return pd.read_parquet(path)
-    header = table_columns(path)
+    if is_parquet(path):
+        return pd.read_parquet(io.BytesIO(content_bytes(path)))
+    header = _header(path)
+    _unique_header(header, path)
     text = set(text_columns) & set(header)
+    data = content_bytes(path)
+    decode(data, path)  # one clear error for binary or non-UTF-8 content anywhere in the file
     return pd.read_csv(
-        path,
+        io.BytesIO(data),
         encoding="utf-8-sig",
+        sep=_separator(path),
         dtype=dict.fromkeys(text, str),
         keep_default_na=False,
         na_values={column: [""] if column in text else list(NA_SPELLINGS) for column in header},

@@ -40,6 +40,8 @@ NAME = "backboard-locomo"
 DESCRIPTION = ("Backboard LoCoMo conversation file: {conversation_id, total, by_type, "
                "responses: [{question_type, category, question, evaluation: {is_correct, error}}]}")
 FILE_NAME = re.compile(r"locomo_conversation_(\d+)$")
+#: One run is released as one file per conversation: files of one folder are parts of one system.
+PARTS = "conversation"
 
 
 def sniff(path: Path, content: object | None) -> bool:

@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from memdiag._readers._open import stem
 from memdiag._readers._common import (
     TEXT_COLUMNS, as_records, finish, first_record, name_system, read_table, table_columns,
 )
@@ -78,5 +79,5 @@ def read(path: Path, content: object | None, *, system: str | None = None,
     else:
         frame = pd.DataFrame(as_records(content, path))
     frame["source_record"] = np.arange(1, len(frame) + 1)
-    name_system(frame, system, path.stem, path)
+    name_system(frame, system, stem(path), path)
     return finish(frame, path)

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from memdiag.errors import VerdictError, where
+from memdiag._readers._open import stem
 from memdiag._readers._common import as_records, finish, name_system, read_table
 from memdiag._schema import PROVENANCE
 
@@ -128,5 +129,5 @@ def read(path: Path, content: object | None, *, system: str | None = None,
     else:
         frame = _from_records(as_records(content, path), fields, path)
     frame["source_record"] = np.arange(1, len(frame) + 1)
-    name_system(frame, system, path.stem, path)
+    name_system(frame, system, stem(path), path)
     return finish(frame, path, fields)

@@ -30,6 +30,7 @@ import pandas as pd
 
 from memdiag.errors import VerdictError, where
 from memdiag._readers import _locomo
+from memdiag._readers._open import stem
 from memdiag._readers._common import finish
 
 NAME = "mem0-locomo"
@@ -74,7 +75,7 @@ def read(path: Path, content: object | None, *, system: str | None = None,
         A key that is not a conversation index 0-9, an item that is not an object, a category
         that is not 1-5 or a score that is not a verdict.
     """
-    name = system or path.stem
+    name = system or stem(path)
     rows = []
     for key in sorted(content, key=int):
         index = _locomo.conversation(int(key), path, f"conversation {key}")

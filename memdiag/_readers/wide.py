@@ -78,9 +78,11 @@ def read(path: Path, content: object | None, *, system: str | None = None,
     systems = [column for column in table.columns if column not in QUERY_COLUMNS]
     names = single_system(systems, system, path)
     table["source_record"] = np.arange(1, len(table) + 1)
+    notes: list[str] = []
     for column in systems:
-        table[column] = verdicts(table[column], table["source_record"], path, column)
+        table[column] = verdicts(table[column], table["source_record"], path, column, notes)
     frame = table.melt(id_vars=keys + ["source_record"], value_vars=systems,
                        var_name="system", value_name="score")
     frame["system"] = frame["system"].map(names)
+    frame.attrs["read_notes"] = notes
     return finish(frame, path)

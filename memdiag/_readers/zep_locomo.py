@@ -34,6 +34,7 @@ import pandas as pd
 
 from memdiag.errors import VerdictError, where
 from memdiag._readers import _locomo
+from memdiag._readers._open import read_text, stem
 from memdiag._readers._common import finish
 
 NAME = "zep-locomo"
@@ -62,8 +63,8 @@ def _latencies(path: Path, content: dict) -> dict[str, list] | None:
     if companion == path or not companion.is_file():
         return None
     try:
-        responses = json.loads(companion.read_text(encoding="utf-8-sig"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        responses = json.loads(read_text(companion))
+    except (json.JSONDecodeError, RecursionError) as error:
         raise VerdictError(f"{where(companion)}: not valid JSON ({error}). Fix or move it.") from None
     latencies = {}
     for key in content:
@@ -117,7 +118,7 @@ def read(path: Path, content: object | None, *, system: str | None = None,
             "latencies are attached from this file when it sits beside it."
         )
     latencies = _latencies(path, content)
-    name = system or path.stem
+    name = system or stem(path)
     rows = []
     for key in sorted(content, key=lambda k: int(k[len(PREFIX):])):
         index = _locomo.conversation(int(key[len(PREFIX):]), path, key)

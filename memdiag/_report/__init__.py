@@ -68,7 +68,7 @@ def _analyse(df: pd.DataFrame, settings: Settings, inputs: dict, scheme: Scheme 
                        "n_resamples": settings.n_resamples, "seed": settings.seed,
                        "confidence_level": settings.confidence_level,
                        "correction": settings.correction, "threshold": settings.threshold,
-                       **ctx.policies}
+                       **ctx.policies, "judges": ctx.prepared.judges}
     sections = []
     with warnings.catch_warnings(record=True) as caught:
         for step in SECTIONS:
@@ -121,6 +121,8 @@ def report(
     verdict_missing: str = "as-wrong",
     read_options: Mapping | None = None,
     progress: bool | None = None,
+    judges: str | None = None,
+    label_missing: str = "exclude",
 ) -> Path:
     """Run the whole analysis and write it as a folder: report.md, report.html, figures, tables,
     analysis.json.
@@ -154,7 +156,12 @@ def report(
         correctness threshold and the alignment policies (:func:`memdiag.align`).
     read_options
         Keyword arguments of :func:`memdiag.read_verdicts` (``format``, ``system``,
-        ``fields``), used to read ``df`` when it is paths and recorded for the re-run.
+        ``fields``, ``records``, ``judge``, ``join``, ``recipe``), used to read ``df`` when it is
+        paths and recorded for the re-run.
+    judges, label_missing
+        The judge policy of the scores when several judges rated the answers, and what the
+        evidence diagnostics do with queries without a ``sufficient`` label
+        (:func:`memdiag.prepare`).
     progress
         Show a progress bar on stderr; default: when stderr is a terminal.
 
@@ -183,7 +190,7 @@ def report(
     every number, the memdiag version, the SHA-256 of every input, the settings and policies.
     """
     settings = Settings(reference, design, n_resamples, seed, confidence_level, correction, threshold,
-                        missing, verdict_missing)
+                        missing, verdict_missing, judges, label_missing)
     _check_target(Path(out))
     with _bar(len(SECTIONS) + len(WRITE_STEPS), progress) as bar:
         analysis = _prepare(df, settings, scheme, systems_table, claims, write_log, read_options, bar)
@@ -212,7 +219,8 @@ def report_from_json(path: str | Path, out: str | Path, progress: bool | None = 
     inputs = document["inputs"]
     settings = Settings(**document["settings"])
     df = _reread_verdicts(inputs["verdicts"], path)
-    read_options = {k: inputs["verdicts"]["rerun"][k] for k in ("format", "fields")}
+    read_options = {k: v for k, v in inputs["verdicts"]["rerun"].items()
+                    if k in ("format", "fields", "records", "judge", "join")}
     return report(df, settings.reference, out, scheme=_rerun_input(inputs["scheme"]),
                   design=settings.design, systems_table=_rerun_input(inputs["systems_table"]),
                   claims=_rerun_input(inputs["claims"]), write_log=_rerun_input(inputs["write_log"]),
@@ -220,7 +228,7 @@ def report_from_json(path: str | Path, out: str | Path, progress: bool | None = 
                   confidence_level=settings.confidence_level, correction=settings.correction,
                   threshold=settings.threshold, missing=settings.missing,
                   verdict_missing=settings.verdict_missing, read_options=read_options,
-                  progress=progress)
+                  progress=progress, judges=settings.judges, label_missing=settings.label_missing)
 
 
 def demo(out: str | Path = "memdiag-demo", figures: str | Path | None = None,

@@ -45,6 +45,8 @@ class Settings:
     threshold: float = 0.5
     missing: str = "error"
     verdict_missing: str = "as-wrong"
+    judges: str | None = None
+    label_missing: str = "exclude"
 
 
 # --------------------------------------------------------------------------------------------
@@ -91,6 +93,13 @@ def _verdict_recipe(df: pd.DataFrame, read_options: Mapping | None) -> dict:
     options = dict(read_options or {})
     recipe["rerun"] = {"files": entries, "system": names, "format": options.get("format", "auto"),
                        "fields": options.get("fields")}
+    if options.get("recipe"):
+        path = Path(options["recipe"])
+        recipe["rerun"]["recipe"] = {"path": str(path.resolve()), "sha256": _file_hash(path)}
+        recipe["rerun"]["given_files"] = [str(Path(f).resolve()) for f in options.get("files") or ()] or None
+    for key in ("records", "judge", "join"):
+        if options.get(key):
+            recipe["rerun"][key] = options[key]
     return recipe
 
 
@@ -155,7 +164,12 @@ def _reread_verdicts(recipe: Mapping, origin: str | Path) -> pd.DataFrame:
     if spec is None:
         raise VerdictError(f"{origin}: cannot re-run: {recipe.get('why_not', 'no input files recorded')}.")
     paths = [str(_check_hash(entry)) for entry in spec["files"]]
-    df = read_verdicts(paths, format=spec["format"], system=spec["system"] or None, fields=spec["fields"])
+    if spec.get("recipe"):
+        _check_hash(spec["recipe"])
+        df = read_verdicts(spec.get("given_files"), recipe=spec["recipe"]["path"], join=spec.get("join"))
+    else:
+        df = read_verdicts(paths, format=spec["format"], system=spec["system"] or None, fields=spec["fields"],
+                           records=spec.get("records"), judge=spec.get("judge"), join=spec.get("join"))
     if _data_hash(df) != recipe["data_sha256"]:
         raise VerdictError(f"{origin}: re-reading the input files does not give the verdicts the report "
                            "was made from (they were changed in memory, or read with other options).")

@@ -207,16 +207,21 @@ def _compare_section(ctx: _Context) -> Section:
 def _evidence_section(ctx: _Context) -> Section:
     section = Section("evidence", "Evidence diagnostics",
                       "How often each system retrieves sufficient evidence (coverage), how often it "
-                      "answers correctly when it does (utilization), and how accuracy splits between "
-                      "the two (SPEC §3; Raw-RAG paper C.1, A.5.1).")
+                      "answers correctly when it does (utilization), how accuracy splits between the "
+                      "two, and how long the evidence is (SPEC §3, §7; Raw-RAG paper C.1, A.5.1, Table 20).")
+    if "evidence_tokens" in ctx.selected and ctx.selected["evidence_tokens"].notna().any():
+        section.tables["evidence_length"] = evidence_length(ctx.prepared)
     labelled = _labelled_systems(ctx.selected)
     if not labelled:
-        return _omit(section, "the verdicts carry no complete 'sufficient' (evidence sufficiency) labels")
+        if section.tables:
+            return section
+        return _omit(section, "the verdicts carry no 'sufficient' (evidence sufficiency) labels and no "
+                              "'evidence_tokens'")
     labelled_data = ctx.prepared.restrict(labelled)
     table = evidence(labelled_data, confidence_level=ctx.settings.confidence_level, **ctx.resampling)
     if len(labelled) < len(ctx.systems):
         table.attrs["notes"] = table.attrs["notes"] + [
-            f"systems without complete 'sufficient' labels left out: "
+            f"systems without any 'sufficient' label left out: "
             f"{', '.join(s for s in ctx.systems if s not in labelled)}"]
     section.tables["evidence"] = table
     if len(labelled) >= 2:
@@ -229,16 +234,16 @@ def _evidence_section(ctx: _Context) -> Section:
                          systems=labelled),
             "Pairwise coverage differences (upper triangle) and utilization differences (lower "
             "triangle), row − column in points; * marks an adjusted p < 0.05.")
-    if "evidence_tokens" in ctx.selected and ctx.selected["evidence_tokens"].notna().any():
-        section.tables["evidence_length"] = evidence_length(ctx.selected)
     return section
 
 
 def _labelled_systems(df: pd.DataFrame) -> list[str]:
+    """Systems with a 'sufficient' label for some query (queries without one are left out of the
+    evidence diagnostics and counted in their notes, under the label_missing policy)."""
     if "sufficient" not in df:
         return []
-    complete = df["sufficient"].notna().groupby(df["system"]).all()
-    return sorted(complete.index[complete])
+    some = df["sufficient"].notna().groupby(df["system"]).any()
+    return sorted(some.index[some])
 
 
 def _metric_rows(pairs: pd.DataFrame, metric: str) -> pd.DataFrame:
@@ -305,14 +310,17 @@ def _query_costs(df: pd.DataFrame) -> tuple[pd.DataFrame, str, None, str] | None
 
 def _agreement_section(ctx: _Context) -> Section:
     section = Section("agreement", "Judge agreement",
-                      "How far the judge's repeated verdicts on the same answers agree: pairwise "
-                      "Cohen's κ and Fleiss' κ with intervals (SPEC §7).")
-    repeats = ctx.selected.groupby(["system", "query_id"]).size()
-    if repeats.max() < 2:
-        return _omit(section, "one judgment per answer: there are no judge repetitions to compare")
+                      "How far the judges (or the judge's repeated verdicts) agree on the same answers: "
+                      "pairwise Cohen's κ and Fleiss' κ with intervals, each on the answers every "
+                      "compared rater judged (SPEC §7).")
+    rows = ctx.selected
+    by = "judge" if "judge" in rows and rows["judge"].dropna().nunique() > 1 else "repeat"
+    raters = rows.groupby(["system", "query_id"])[by].nunique() if by in rows else pd.Series([1])
+    if raters.max() < 2:
+        return _omit(section, "one judgment per answer: there are no judge repetitions or judges to compare")
     s = ctx.settings
-    table = agreement(ctx.selected, threshold=s.threshold, verdict_missing=s.verdict_missing,
-                      n_resamples=s.n_resamples, seed=s.seed, confidence_level=s.confidence_level)
+    table = agreement(rows, by=by, threshold=s.threshold, n_resamples=s.n_resamples, seed=s.seed,
+                      confidence_level=s.confidence_level)
     section.tables["agreement"] = table
     return section
 
@@ -371,7 +379,7 @@ def _context(df: pd.DataFrame, settings: Settings, scheme: Scheme | None, system
         raise VerdictError(f"reference '{settings.reference}' is not in the data (systems: "
                            f"{', '.join(systems)}). Choose one with --reference.")
     prepared = prepare(df, scheme=scheme, missing=settings.missing, verdict_missing=settings.verdict_missing,
-                       design=settings.design)
+                       design=settings.design, judges=settings.judges, label_missing=settings.label_missing)
     ctx = _Context(df, prepared, settings, systems_table, claims, write_log)
     return ctx, prepared.design_reason, prepared.n
 
@@ -381,7 +389,8 @@ def _policies(ctx: _Context, why: str, n_queries: int) -> list[str]:
     lines = [f"{why}; {s.confidence_level:.0%} percentile intervals from B = {s.n_resamples} paired "
              f"replicates (shared across systems), seed {s.seed}",
              f"{n_queries} aligned queries; missing queries: {s.missing}; missing verdicts: "
-             f"{s.verdict_missing}",
+             f"{s.verdict_missing}; queries without a label: {s.label_missing} (per diagnostic)"
+             + (f"; judges: {s.judges}" if s.judges else ""),
              f"flows: a query is correct when its score (mean over judge repetitions) > {s.threshold}",
              "accuracy: the mean per-query score"
              + (f" under the '{ctx.scheme.name}' aggregation" if ctx.scheme else ""),

@@ -1,0 +1,374 @@
+"""``memdiag inspect``: what a release's files hold, and a draft recipe that reads them.
+
+For each file it finds where the records are (a JSON list, a list under a key, an object keyed by
+id), lists the records' fields with their types, how many are null and example values, and picks
+candidates: the query id (unique per record, or the keys of an object keyed by id), the verdict
+(booleans, 0/1, or judge text that :func:`memdiag._readers._verdict_text.parse_verdict` reads),
+the category (few text values), the cluster (a conversation or session), a judge field, and side
+labels (sufficiency, evidence tokens). Files of one folder with the same structure and ids whose
+names differ look like judges of one run; files of several folders with one name look like runs.
+
+The draft recipe (:mod:`memdiag._readers._recipe`) works unchanged when every choice had one
+candidate; otherwise it holds ``TODO`` markers and the text says plainly what could not be decided.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memdiag.errors import VerdictError, listing
+from memdiag._readers._jsonpath import Record, Step, record_lists, select
+from memdiag._readers._verdict_text import parse_verdict
+
+#: How many records are examined per file.
+SAMPLE = 500
+
+_ID = re.compile(r"(^|_)(question_?id|query_?id|qid|id|uid|key)$", re.I)
+_VERDICT = re.compile(r"correct|score|label|judg|verdict|grade|eval|result|accura|pass", re.I)
+_CATEGORY = re.compile(r"type|categor|kind|class|task|skill", re.I)
+_CLUSTER = re.compile(r"conv|session|sample|dialog|user|cluster|haystack", re.I)
+_JUDGE = re.compile(r"judge|model|evaluator|grader", re.I)
+_SUFFICIENT = re.compile(r"cover|sufficien|recall|has_evidence|found", re.I)
+_TOKENS = re.compile(r"token|context_len|length", re.I)
+
+
+@dataclass
+class FieldInfo:
+    """One field of the records: its path, the types seen, nulls, distinct values, examples."""
+
+    path: str
+    types: set = field(default_factory=set)
+    present: int = 0
+    nulls: int = 0
+    values: list = field(default_factory=list)
+
+    def distinct(self) -> int:
+        return len({json.dumps(v, sort_keys=True, default=str) for v in self.values})
+
+    def examples(self) -> str:
+        seen = list(dict.fromkeys(json.dumps(v, default=str)[:40] for v in self.values if v is not None))
+        return ", ".join(seen[:3])
+
+
+@dataclass
+class FileInfo:
+    """What one file holds and the candidates found in it."""
+
+    path: Path
+    records: str | None
+    n: int
+    keyed: bool
+    fields: dict[str, FieldInfo]
+    ids: list[str]
+    verdicts: list[str]
+    categories: list[str]
+    clusters: list[str]
+    judges: list[str]
+    sufficient: list[str]
+    tokens: list[str]
+    other_lists: list[tuple[str, int]]
+    id_values: frozenset = frozenset()
+
+    @property
+    def is_side(self) -> bool:
+        return not self.verdicts and bool(self.sufficient or self.tokens)
+
+
+@dataclass
+class Inspection:
+    """The report text, the draft recipe (YAML) and whether it needs no answer from the user."""
+
+    text: str
+    recipe: str
+    complete: bool
+    files: list[FileInfo]
+
+
+def _flatten(record: dict, prefix: str = "", depth: int = 2) -> dict[str, object]:
+    out = {}
+    for key, value in record.items():
+        step = Step("key", str(key)).text()
+        path = f"{prefix}.{step}" if prefix else step
+        if isinstance(value, dict) and value and depth > 0:
+            out.update(_flatten(value, path, depth - 1))
+        else:
+            out[path] = value
+    return out
+
+
+def _type(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "text"
+    return "list" if isinstance(value, list) else "object"
+
+
+def _fields(records: list[Record]) -> dict[str, FieldInfo]:
+    infos: dict[str, FieldInfo] = {}
+    for record in records[:SAMPLE]:
+        for path, value in _flatten(record.value).items():
+            info = infos.setdefault(path, FieldInfo(path))
+            info.present += 1
+            info.types.add(_type(value))
+            if isinstance(value, float) and math.isnan(value):
+                value = None
+            info.nulls += value is None
+            if not isinstance(value, dict | list):
+                info.values.append(value)
+    return infos
+
+
+def _is_verdict(info: FieldInfo) -> bool:
+    values = [v for v in info.values if v is not None]
+    if not values or info.types - {"bool", "number", "text", "null"}:
+        return False
+    parsed = [parse_verdict(v) for v in values]
+    good = [p for p in parsed if p is not None and not (isinstance(p, float) and math.isnan(p))]
+    return len(good) >= 0.9 * len(values) and all(0 <= p <= 1 for p in good) and \
+        (info.types & {"bool", "text"} or set(good) <= {0.0, 1.0})
+
+
+def _rank(names: list[str], pattern: re.Pattern) -> list[str]:
+    return sorted(names, key=lambda name: (not pattern.search(name.rsplit(".", 1)[-1]), len(name)))
+
+
+def _candidates(info: dict[str, FieldInfo], n: int) -> dict[str, list[str]]:
+    sample = min(n, SAMPLE)
+    text = {p: f for p, f in info.items() if f.types <= {"text", "number", "null"} and f.present}
+    ids = [p for p, f in text.items() if f.nulls == 0 and f.present == sample and f.distinct() == sample
+           and (_ID.search(p.rsplit(".", 1)[-1]) or f.types == {"text"})]
+    ids = [p for p in _rank(ids, _ID) if _ID.search(p.rsplit(".", 1)[-1])] or \
+        [p for p in ids if "question" not in p.lower() and "answer" not in p.lower()
+         and "hypothesis" not in p.lower() and all(len(str(v)) < 60 for v in info[p].values)]
+    verdicts = [p for p, f in info.items() if _is_verdict(f) and (f.types & {"bool", "text"} or _VERDICT.search(p))]
+    verdicts = [p for p in _rank(verdicts, _VERDICT) if not _SUFFICIENT.search(p)]
+    few = [p for p, f in text.items() if f.types <= {"text", "null"} and 1 < f.distinct() <= min(30, max(2, sample // 3))]
+    categories = [p for p in _rank(few, _CATEGORY) if _CATEGORY.search(p) and p not in verdicts]
+    clusters = [p for p, f in text.items() if _CLUSTER.search(p) and 1 < f.distinct() < sample and p not in ids]
+    judges = [p for p in few if _JUDGE.search(p)] + \
+        [p for p, f in text.items() if _JUDGE.search(p) and f.distinct() == 1 and f.types == {"text"}]
+    sufficient = [p for p, f in info.items() if _SUFFICIENT.search(p) and _is_verdict(f)]
+    tokens = [p for p, f in info.items() if _TOKENS.search(p) and f.types <= {"number", "null"} and f.present]
+    return {"ids": ids, "verdicts": verdicts, "categories": categories, "clusters": clusters,
+            "judges": list(dict.fromkeys(judges)), "sufficient": sufficient, "tokens": tokens}
+
+
+def inspect_file(path: Path) -> FileInfo:
+    """The structure and candidates of one file."""
+    from memdiag._readers import load
+    from memdiag._readers._common import read_table
+
+    content = load(path)
+    others: list[tuple[str, int]] = []
+    if content is None:
+        table = read_table(path, [])
+        rows = table.astype(object).where(table.notna(), None).to_dict("records")
+        records, where_, keyed = [Record(r, i, (), (), i + 1) for i, r in enumerate(rows)], None, False
+    else:
+        if isinstance(content, list):
+            where_ = None
+        else:
+            lists = record_lists(content)
+            if not lists:
+                raise VerdictError(f"{path}: no list of records and no object keyed by id was found in it "
+                                   "(it holds no per-query records).")
+            best = max(lists, key=lambda item: item[1])
+            where_ = best[0]
+            others = [c for c in lists if c != best]
+        records = select(content, where_, path)
+        keyed = bool(records) and all(isinstance(r.key, str) for r in records)
+    info = _fields(records)
+    found = _candidates(info, len(records))
+    ids = ["$key"] if keyed else found["ids"]
+    id_values = frozenset(str(r.key) for r in records) if keyed else \
+        frozenset(str(v) for v in info[ids[0]].values) if ids else frozenset()
+    return FileInfo(path, where_, len(records), keyed, info, ids, found["verdicts"], found["categories"],
+                    found["clusters"], found["judges"], found["sufficient"], found["tokens"], others, id_values)
+
+
+def _describe(info: FileInfo, root: Path) -> list[str]:
+    name = os.path.relpath(info.path, root)
+    where_ = f"under '{info.records}'" if info.records else "at the top level"
+    shape = "an object keyed by id" if info.keyed else "a list"
+    lines = [f"{name}: {info.n} records, {shape} {where_}"]
+    for other, k in info.other_lists:
+        lines.append(f"  also a record list at '{other}' ({k})")
+    lines.append("  fields (types, nulls, examples):")
+    for path, f in list(info.fields.items())[:25]:
+        types = "/".join(sorted(f.types))
+        lines.append(f"    {path:<32} {types:<12} {f.nulls:>4} null  {f.examples()}")
+    if len(info.fields) > 25:
+        lines.append(f"    ... and {len(info.fields) - 25} more fields")
+    for label, values in (("query id", info.ids), ("verdict", info.verdicts), ("category", info.categories),
+                          ("cluster", info.clusters), ("judge field", info.judges),
+                          ("sufficiency label", info.sufficient), ("evidence tokens", info.tokens)):
+        if values:
+            lines.append(f"  {label} candidates: {', '.join(values[:4])}")
+    return lines
+
+
+def _yaml(value: object) -> str:
+    text = str(value)
+    if re.fullmatch(r"[A-Za-z0-9_./-]+", text) and not text[0] in "-." and text not in ("yes", "no", "true", "false", "null"):
+        return text
+    return json.dumps(text)
+
+
+def _judge_token(paths: list[Path]) -> dict[Path, str]:
+    """What tells the names of files of one folder apart (common prefix and suffix removed)."""
+    names = [p.name for p in paths]
+    prefix = os.path.commonprefix(names)
+    suffix = os.path.commonprefix([n[::-1] for n in names])[::-1]
+    out = {}
+    for path, name in zip(paths, names):
+        token = name[len(prefix): len(name) - len(suffix)].strip("._-") or name
+        out[path] = token
+    return out
+
+
+def inspect(items, recipe_dir: str | Path | None = None) -> Inspection:
+    """Inspect the files of a release and draft a recipe (see the module docstring).
+
+    Parameters
+    ----------
+    items
+        Files, folders and glob patterns.
+    recipe_dir
+        Folder the draft recipe will be saved in (its file paths are relative to it); default:
+        the folder that holds all the files.
+    """
+    from memdiag._readers import detect
+    from memdiag._readers import load as load_file
+    from memdiag._readers._expand import expand
+
+    files, notes = expand(items)
+    root = Path(os.path.commonpath([str(p.resolve().parent) for p in files]))
+    base = Path(recipe_dir).resolve() if recipe_dir is not None else root
+    lines: list[str] = []
+    undecided: list[str] = list(notes)
+    infos: list[FileInfo] = []
+    known: list[tuple[Path, str]] = []
+    for path in files:
+        try:
+            fmt = detect(path, load_file(path))
+        except VerdictError:  # no reader recognises it: inspect it
+            fmt = None
+        if fmt is not None:
+            known.append((path, fmt.NAME))
+            lines.append(f"{os.path.relpath(path, root)}: read by memdiag's '{fmt.NAME}' reader as it is")
+            continue
+        info = inspect_file(path)
+        infos.append(info)
+        lines += _describe(info, root)
+    verdict_files = [i for i in infos if not i.is_side]
+    side_files = [i for i in infos if i.is_side]
+    # group verdict files: (folder-relative name pattern) -> sources
+    by_folder: dict[Path, list[FileInfo]] = {}
+    for info in verdict_files:
+        by_folder.setdefault(info.path.resolve().parent, []).append(info)
+    judge_of: dict[Path, str] = {}
+    for folder, group in by_folder.items():
+        if len(group) > 1:
+            same_ids = len({i.id_values for i in group}) == 1 and all(i.id_values for i in group)
+            if same_ids:
+                judge_of.update(_judge_token([i.path for i in group]))
+            else:
+                undecided.append(f"{os.path.relpath(folder, root)}: {len(group)} verdict files with different "
+                                 "queries: parts of one run or different runs? (the draft names each after its file)")
+    sources: dict[tuple, list[FileInfo]] = {}
+    for info in verdict_files:
+        rel = Path(os.path.relpath(info.path.resolve(), base))
+        judge = judge_of.get(info.path)
+        several_folders = sum(1 for i in verdict_files if i.path.name == info.path.name) > 1
+        pattern = str(Path(*(["*"] * (len(rel.parts) - 1) if several_folders else rel.parts[:-1]), rel.name)) \
+            if several_folders else str(rel)
+        key = (pattern, judge, info.records, tuple(info.ids[:1]), tuple(info.verdicts[:1]))
+        sources.setdefault(key, []).append(info)
+    out = ["# memdiag recipe drafted by 'memdiag inspect' (docs/recipes.md)",
+           f"# files are relative to this recipe's folder ({base})"]
+    out.append("sources:")
+    for path, name in known:
+        out += [f"  - files: [{_yaml(os.path.relpath(path.resolve(), base))}]", f"    format: {name}"]
+    for (pattern, judge, records, ids, verdicts), group in sources.items():
+        info = group[0]
+        out.append(f"  - files: [{_yaml(pattern)}]")
+        if records:
+            out.append(f"    records: {_yaml(records)}")
+        if "*" in pattern:
+            out.append('    system: "{folder}"')
+        elif judge:
+            out.append('    system: "{folder}"')
+        else:
+            out.append('    system: "{stem}"')
+        if judge:
+            out.append(f"    judge: {_yaml(judge)}")
+        out.append("    fields:")
+        if not info.keyed:
+            if len(info.ids) == 1:
+                out.append(f"      query_id: {_yaml(info.ids[0])}")
+            else:
+                out.append(f"      query_id: TODO   # one of: {', '.join(info.ids) or 'no unique field found'}")
+                undecided.append(f"{pattern}: which field is the query id? "
+                                 f"({', '.join(info.ids) or 'no field is unique per record'})")
+        if len(info.verdicts) == 1:
+            out.append(f"      score: {_yaml(info.verdicts[0])}")
+        else:
+            out.append(f"      score: TODO   # one of: {', '.join(info.verdicts) or 'no verdict-like field found'}")
+            undecided.append(f"{pattern}: which field is the verdict? "
+                             f"({', '.join(info.verdicts) or 'no field holds 0/1, booleans or yes/no text'})")
+        if info.categories:
+            out.append(f"      category: {_yaml(info.categories[0])}")
+        if info.clusters:
+            out.append(f"      # cluster: {_yaml(info.clusters[0])}   # conversation/session, if queries share one")
+        if info.judges and not judge:
+            out.append(f"      # judge: {_yaml(info.judges[0])}   # when the file holds several judges' verdicts")
+        for column, candidates in (("sufficient", info.sufficient), ("evidence_tokens", info.tokens)):
+            if candidates:
+                out.append(f"      {column}: {_yaml(candidates[0])}")
+    if not verdict_files and not known:
+        undecided.append("no file holds verdicts (a verdict field of 0/1, booleans or yes/no text)")
+    if side_files:
+        out.append("join:")
+        joined: dict[tuple, list[FileInfo]] = {}
+        for info in side_files:
+            several = sum(1 for i in side_files if i.path.name == info.path.name) > 1
+            rel = Path(os.path.relpath(info.path.resolve(), base))
+            pattern = str(Path(*(["*"] * (len(rel.parts) - 1)), rel.name)) if several else str(rel)
+            joined.setdefault((pattern, info.records, several), []).append(info)
+        for (pattern, records, several), group in joined.items():
+            info = group[0]
+            out.append(f"  - files: [{_yaml(pattern)}]")
+            if records:
+                out.append(f"    records: {_yaml(records)}")
+            if several:
+                out.append('    system: "{folder}"   # one side file per run')
+            out.append("    fields:")
+            if not info.keyed:
+                out.append(f"      query_id: {_yaml(info.ids[0]) if info.ids else 'TODO'}")
+                if not info.ids:
+                    undecided.append(f"{pattern}: which field is the query id of this side file?")
+            for column, candidates in (("sufficient", info.sufficient), ("evidence_tokens", info.tokens)):
+                if candidates:
+                    out.append(f"      {column}: {_yaml(candidates[0])}")
+    recipe = "\n".join(out) + "\n"
+    text = "\n".join(lines) + "\n\n"
+    if judge_of:
+        text += ("files of one folder with the same queries look like judges of one run: "
+                 + listing(sorted(set(judge_of.values()))) + "\n")
+    text += "draft recipe:\n" + recipe
+    if undecided:
+        text += "\ncould not decide:\n" + "\n".join(f"  - {u}" for u in undecided) + "\n"
+    else:
+        text += "\nevery choice had one candidate: the draft should read the release unchanged " \
+                "(check it with memdiag validate --recipe FILE).\n"
+    return Inspection(text, recipe, not undecided, infos)
