@@ -12,6 +12,7 @@ import numbers
 import warnings
 
 from memdiag.errors import VerdictError
+from memdiag.errors import shown as _shown
 
 #: The resampling designs of SPEC §4 (what each needs: :mod:`memdiag._designs`).
 KINDS: tuple[str, ...] = ("iid", "stratified", "cluster", "stratified-cluster")
@@ -48,18 +49,6 @@ def confidence_level(value: object) -> float:
         raise VerdictError(f"confidence_level must be a number strictly between 0 and 1 (e.g. 0.95), "
                            f"got {_shown(value)}.")
     return level
-
-
-def _shown(value: object) -> str:
-    """``repr`` of a value with numpy scalars shown as the Python number they hold (``0``, not
-    ``np.int64(0)``)."""
-    item = getattr(value, "item", None)
-    if callable(item) and type(value).__module__ == "numpy":
-        try:
-            value = item()
-        except (TypeError, ValueError):
-            pass
-    return repr(value)
 
 
 def n_resamples(value: object, allow_zero: bool = False) -> int:

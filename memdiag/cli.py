@@ -379,11 +379,16 @@ def _cmd_plot(args: argparse.Namespace) -> int:
         elif args.figure == "bubble":
             if not args.systems_table:
                 raise UsageError("plot bubble needs --systems-table CSV (system, tokens_per_query, store_size, ...)")
-            scores = md.bootstrap(df, "accuracy", scheme=args.scheme, design=args.design, **common)
-            import pandas as pd
+            from memdiag._report.provenance import _read_systems_table
 
-            table = pd.read_csv(args.systems_table)
+            table = _read_systems_table(args.systems_table)
             size = args.size or next((c for c in ("store_size", "store_tokens") if c in table), "store_size")
+            absent = [c for c in (args.cost, size) if c not in table]
+            if absent:
+                raise VerdictError(f"{args.systems_table}: the systems table has no column {absent[0]!r} (it has "
+                                   f"{', '.join(map(str, table.columns))}). Add it, or choose another with "
+                                   f"--cost / --size.")
+            scores = md.bootstrap(df, "accuracy", scheme=args.scheme, design=args.design, **common)
             fig = plots.bubble(scores, table, reference=args.reference, cost=args.cost, size=size,
                                all_systems=systems)
         else:

@@ -22,6 +22,7 @@ from memdiag import _checks
 from memdiag._audit import read_claims
 from memdiag._schema import PROVENANCE
 from memdiag._schemes import Scheme, get_scheme
+from memdiag._side_files import read_csv
 from memdiag._verdicts import check, read_verdicts
 from memdiag.errors import VerdictError
 from memdiag.tables import render
@@ -141,7 +142,8 @@ def _side_input(value, reader: Callable) -> tuple[pd.DataFrame | None, dict | No
 
 
 def _read_systems_table(path: Path) -> pd.DataFrame:
-    table = pd.read_csv(path)
+    """A systems table (CSV keyed by ``system``): a VerdictError naming the file if it is not one."""
+    table = read_csv(Path(path), "systems table")
     if "system" not in table:
         raise VerdictError(f"{path}: the systems table needs a 'system' column (have: "
                            f"{', '.join(map(str, table.columns))}).")
