@@ -94,10 +94,13 @@ def latex_comment(text: object) -> str:
 def csv_cell(value: object) -> object:
     """A CSV cell safe to open in a spreadsheet: a text cell that would start a formula gets a
     leading single quote (OWASP CSV injection); numbers, and text that is a number, are unchanged.
+    A carriage return becomes a line feed (the csv writer quotes a cell holding a line feed, not
+    one holding a lone carriage return, which would end the row for a reader).
 
     >>> csv_cell("=HYPERLINK(1)"), csv_cell("-0.5"), csv_cell(-0.5), csv_cell("raw-rag")
     ("'=HYPERLINK(1)", '-0.5', -0.5, 'raw-rag')
     """
-    if isinstance(value, str) and value.startswith(_FORMULA_START) and not _NUMBER.fullmatch(value):
-        return "'" + value
-    return value
+    if not isinstance(value, str):
+        return value
+    text = value.replace("\r\n", "\n").replace("\r", "\n")
+    return "'" + text if value.startswith(_FORMULA_START) and not _NUMBER.fullmatch(value) else text

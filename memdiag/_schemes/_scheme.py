@@ -127,6 +127,9 @@ class Scheme:
         if self.group_by is not None and self.group_by not in GROUPABLE:
             raise fail("group_by", f"'{self.group_by}' is not a per-query attribute (use one of "
                        f"{', '.join(GROUPABLE)}).")
+        for key in ("exclude", "gates", "required_groups"):  # written empty (`exclude:`) = none
+            if getattr(self, key) is None:
+                set_(key, ())
         for key in ("include", "exclude", "gates", "required_groups"):
             value = getattr(self, key)
             if value is not None:
