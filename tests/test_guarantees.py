@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import importlib
 import io
@@ -13,11 +14,13 @@ import signal
 import stat
 import warnings
 from contextlib import redirect_stderr, redirect_stdout
+from html.parser import HTMLParser
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from markdown_it import MarkdownIt
 
 import memdiag as md
 from memdiag.cli import main
@@ -495,3 +498,56 @@ def test_a_catastrophic_exclude_ids_pattern_is_a_scheme_error_not_a_hang(small, 
     scheme.write_text("name: slow\ngroup_by: null\nexclude_ids: '^(a|aa)+$'\n", encoding="utf-8")
     code, _, err = run("score", data, "--scheme", scheme)
     assert code == 2 and one_line(err) and f"{scheme}, key 'exclude_ids'" in err and "longer than 0.2 s" in err
+
+
+# --------------------------------------------------------------------------------------------
+# names are data, never markup
+# --------------------------------------------------------------------------------------------
+NAMES = ["raw-rag", "x](javascript:alert(1)) <script>alert(1)</script>", "=HYPERLINK(\"http://e\")",
+         "a\n\\input{/etc/passwd}", "<img src=x onerror=alert(1)> $\\foo{$ | *b* `c`"]
+
+
+class _Html(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags, self.text = [], []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def test_a_report_shows_hostile_names_as_text_in_every_format(tmp_path):
+    rng = np.random.default_rng(11)
+    df = pd.concat([pd.DataFrame({"system": name, "query_id": [f"q{i}" for i in range(30)],
+                                  "score": rng.integers(0, 2, 30), "cluster": [f"c{i % 5}" for i in range(30)],
+                                  "category": [NAMES[i % 5] if i % 4 else None for i in range(30)]})
+                    for name in NAMES], ignore_index=True)
+    out = md.report(df, "raw-rag", tmp_path / "out", n_resamples=100,
+                    scheme={"name": NAMES[1], "group_by": "category"})
+    html = _Html()
+    html.feed((out / "report.html").read_text(encoding="utf-8"))
+    assert not [t for t, _ in html.tags if t in ("script", "iframe", "object", "embed")]
+    assert all(a["href"].startswith("#") for t, a in html.tags if t == "a")
+    assert not [a for _, a in html.tags if any(k.startswith("on") for k in a)]
+    text = "".join(html.text)
+    assert "<script>alert(1)</script>" in text and "<img src=x onerror=alert(1)>" in text  # shown, as text
+    rendered = MarkdownIt("commonmark").enable("table").render((out / "report.md").read_text(encoding="utf-8"))
+    markdown = _Html()
+    markdown.feed(rendered)
+    assert {t for t, _ in markdown.tags} <= {"h1", "h2", "h3", "p", "code", "ul", "li", "em", "img", "table",
+                                             "thead", "tbody", "tr", "th", "td"}
+    assert all(re.fullmatch(r"figures/\w+\.png", a["src"]) for t, a in markdown.tags if t == "img")
+    for svg in (out / "figures").glob("*.svg"):
+        picture = _Html()
+        picture.feed(svg.read_text(encoding="utf-8"))
+        assert not [t for t, _ in picture.tags if t in ("script", "foreignobject", "a")]
+    forest = _Html()
+    forest.feed((out / "figures" / "forest.svg").read_text(encoding="utf-8"))
+    assert "<img src=x onerror=alert(1)> $\\foo{$ | *b* `c`" in "".join(forest.text)  # not mathtext
+    tex = (out / "tables" / "scores.tex").read_text(encoding="utf-8")
+    assert "\n\\input" not in tex and "\\textbackslash{}input" in tex
+    cells = [row[0] for row in csv.reader(io.StringIO((out / "tables" / "scores.csv").read_text(encoding="utf-8")))]
+    assert "'=HYPERLINK(\"http://e\")" in cells and "=HYPERLINK(\"http://e\")" not in cells

@@ -13,9 +13,11 @@ audit — and writes::
     OUT/tables/          every table as LaTeX booktabs (.tex), .csv and .md (memdiag.tables.render)
     OUT/analysis.json    every number, the memdiag version, input SHA-256 hashes, settings and
                          policies: enough for :func:`report_from_json` to re-run it exactly
+    OUT/manifest.json    the SHA-256 of every file above: what memdiag may replace later
 
-The folder is built next to ``OUT`` under a temporary name and renamed at the end, so a failed
-run never leaves a folder that looks complete. Nothing in the outputs depends on the clock: the
+The folder is built next to ``OUT`` under a temporary name and swapped in at the end, so a failed
+run never leaves a folder that looks complete, and an existing ``OUT`` is replaced only if every
+file in it is in its manifest (:mod:`~memdiag._report.publish`). Nothing in the outputs depends on the clock: the
 same inputs and seed give byte-identical tables and analysis.json. :func:`demo` runs the whole
 report on the bundled ``data/example``.
 
