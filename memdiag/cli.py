@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 import memdiag as md
 from memdiag._checks import CORRECTIONS, FORMATS, KINDS, MAX_RESAMPLES, MIN_RESAMPLES
 from memdiag._escape import one_line
-from memdiag.errors import SchemeError, VerdictError
+from memdiag.errors import VerdictError
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
