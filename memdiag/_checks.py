@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 
 from memdiag.errors import VerdictError
+from memdiag.errors import shown as _shown
 
 #: The resampling designs of SPEC §4 (what each needs: :mod:`memdiag._designs`).
 KINDS: tuple[str, ...] = ("iid", "stratified", "cluster", "stratified-cluster")
@@ -20,8 +22,16 @@ CORRECTIONS: tuple[str, ...] = ("holm", "bonferroni", "fdr_bh")
 MISSING: tuple[str, ...] = ("error", "drop", "wrong")
 #: The missing-verdict policies of SPEC §1.
 VERDICT_MISSING: tuple[str, ...] = ("as-wrong", "exclude")
+#: What a diagnostic does with queries whose label (``sufficient``, ...) is missing (SPEC §3).
+LABEL_MISSING: tuple[str, ...] = ("exclude", "error")
 #: The output formats of every table (:func:`memdiag.tables.render`).
 FORMATS: tuple[str, ...] = ("table", "md", "csv", "json", "latex")
+#: Fewer bootstrap replicates than this give intervals and p-values too coarse to read: a
+#: percentile interval of B replicates moves in steps of 1/B and a bootstrap p-value cannot be
+#: below 1/(B+1). The CLI refuses fewer; the Python API warns.
+MIN_RESAMPLES = 100
+#: The most replicates the CLI accepts (memory and time grow linearly with B).
+MAX_RESAMPLES = 10_000_000
 
 
 def _real(value: object) -> float | None:
@@ -39,15 +49,36 @@ def confidence_level(value: object) -> float:
     level = _real(value)
     if level is None or not 0.0 < level < 1.0:
         raise VerdictError(f"confidence_level must be a number strictly between 0 and 1 (e.g. 0.95), "
-                           f"got {value!r}.")
+                           f"got {_shown(value)}.")
     return level
 
 
 def n_resamples(value: object, allow_zero: bool = False) -> int:
-    """A number of bootstrap replicates B (a positive whole number; 0 where ``allow_zero``)."""
+    """A number of bootstrap replicates B (a positive whole number; 0 where ``allow_zero``).
+
+    Fewer than :data:`MIN_RESAMPLES` (but at least 1) is allowed with a RuntimeWarning.
+
+    >>> n_resamples(2000)
+    2000
+    """
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < (0 if allow_zero else 1):
         least = "0 (no interval) or more" if allow_zero else "a positive whole number"
-        raise VerdictError(f"n_resamples must be {least} (the specification uses 20000), got {value!r}.")
+        raise VerdictError(f"n_resamples must be {least} (the specification uses 20000), got {_shown(value)}.")
+    if 0 < value < MIN_RESAMPLES:
+        warnings.warn(f"n_resamples={int(value)} is too few for a bootstrap: intervals and p-values move in "
+                      f"steps of 1/{int(value)}; use at least {MIN_RESAMPLES} (the specification uses 20000).",
+                      RuntimeWarning, stacklevel=3)
+    return int(value)
+
+
+def seed(value: object) -> int:
+    """A seed: a whole number in [0, 2**64) (what :func:`memdiag._resampling.run_seed` records).
+
+    >>> seed(7)
+    7
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= value < 2**64:
+        raise VerdictError(f"seed must be a whole number in [0, 2**64), got {_shown(value)}.")
     return int(value)
 
 
@@ -61,7 +92,8 @@ def threshold(value: object) -> float | None:
         return None
     level = _real(value)
     if level is None or not math.isfinite(level) or not 0.0 <= level < 1.0:
-        raise VerdictError(f"threshold must be a number in [0, 1) (correct = score > threshold), got {value!r}.")
+        raise VerdictError(f"threshold must be a number in [0, 1) (correct = score > threshold), got "
+                           f"{_shown(value)}.")
     return level
 
 
@@ -72,5 +104,5 @@ def choice(value: object, allowed: tuple[str, ...], name: str) -> str:
     'holm'
     """
     if value not in allowed:
-        raise VerdictError(f"unknown {name} {value!r}; use one of {', '.join(allowed)}.")
+        raise VerdictError(f"unknown {name} {_shown(value)}; use one of {', '.join(allowed)}.")
     return str(value)

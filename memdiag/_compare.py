@@ -308,6 +308,10 @@ def omnibus(
     threshold = _checks.threshold(threshold)
     if len(prepared.systems) < 2:
         raise VerdictError(f"an omnibus test needs at least two systems; the data hold {len(prepared.systems)}.")
+    units, unit = ((prepared.n_clusters, "clusters") if "cluster" in prepared.design else (prepared.n, "queries"))
+    if units is not None and units < 2:
+        raise VerdictError(f"an omnibus test needs at least two {unit}; the data hold {units}, so no resample "
+                           "can differ from the data and the p-value would mean nothing.")
     cols = metric_columns(prepared, metric, threshold)
     row = {"metric": cols.label, "k": len(prepared.systems), "n": prepared.n, "design": prepared.design}
     if cols.binary and prepared.design == "iid" and len(prepared.systems) >= 3:

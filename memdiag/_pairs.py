@@ -221,7 +221,8 @@ def pairwise_matrix(upper: pd.DataFrame, lower: pd.DataFrame | None = None,
             if i != j and (row, col) in source:
                 d, lo, hi, p = source[(row, col)]
                 star = "*" if p < alpha else ""
-                table.iloc[i, j] = f"{d:.{decimals}f}{star} [{lo:.{decimals}f}, {hi:.{decimals}f}]"
+                table.iloc[i, j] = ("undefined" if np.isnan(d) else  # e.g. utilization with no sufficient query
+                                    f"{d:.{decimals}f}{star} [{lo:.{decimals}f}, {hi:.{decimals}f}]")
     table.attrs = {"upper": upper.attrs.get("metric", "upper"),
                    "lower": (lower if lower is not None else upper).attrs.get("metric", "lower"),
                    "notes": [f"row − column in points [interval]; * Holm-adjusted p < {alpha:g}"]}

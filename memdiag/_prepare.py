@@ -28,8 +28,12 @@ import numpy as np
 import pandas as pd
 
 from memdiag import _checks
+from memdiag._checks import LABEL_MISSING
 from memdiag._designs import Design, resolve_design
-from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy, Panel, align, check, judges_of
+from memdiag._verdicts import (
+    MissingQueryPolicy, MissingVerdictPolicy, Panel, _attribute_conflicts, _label_disagreements, align, check,
+    judges_of,
+)
 from memdiag.errors import VerdictError, listing
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -39,8 +43,6 @@ if TYPE_CHECKING:  # pragma: no cover
 SCORE_METRICS: tuple[str, ...] = ("accuracy", "coverage", "utilization")
 #: The label columns a metric needs for every query it uses (SPEC §3).
 LABELS: dict[str, tuple[str, ...]] = {"coverage": ("sufficient",), "utilization": ("sufficient",)}
-#: What a diagnostic does with a query whose label is missing (:meth:`Prepared.with_labels`).
-LABEL_MISSING: tuple[str, ...] = ("exclude", "error")
 
 
 def metric_column(metric: str) -> str:
@@ -74,7 +76,9 @@ class Prepared:
     missing, verdict_missing
         The alignment policies applied (SPEC §1).
     notes
-        What the scheme excluded and what alignment did, one line each.
+        What the scheme excluded and what alignment did, and the label conflicts
+        :func:`~memdiag.validate` reports (a query whose category differs between systems, a
+        source label that names another category), one line each.
     judges
         The judge policy (``"mean"`` or a judge's name) when the verdicts name several judges.
     label_missing
@@ -190,6 +194,19 @@ class Prepared:
                        _layouts={})
 
 
+def _conflicts(rows: pd.DataFrame) -> list[str]:
+    """The label conflicts :func:`~memdiag.validate` reports, for the notes of every result: one
+    line per query attribute whose value differs between systems, one for all source labels that
+    name another category than the canonical one."""
+    notes = _attribute_conflicts(rows)
+    labels = _label_disagreements(rows)
+    if labels:
+        notes.append(f"{len(labels)} (system, label) pairs where a source's own category label names another "
+                     f"category (the canonical category is used; md.validate lists them): "
+                     + listing([line.removesuffix(" (the canonical category is used)") for line in labels], 2))
+    return notes
+
+
 def prepare(
     df: pd.DataFrame,
     *,
@@ -267,6 +284,11 @@ def prepare(
     panel = align(rows, missing=missing, verdict_missing=verdict_missing, systems=systems, metric=column,
                   checked=True, judges=judges)
     notes += panel.notes_text()
+    notes += _conflicts(rows)
+    if panel.n == 0:
+        raise VerdictError("no query is left to analyse after alignment (" + "; ".join(panel.notes_text())
+                           + "). The systems share no query id: check that the files are runs of the same "
+                           "benchmark, and the query_id column (--field query_id=<column>).")
     kind, why = resolve_design(panel.queries, design, chosen)
     prepared = Prepared(panel=panel, frame=rows, scheme=chosen, column=column, design=kind, design_reason=why,
                         missing=missing, verdict_missing=verdict_missing, notes=tuple(notes),

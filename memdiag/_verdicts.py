@@ -17,7 +17,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from memdiag.errors import VerdictError, listing, where
+from memdiag.errors import VerdictError, listing, shown, where
 from memdiag._schema import BINARY_LABELS, CANONICAL, COSTS, JUDGE, PROVENANCE, QUERY_ATTRIBUTES, REQUIRED
 
 MissingQueryPolicy = Literal["error", "drop", "wrong"]
@@ -207,8 +207,8 @@ def read_verdicts(
     from memdiag._readers._recipe import Source, apply_joins, load_recipe, read_source_file
 
     if isinstance(paths, pd.DataFrame):
-        raise VerdictError("read_verdicts reads files; this is already a DataFrame: pass it to md.check "
-                           "or straight to the analysis functions.")
+        raise VerdictError("read_verdicts: expected paths (files, folders or glob patterns), got a DataFrame; "
+                           "a frame is already read: pass it to md.check, md.prepare or a diagnostic.")
     notes: list[str] = []
     reads: list[_Read] = []
     joins = _joins(join)
@@ -332,8 +332,8 @@ def check(df: pd.DataFrame) -> pd.DataFrame:
         values = out[column]
         bad = _mixed_types(values)
         if bad is not None:
-            raise _fail(out, bad, column, f"mixed value types in this id column ({values.iloc[bad]!r} "
-                        f"vs {values.dropna().iloc[0]!r}). Write every id the same way (e.g. all strings).")
+            raise _fail(out, bad, column, f"mixed value types in this id column ({shown(values.iloc[bad])} "
+                        f"vs {shown(values.dropna().iloc[0])}). Write every id the same way (e.g. all strings).")
         if column in ("system", "query_id"):
             null = values.isna().to_numpy()
             if null.any():
@@ -346,7 +346,7 @@ def check(df: pd.DataFrame) -> pd.DataFrame:
         rep = _numeric(out, "repeat", low=0, high=None)
         missing = np.flatnonzero(rep.isna().to_numpy() | (rep % 1 != 0).to_numpy())
         if missing.size:
-            raise _fail(out, int(missing[0]), "repeat", f"{out['repeat'].iloc[missing[0]]!r} is not a "
+            raise _fail(out, int(missing[0]), "repeat", f"{shown(out['repeat'].iloc[missing[0]])} is not a "
                         "whole number. Judge repetitions are numbered 0, 1, 2, ...")
         out["repeat"] = rep.astype(np.int64)
     else:
@@ -367,7 +367,7 @@ def check(df: pd.DataFrame) -> pd.DataFrame:
         i = int(np.flatnonzero(dup)[0])
         key = [k.item() if isinstance(k, np.generic) else k for k in out.loc[i, unit].tolist()]
         raise _fail(out, i, "query_id", f"duplicate verdict for ({', '.join(unit)}) = "
-                    f"{tuple(key)!r} ({int(dup.sum())} duplicate rows in all). Give each judge "
+                    f"{shown(tuple(key))} ({int(dup.sum())} duplicate rows in all). Give each judge "
                     "repetition its own 'repeat' number, each judge its own 'judge' label, or remove "
                     "the copies.")
     order = [c for c in CANONICAL if c in out] + [c for c in out.columns
@@ -399,7 +399,7 @@ def _numeric(df: pd.DataFrame, column: str, low: float | None, high: float | Non
     values = pd.to_numeric(raw, errors="coerce").astype(float)
     bad = np.flatnonzero(values.isna().to_numpy() & raw.notna().to_numpy())
     if bad.size:
-        raise _fail(df, int(bad[0]), column, f"{raw.iloc[bad[0]]!r} is not a number. Fix the record, or "
+        raise _fail(df, int(bad[0]), column, f"{shown(raw.iloc[bad[0]])} is not a number. Fix the record, or "
                     f"map a numeric column with --field {column}=<column>.")
     outside = (values < low) if low is not None else pd.Series(False, index=values.index)
     if high is not None:

@@ -18,7 +18,8 @@ import numpy as np
 import pandas as pd
 
 from memdiag._provenance import stamp
-from memdiag.errors import VerdictError, where
+from memdiag._side_files import read_csv, read_text
+from memdiag.errors import VerdictError, shown, where
 
 #: The four roles a decision can play, in the order ``decisions=`` lists their labels.
 ROLES: tuple[str, ...] = ("ADD", "UPDATE", "DELETE", "NONE")
@@ -66,21 +67,18 @@ def read_write_log(path: str | Path) -> pd.DataFrame:
     if not path.is_file():
         raise VerdictError(f"{where(str(path))}: no such file. Check the path.")
     if path.suffix.lower() == ".csv":
-        try:
-            log = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
-        except pd.errors.EmptyDataError:
-            raise VerdictError(f"{where(str(path))}: the file is empty (no decision). "
-                               "Point memdiag at a decision log.") from None
+        log = read_csv(path, "decision log", dtype=str, keep_default_na=False, na_values=[""])
         records = [f"row {k}" for k in range(1, len(log) + 1)]
     elif path.suffix.lower() in {".jsonl", ".ndjson", ".json"}:
         rows, records = [], []
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        for number, line in enumerate(read_text(path, "decision log").splitlines(), start=1):
             if not line.strip():
                 continue
             try:
                 row = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise VerdictError(f"{where(str(path), f'line {number}')}: not valid JSON ({error.msg}). "
+            except (json.JSONDecodeError, RecursionError) as error:
+                reason = error.msg if isinstance(error, json.JSONDecodeError) else "nested too deeply"
+                raise VerdictError(f"{where(str(path), f'line {number}')}: not valid JSON ({reason}). "
                                    "Write one decision object per line.") from None
             if not isinstance(row, dict):
                 raise VerdictError(f"{where(str(path), f'line {number}')}: expected a JSON object with "
@@ -146,7 +144,7 @@ def _checked(log: pd.DataFrame) -> pd.DataFrame:
     bad = [i for i, f in enumerate(flags) if f is None]
     if bad:
         source, record = _locate(log, bad[0])
-        raise VerdictError(f"{where(source, record, 'persisted')}: {log['persisted'].iloc[bad[0]]!r} is not "
+        raise VerdictError(f"{where(source, record, 'persisted')}: {shown(log['persisted'].iloc[bad[0]])} is not "
                            "a yes/no flag. Write true/false, yes/no or 1/0 (empty = not persisted).")
     log["persisted"] = np.array(flags, dtype=bool)
     return log
@@ -173,8 +171,8 @@ def _roles(decisions: Sequence[str] | Mapping[str, str]) -> dict[str, str]:
 
 def _examples(values: pd.Series) -> str:
     counts = values.value_counts(dropna=False)
-    shown = ", ".join(f"{k!r} ({v})" for k, v in list(counts.items())[:_SHOW])
-    return shown + (f" and {len(counts) - _SHOW} more labels" if len(counts) > _SHOW else "")
+    text = ", ".join(f"{k!r} ({v})" for k, v in list(counts.items())[:_SHOW])
+    return text + (f" and {len(counts) - _SHOW} more labels" if len(counts) > _SHOW else "")
 
 
 def _duplicates(log: pd.DataFrame, role: pd.Series) -> np.ndarray:

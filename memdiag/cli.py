@@ -1,27 +1,143 @@
 """The ``memdiag`` command: each subcommand parses its options and calls one public function.
 
-Exit status: 0 ok; 1 the analysis ran but a check failed; 2 bad input or usage, with one line
-on stderr (file, record, field, what to do) and never a traceback.
+This module is the one boundary between the user and memdiag: every option is checked by an
+argparse ``type=`` function before anything runs, and :func:`main` turns every outcome into an
+exit status and at most one line on stderr, never a traceback:
+
+====  =====================================================================================
+0     done
+1     the analysis ran but a check failed (``audit``: a claim is not supported)
+2     bad input, option or output path: one line naming the file, record, field or option
+      and what to do
+3     an internal error (a bug): one line with the path of the saved traceback
+130   interrupted (Ctrl-C); 143 terminated (SIGTERM): nothing is left half-written
+====  =====================================================================================
+
+Outputs never replace a file that exists (unless ``--force``) nor one of the inputs
+(:mod:`memdiag._outputs`; report folders: :mod:`memdiag._report.publish`).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
+import os
+import signal
 import sys
+import tempfile
+import traceback
 import warnings
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import memdiag as md
-from memdiag._checks import CORRECTIONS, FORMATS, KINDS
-from memdiag.errors import SchemeError, VerdictError
+from memdiag._checks import CORRECTIONS, FORMATS, KINDS, MAX_RESAMPLES, MIN_RESAMPLES
+from memdiag._escape import one_line
+from memdiag.errors import VerdictError
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
+#: Exit status of an internal error (a bug in memdiag; its traceback is saved to a file).
+INTERNAL_ERROR = 3
+#: The largest seed the command accepts (a signed 64-bit integer, as most tools store seeds).
+MAX_SEED = 2**63
+
 
 class UsageError(ValueError):
     """A command-line option that cannot be used as given (exit 2)."""
+
+
+class _ParseError(UsageError):
+    """An option argparse rejected; ``prog`` is the (sub)command it belongs to."""
+
+    def __init__(self, prog: str, message: str) -> None:
+        super().__init__(message)
+        self.prog = prog
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one line (raised, for :func:`main` to print)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise _ParseError(self.prog, f"{message} (see {self.prog} --help)")
+
+
+# --------------------------------------------------------------------------------------------
+# option values (argparse type= functions)
+# --------------------------------------------------------------------------------------------
+def _whole(text: str, what: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{what} must be a whole number, got {text!r}") from None
+
+
+def _number(text: str, what: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{what} must be a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{what} must be a finite number, got {text!r}")
+    return value
+
+
+def _resamples(text: str, allow_zero: bool = False) -> int:
+    """Bootstrap replicates B: at least MIN_RESAMPLES (or 0 where no interval is an option)."""
+    value = _whole(text, "B")
+    if allow_zero and value == 0:
+        return 0
+    if value < MIN_RESAMPLES:
+        raise argparse.ArgumentTypeError(
+            f"B must be at least {MIN_RESAMPLES}{' (or 0 for no interval)' if allow_zero else ''}, got {value}: "
+            f"intervals and p-values from B replicates move in steps of 1/B (the specification uses 20000)")
+    if value > MAX_RESAMPLES:
+        raise argparse.ArgumentTypeError(f"B must be at most {MAX_RESAMPLES:,}, got {value:,}: time and memory "
+                                         "grow with B, and 20000 is plenty for 95% intervals")
+    return value
+
+
+def _resamples_or_zero(text: str) -> int:
+    return _resamples(text, allow_zero=True)
+
+
+def _seed(text: str) -> int:
+    value = _whole(text, "the seed")
+    if not 0 <= value < MAX_SEED:
+        raise argparse.ArgumentTypeError(f"the seed must be a whole number in [0, 2**63), got {value}")
+    return value
+
+
+def _level(text: str) -> float:
+    value = _number(text, "the confidence level")
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"the confidence level must be strictly between 0 and 1 (e.g. 0.95), "
+                                         f"got {text}")
+    return value
+
+
+def _alpha(text: str) -> float:
+    value = _number(text, "alpha")
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"alpha must be strictly between 0 and 1 (e.g. 0.05), got {text}")
+    return value
+
+
+def _threshold(text: str) -> float:
+    value = _number(text, "the threshold")
+    if not 0 <= value < 1:
+        raise argparse.ArgumentTypeError(f"the threshold must be in [0, 1) (correct = score > threshold), "
+                                         f"got {text}")
+    return value
+
+
+def _budget(text: str) -> float:
+    value = _number(text, "the budget")
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"the budget must be 0 or more evidence tokens, got {text}")
+    return value
 
 
 # --------------------------------------------------------------------------------------------
@@ -73,17 +189,61 @@ def _add_input(p: argparse.ArgumentParser, align: bool = True, option: str | Non
                             "counted (default), or refuse it")
 
 
+def _add_force(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--force", action="store_true", help=f"replace {what} (never an input file)")
+
+
 def _add_output(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
     p.add_argument("-o", "--output", metavar="FILE", help="write the table here instead of stdout")
+    _add_force(p, "an existing --output file")
 
 
 def _add_resampling(p: argparse.ArgumentParser) -> None:
     p.add_argument("--design", choices=KINDS,
                    help="resampling design (default: from the data and scheme; the choice is printed)")
-    p.add_argument("--resamples", type=int, default=20_000, metavar="B", help="bootstrap replicates (default 20000)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--ci", type=float, default=0.95, help="confidence level (default 0.95)")
+    p.add_argument("--resamples", type=_resamples, default=20_000, metavar="B",
+                   help=f"bootstrap replicates, {MIN_RESAMPLES} or more (default 20000)")
+    p.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
+    p.add_argument("--ci", type=_level, default=0.95, help="confidence level (default 0.95)")
+
+
+# --------------------------------------------------------------------------------------------
+# inputs and outputs
+# --------------------------------------------------------------------------------------------
+#: Options that name an input file.
+_INPUT_OPTIONS = ("files", "claims", "log", "scheme", "systems_table", "write_log", "recipe")
+
+
+def _inputs(args: argparse.Namespace, df: pd.DataFrame | None = None) -> list[str]:
+    """Every input file of the command: the files named, and the verdict files read."""
+    named = []
+    for option in _INPUT_OPTIONS:
+        value = getattr(args, option, None)
+        named += value if isinstance(value, list) else [value] if isinstance(value, str) else []
+    named += [spec.split(",")[0] for spec in getattr(args, "join", None) or ()]  # side files of --join
+    files = [v for v in named if os.path.isfile(v)]
+    if df is not None and "source_file" in df:
+        files += [str(f) for f in df["source_file"].dropna().unique()]
+    return files
+
+
+def _outputs(args: argparse.Namespace) -> list[Path]:
+    """The files the command will write: -o of a table; the three figure files of ``plot -o``."""
+    if not getattr(args, "output", None):
+        return []
+    path = Path(args.output)
+    if args.command != "plot":
+        return [path]
+    stem = path.with_suffix("") if path.suffix.lower() in {".pdf", ".svg", ".png"} else path
+    return [stem.parent / f"{stem.name}.{suffix}" for suffix in ("pdf", "svg", "png")]
+
+
+def _check_outputs(args: argparse.Namespace, df: pd.DataFrame | None = None) -> None:
+    """Refuse before any analysis: an output that exists (without --force) or is an input."""
+    from memdiag._outputs import check_outputs
+
+    check_outputs(_outputs(args), _inputs(args, df), force=getattr(args, "force", False))
 
 
 def _named(items: Sequence[str] | None, option: str) -> str | dict[str, str] | None:
@@ -130,6 +290,7 @@ def _read(args: argparse.Namespace) -> pd.DataFrame:
                               join=join)
     for note in df.attrs.get("read_notes", ()):
         print(f"memdiag {args.command}: note: {note}", file=sys.stderr)
+    _check_outputs(args, df)
     return df
 
 
@@ -287,11 +448,16 @@ def _cmd_plot(args: argparse.Namespace) -> int:
         elif args.figure == "bubble":
             if not args.systems_table:
                 raise UsageError("plot bubble needs --systems-table CSV (system, tokens_per_query, store_size, ...)")
-            scores = md.bootstrap(df, "accuracy", scheme=args.scheme, design=args.design, **common)
-            import pandas as pd
+            from memdiag._report.provenance import _read_systems_table
 
-            table = pd.read_csv(args.systems_table)
+            table = _read_systems_table(args.systems_table)
             size = args.size or next((c for c in ("store_size", "store_tokens") if c in table), "store_size")
+            absent = [c for c in (args.cost, size) if c not in table]
+            if absent:
+                raise VerdictError(f"{args.systems_table}: the systems table has no column {absent[0]!r} (it has "
+                                   f"{', '.join(map(str, table.columns))}). Add it, or choose another with "
+                                   f"--cost / --size.")
+            scores = md.bootstrap(df, "accuracy", scheme=args.scheme, design=args.design, **common)
             fig = plots.bubble(scores, table, reference=args.reference, cost=args.cost, size=size,
                                all_systems=systems)
         else:
@@ -307,11 +473,13 @@ def _cmd_plot(args: argparse.Namespace) -> int:
 
 def _cmd_report(args: argparse.Namespace) -> int:
     from memdiag._report import report, report_from_json
+    from memdiag._report.publish import resolve_target
 
+    resolve_target(args.out, args.force)  # before reading anything: a refused --out costs nothing
     if args.rerun:
         if len(args.files) != 1:
             raise UsageError("--rerun takes one analysis.json: memdiag report --rerun DIR/analysis.json --out NEW")
-        out = report_from_json(args.files[0], args.out)
+        out = report_from_json(args.files[0], args.out, force=args.force)
     else:
         if not args.reference:
             raise UsageError("report needs --reference NAME (e.g. --reference raw-rag)")
@@ -320,7 +488,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
                      n_resamples=args.resamples, seed=args.seed, confidence_level=args.ci,
                      correction=args.correction, threshold=args.threshold, missing=args.missing,
                      verdict_missing=args.verdict_missing, judges=args.judges,
-                     label_missing=args.label_missing, read_options=_read_options(args))
+                     label_missing=args.label_missing, force=args.force, read_options=_read_options(args))
     print(out / "report.html")
     return 0
 
@@ -354,8 +522,12 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
 
 def _cmd_demo(args: argparse.Namespace) -> int:
     from memdiag._report import demo
+    from memdiag._report.publish import resolve_target
 
-    out = demo(out=args.out, figures=args.figures, n_resamples=args.resamples, seed=args.seed)
+    if args.figures is None:
+        resolve_target(args.out, args.force)
+
+    out = demo(out=args.out, figures=args.figures, n_resamples=args.resamples, seed=args.seed, force=args.force)
     print(out if args.figures else out / "report.html")
     return 0
 
@@ -363,6 +535,13 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 def _cmd_simulate(args: argparse.Namespace) -> int:
     from memdiag._simulate import EXAMPLE_SEED, write_example
 
+    folder = Path(args.write)
+    if folder.exists() and not folder.is_dir():
+        raise FileExistsError(17, "is a file; give a folder to write the example data into", str(folder))
+    if folder.is_dir() and any(folder.iterdir()) and not args.force:
+        raise FileExistsError(17, "is a folder that holds files; memdiag does not write into it. Choose an "
+                                  "empty or new folder, or pass --force to overwrite the example files in it",
+                              str(folder))
     for path in write_example(args.write, seed=EXAMPLE_SEED if args.seed is None else args.seed):
         print(path)
     return 0
@@ -370,7 +549,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``memdiag`` command."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="memdiag",
         description="What an agent-memory system really adds over plain retrieval: paired flows, "
                     "intervals, tests and figures from per-query verdicts.",
@@ -389,10 +568,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--metric", default="score", help="per-query column to score (score, f1, bleu, ...)")
     p.add_argument("--design", choices=KINDS,
                    help="resampling design of the intervals (default: from the scheme and data)")
-    p.add_argument("--resamples", type=int, default=0, metavar="B",
-                   help="bootstrap replicates for intervals of the overall score (default 0: no intervals)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--ci", type=float, default=0.95, help="confidence level (default 0.95)")
+    p.add_argument("--resamples", type=_resamples_or_zero, default=0, metavar="B",
+                   help=f"bootstrap replicates for intervals of the overall score, {MIN_RESAMPLES} or more "
+                        "(default 0: no intervals)")
+    p.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
+    p.add_argument("--ci", type=_level, default=0.95, help="confidence level (default 0.95)")
     _add_output(p)
     p.set_defaults(run=_cmd_score)
 
@@ -404,7 +584,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pairs", choices=("all", "reference"), default="all")
     p.add_argument("--reference", help="reference system for --pairs reference")
     p.add_argument("--correction", choices=CORRECTIONS, default="holm")
-    p.add_argument("--threshold", type=float, help="binarise scores at > THRESHOLD first")
+    p.add_argument("--threshold", type=_threshold, help="binarise scores at > THRESHOLD first")
     p.add_argument("--omnibus", action="store_true", help="also print the omnibus test across systems")
     _add_resampling(p)
     _add_output(p)
@@ -416,7 +596,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="reference system, e.g. raw-rag (repeatable for several references)")
     p.add_argument("--by", help="per group of this column, e.g. --by category")
     p.add_argument("--scheme", help="apply a scheme's query selection (e.g. locomo drops adversarial questions)")
-    p.add_argument("--threshold", type=float, help="correct = score > THRESHOLD (default 0.5)")
+    p.add_argument("--threshold", type=_threshold, help="correct = score > THRESHOLD (default 0.5)")
     p.add_argument("--correction", choices=CORRECTIONS, default="holm")
     _add_resampling(p)
     _add_output(p)
@@ -426,7 +606,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_input(p, judges=True)
     p.add_argument("--tests", action="store_true", help="also the omnibus and pairwise tests (paper A.5.1)")
     p.add_argument("--correction", choices=CORRECTIONS, default="holm")
-    p.add_argument("--budget", type=float, default=5_000, help="evidence-token budget (default 5000)")
+    p.add_argument("--budget", type=_budget, default=5_000, help="evidence-token budget (default 5000)")
     _add_resampling(p)
     _add_output(p)
     p.set_defaults(run=_cmd_evidence)
@@ -434,7 +614,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("audit", help="check published claims against the verdicts (exit 1 if any is not supported)")
     p.add_argument("claims", metavar="CLAIMS", help="claims file (YAML or CSV)")
     _add_input(p, option="--verdicts")
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level on Holm-adjusted p (default 0.05)")
+    p.add_argument("--alpha", type=_alpha, default=0.05, help="significance level on Holm-adjusted p (default 0.05)")
     _add_resampling(p)
     _add_output(p)
     p.set_defaults(run=_cmd_audit)
@@ -449,7 +629,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--by", choices=("repeat", "judge"),
                    help="raters are repetitions or judges (default: judges when the data name several)")
     p.set_defaults(verdict_missing="exclude")  # agreement leaves missing verdicts out, counted (issue 14)
-    p.add_argument("--threshold", type=float, help="correct = score > THRESHOLD (default 0.5)")
+    p.add_argument("--threshold", type=_threshold, help="correct = score > THRESHOLD (default 0.5)")
     _add_resampling(p)
     _add_output(p)
     p.set_defaults(run=_cmd_agreement)
@@ -459,6 +639,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_input(p)
     p.add_argument("-o", "--output", required=True, metavar="OUT.pdf",
                    help="output stem: OUT.pdf, OUT.svg and OUT.png are written")
+    _add_force(p, "existing figure files")
     p.add_argument("--reference", help="reference system (venn, forest; highlighted in bubble)")
     p.add_argument("--metric", default="accuracy", help="metric (forest, matrix upper triangle, sensitivity)")
     p.add_argument("--lower", help="matrix: metric of the lower triangle (e.g. utilization)")
@@ -480,10 +661,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--systems-table", metavar="CSV", help="system-level table: tokens_per_query, store_tokens, ...")
     p.add_argument("--claims", metavar="YAML", help="claims file to audit (YAML, JSON or CSV)")
     p.add_argument("--write-log", metavar="LOG", help="memory decision log (CSV or JSONL) for the write-action audit")
-    p.add_argument("--threshold", type=float, default=0.5, help="flows: correct = score > THRESHOLD (default 0.5)")
+    p.add_argument("--threshold", type=_threshold, default=0.5,
+                   help="flows: correct = score > THRESHOLD (default 0.5)")
     p.add_argument("--correction", choices=CORRECTIONS, default="holm")
     p.add_argument("--rerun", action="store_true",
                    help="FILES is the analysis.json of an earlier report: re-run it exactly into --out")
+    _add_force(p, "an --out folder that holds files memdiag did not write (they are deleted)")
     _add_resampling(p)
     p.set_defaults(run=_cmd_report)
 
@@ -498,36 +681,68 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default="memdiag-demo", metavar="DIR", help="report folder (default memdiag-demo)")
     p.add_argument("--figures", metavar="DIR",
                    help="write only the figures (PDF, SVG, PNG) into DIR: memdiag demo --figures figures/")
-    p.add_argument("--resamples", type=int, default=20_000, metavar="B", help="bootstrap replicates (default 20000)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--resamples", type=_resamples, default=20_000, metavar="B",
+                   help=f"bootstrap replicates, {MIN_RESAMPLES} or more (default 20000)")
+    p.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
+    _add_force(p, "an --out folder that is not a memdiag report, or existing --figures files")
     p.set_defaults(run=_cmd_demo)
     p = sub.add_parser("simulate", help="write the synthetic example data (known truth) into a folder")
     p.add_argument("--write", metavar="DIR", required=True, help="folder to write into, e.g. data/example")
-    p.add_argument("--seed", type=int, help="seed (default: the bundled example's seed)")
+    p.add_argument("--seed", type=_seed, help="seed (default: the bundled example's seed)")
+    _add_force(p, "the example files in a --write folder that holds files")
     p.set_defaults(run=_cmd_simulate)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the ``memdiag`` command; returns the exit status."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    run: Callable[[argparse.Namespace], int] = args.run
-
-    def show(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
-        print(f"memdiag {args.command}: warning: {message}", file=sys.stderr)
-
+    """Run the ``memdiag`` command; returns the exit status (see the module docstring)."""
+    command = "memdiag"
     try:
+        try:
+            args = build_parser().parse_args(argv)
+        except SystemExit as done:  # --help, --version
+            return done.code if isinstance(done.code, int) else 0
+        command = f"memdiag {args.command}"
+        run: Callable[[argparse.Namespace], int] = args.run
+
+        def show(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
+            print(f"{command}: warning: {one_line(message)}", file=sys.stderr)
+
         with warnings.catch_warnings():
             warnings.showwarning = show
+            _check_outputs(args)
             return run(args)
-    except (VerdictError, SchemeError, UsageError) as exc:
-        print(f"memdiag {args.command}: error: {exc}", file=sys.stderr)
-        return 2
-    except OSError as exc:
-        print(f"memdiag {args.command}: error: {exc.filename or ''}: {exc.strerror or exc}. "
-              "Check the path and permissions.", file=sys.stderr)
-        return 2
+    except KeyboardInterrupt as stop:
+        signum = getattr(stop, "signum", signal.SIGINT)
+        print(f"{command}: interrupted ({signal.Signals(signum).name}); nothing was left half-written",
+              file=sys.stderr)
+        return 128 + signum
+    except Exception as error:  # noqa: BLE001 - the one place every error becomes one line
+        message, code = _explain(error)
+        prog = error.prog if isinstance(error, _ParseError) else command
+        print(f"{prog}: {'error' if code == 2 else 'internal error'}: {one_line(message)}", file=sys.stderr)
+        return code
+
+
+def _explain(error: Exception) -> tuple[str, int]:
+    """The one-line message of an error and its exit status: 2 for what a user can fix, 3 (with
+    the traceback saved to a file) for anything else."""
+    if isinstance(error, OSError):
+        where = f"{error.filename}: " if error.filename else ""
+        hint = "" if isinstance(error, FileExistsError) else ". Check the path and permissions"
+        return f"{where}{error.strerror or error}{hint}.", 2
+    if isinstance(error, UnicodeDecodeError):
+        return (f"cannot read an input as UTF-8 text ({error.reason} at byte {error.start}). Save it as "
+                "UTF-8.", 2)
+    if isinstance(error, RecursionError):
+        return "an input is nested too deeply to read (thousands of levels of JSON or YAML).", 2
+    if isinstance(error, ValueError) or type(error).__module__.split(".")[0] == "yaml":
+        return str(error) or type(error).__name__, 2
+    handle, path = tempfile.mkstemp(prefix="memdiag-traceback-", suffix=".txt")
+    with os.fdopen(handle, "w", encoding="utf-8") as fh:
+        fh.write("".join(traceback.format_exception(error)))
+    return (f"{type(error).__name__}: {str(error)[:300]}. This is a bug in memdiag; the traceback is "
+            f"saved in {path} (please report it).", INTERNAL_ERROR)
 
 
 if __name__ == "__main__":  # pragma: no cover - `python -m memdiag.cli`

@@ -31,6 +31,25 @@ def listing(values: Iterable[object], show: int = SHOW) -> str:
     return shown + (f" and {len(values) - show} more" if len(values) > show else "")
 
 
+def shown(value: object) -> str:
+    """``repr`` of a value as a user wrote it: numpy scalars as the Python values they hold (``0``,
+    not ``np.int64(0)``), also inside tuples and lists.
+
+    >>> shown(("a", 1.5))
+    "('a', 1.5)"
+    """
+    if isinstance(value, tuple):
+        return "(" + ", ".join(map(shown, value)) + ("," if len(value) == 1 else "") + ")"
+    if isinstance(value, list):
+        return "[" + ", ".join(map(shown, value)) + "]"
+    if type(value).__module__ == "numpy" and callable(getattr(value, "item", None)):
+        try:
+            value = value.item()
+        except (TypeError, ValueError):
+            pass
+    return repr(value)
+
+
 def where(source: str | None, record: object | None = None, field: str | None = None) -> str:
     """Format the location prefix of an error message: ``file, record N, field 'x'``."""
     parts = [str(source) if source else "<data>"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Literal
 
 import numpy as np
@@ -18,6 +18,7 @@ import pandas as pd
 from tabulate import tabulate
 
 from memdiag._checks import FORMATS
+from memdiag._escape import csv_cell, latex, latex_comment, markdown, one_line
 
 Format = Literal["table", "md", "csv", "json", "latex"]
 
@@ -27,22 +28,25 @@ _SIGNATURE_KEYS = ("scheme", "metric", "design", "n_resamples", "seed", "confide
 _SHORT = {"n_resamples": "B", "confidence_level": "ci", "verdict_missing": "verdict-missing"}
 
 
-def signature(attrs: Mapping[str, object]) -> str:
+def signature(attrs: Mapping[str, object], escape: Callable[[object], str] = one_line) -> str:
     """One line naming the settings behind a result, e.g. ``memdiag 0.1.0 | design=iid | B=20000``.
+
+    Each value goes through ``escape`` (default :func:`~memdiag._escape.one_line`; a scheme name
+    comes from the user's file), the separators do not.
 
     >>> signature({"design": "cluster", "n_resamples": 20000, "seed": 0, "version": "0.1.0"})
     'memdiag 0.1.0 | design=cluster | B=20000 | seed=0'
     """
     from memdiag import __version__
 
-    parts = [f"memdiag {attrs.get('version', __version__)}"]
+    parts = [f"memdiag {escape(attrs.get('version', __version__))}"]
     for key in _SIGNATURE_KEYS:
         value = attrs.get(key)
         if value is None:
             continue
         if key == "confidence_level":
             value = f"{float(value):.0%}"
-        parts.append(f"{_SHORT.get(key, key)}={value}")
+        parts.append(f"{_SHORT.get(key, key)}={escape(value)}")
     return " | ".join(parts)
 
 
@@ -78,13 +82,18 @@ def _interval_pairs(columns: list[str]) -> dict[str, tuple[str, str]]:
     return pairs
 
 
+def _ci_label(level: object) -> str:
+    """The suffix :func:`display` gives the header of an estimate merged with its interval."""
+    return f" [{float(level):.0%} CI]" if level is not None else " [CI]"
+
+
 def display(df: pd.DataFrame, level: object = None) -> pd.DataFrame:
     """Cells as text, as every human-readable format shows them: each estimate merged with its
     interval as ``est [low, high]`` (column ``name [95% CI]``), p-values to 4 significant digits."""
     columns = [str(c) for c in df.columns]
     pairs = _interval_pairs(columns)
     hidden = {c for pair in pairs.values() for c in pair}
-    label = f" [{float(level):.0%} CI]" if level is not None else " [CI]"
+    label = _ci_label(level)
     out = {}
     for c in columns:
         if c in hidden:
@@ -142,26 +151,54 @@ def render(df: pd.DataFrame, fmt: Format = "table") -> str:
     """
     attrs = dict(df.attrs)
     notes = [str(n) for n in attrs.get("notes", [])]
-    sig = signature(attrs)
-    if fmt == "csv":
-        return df.to_csv(index=False, lineterminator="\n")  # full precision: the shortest repr that round-trips
+    if fmt == "csv":  # full precision: the shortest repr that round-trips
+        return _csv_safe(df).to_csv(index=False, lineterminator="\n")
     if fmt == "json":
         records = [{str(k): _jsonable(v) for k, v in row.items()} for row in df.to_dict("records")]
         provenance = {k: _jsonable(v) for k, v in attrs.items()}
-        return json.dumps({"rows": records, "provenance": provenance, "signature": sig},
+        return json.dumps({"rows": records, "provenance": provenance, "signature": signature(attrs)},
                           indent=2, sort_keys=False, allow_nan=False)
     shown = display(df, attrs.get("confidence_level"))
     if fmt == "latex":
-        body = shown.to_latex(index=False, escape=True)
-        return body + f"% {sig}\n" + "".join(f"% {n}\n" for n in notes)
+        body = _escaped(shown, set(), latex, latex).to_latex(index=False, escape=False)
+        return body + "".join(latex_comment(line) + "\n" for line in [signature(attrs), *notes])
     if fmt not in ("table", "md"):
         raise ValueError(f"unknown output format '{fmt}' (use one of {', '.join(FORMATS)})")
     numeric = {str(c) for c in df.columns
                if pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])}
     align = tuple("right" if c.split(" [")[0] in numeric else "left" for c in shown.columns)
+    escape = markdown if fmt == "md" else one_line
+    label = _ci_label(attrs.get("confidence_level"))
+    shown = _escaped(shown, {c for c in shown.columns if c.split(" [")[0] in numeric}, escape,
+                     lambda c: escape(c.removesuffix(label)) + (label if c.endswith(label) else ""))
     table = tabulate(shown, headers="keys", tablefmt="github" if fmt == "md" else "simple",
                      showindex=False, disable_numparse=True, colalign=align)
     lines = [table, ""]
-    lines += [f"- {n}" if fmt == "md" else f"note: {n}" for n in notes]
-    lines.append(sig)
+    lines += [f"- {escape(n)}" if fmt == "md" else f"note: {escape(n)}" for n in notes]
+    if fmt == "md" and notes:
+        lines.append("")  # else the signature would continue the last note's list item
+    lines.append(signature(attrs, escape))
     return "\n".join(lines)
+
+
+def _escaped(shown: pd.DataFrame, numeric: set[str], cell: Callable[[object], str],
+             header: Callable[[str], str]) -> pd.DataFrame:
+    """The displayed table with every text cell (columns not in ``numeric``) and every header
+    escaped for the output format (:mod:`memdiag._escape`)."""
+    columns = [str(c) for c in shown.columns]
+    cells = [[v if c in numeric or not isinstance(v, str) else cell(v) for v in shown.iloc[:, k].tolist()]
+             for k, c in enumerate(columns)]
+    out = pd.DataFrame(dict(enumerate(cells)), index=shown.index)
+    out.columns = [header(c) for c in columns]
+    return out
+
+
+def _csv_safe(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with every text cell and header that a spreadsheet would run as a formula quoted
+    (:func:`memdiag._escape.csv_cell`); numeric columns unchanged."""
+    out = df.copy()
+    for k in range(out.shape[1]):
+        if not pd.api.types.is_numeric_dtype(out.iloc[:, k]):
+            out.isetitem(k, out.iloc[:, k].map(csv_cell))
+    out.columns = [csv_cell(str(c)) for c in out.columns]
+    return out

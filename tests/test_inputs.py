@@ -168,5 +168,5 @@ def test_unparsable_verdicts_are_counted_missing_and_shown_by_validate(tmp_path,
 
 def test_read_verdicts_given_a_dataframe_says_what_to_do():
     frame = pd.DataFrame({"system": ["a"], "query_id": ["q1"], "score": [1]})
-    with pytest.raises(VerdictError, match="this is already a DataFrame: pass it to md.check"):
+    with pytest.raises(VerdictError, match="a frame is already read: pass it to md.check"):
         md.read_verdicts(frame)

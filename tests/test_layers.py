@@ -15,14 +15,14 @@ PACKAGE = Path(__file__).resolve().parents[1] / "memdiag"
 
 #: Layer of each top-level module or package of memdiag, lowest first (see docs/architecture.md).
 LAYERS: dict[str, int] = {
-    # 0: vocabulary and errors
-    "errors": 0, "_checks": 0, "_schema": 0,
+    # 0: vocabulary, errors, escaping of names, output paths
+    "errors": 0, "_checks": 0, "_schema": 0, "_escape": 0, "_outputs": 0,
     # 1: designs, the paired 2x2 table, provenance
     "_designs": 1, "_pairs": 1, "_provenance": 1,
     # 2: the resampling engine and the tests
     "_resampling": 2, "_inference": 2,
-    # 3: data: readers, canonical verdicts, schemes
-    "_readers": 3, "_verdicts": 3, "_schemes": 3,
+    # 3: data: readers, canonical verdicts, schemes, side files (claims, logs, systems tables)
+    "_readers": 3, "_verdicts": 3, "_schemes": 3, "_side_files": 3,
     # 4: prepared data and metrics
     "_prepare": 4, "_metrics": 4,
     # 5: the diagnostics and the simulators

@@ -27,6 +27,7 @@ from memdiag._prepare import prepare
 from memdiag._provenance import stamp
 from memdiag._resampling import bootstrap_sums, run_seed
 from memdiag._schemes import Scheme, known_schemes, resolve_scheme
+from memdiag._side_files import read_csv, read_text
 from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
 from memdiag.errors import SchemeError, VerdictError, where
 
@@ -83,11 +84,12 @@ def read_claims(source: str | Path | pd.DataFrame | Sequence[Mapping]) -> pd.Dat
         if not path.is_file():
             raise VerdictError(f"{where(origin)}: no such claims file. Check the path.")
         if path.suffix.lower() == ".csv":
-            records = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""]).to_dict("records")
+            records = read_csv(path, "claims file", dtype=str, keep_default_na=False,
+                               na_values=[""]).to_dict("records")
         elif path.suffix.lower() in {".yaml", ".yml", ".json"}:
             try:
-                loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
-            except yaml.YAMLError as error:
+                loaded = yaml.safe_load(read_text(path, "claims file"))
+            except (yaml.YAMLError, RecursionError) as error:
                 raise VerdictError(f"{where(origin)}: not valid YAML/JSON ({' '.join(str(error).split())}). "
                                    "Fix the syntax.") from None
             records = loaded.get("claims") if isinstance(loaded, Mapping) else loaded
@@ -133,12 +135,20 @@ def _claim(record: object, origin: str, k: int) -> dict:
             claim[key] = str(claim[key]).strip()
     for key in _NUMBERS:
         if claim[key] is not None:
+            if isinstance(claim[key], bool):
+                raise fail(key, f"{claim[key]!r} is not a number.")
             try:
                 claim[key] = float(claim[key])
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):
                 raise fail(key, f"{claim[key]!r} is not a number.") from None
+            if not math.isfinite(claim[key]):
+                raise fail(key, f"{claim[key]!r} is not a finite number.")
         else:
             claim[key] = math.nan
+    if claim["tolerance"] < 0:
+        raise fail("tolerance", f"{claim['tolerance']!r} is negative; a tolerance is 0 or more points.")
+    if not 0 <= claim["reported_p"] <= 1 and not math.isnan(claim["reported_p"]):
+        raise fail("reported_p", f"{claim['reported_p']!r} is not a p-value (between 0 and 1).")
     if claim["id"] is None:
         raise fail("id", "every claim needs an id.")
     if claim["system_a"] is None:

@@ -13,9 +13,11 @@ audit — and writes::
     OUT/tables/          every table as LaTeX booktabs (.tex), .csv and .md (memdiag.tables.render)
     OUT/analysis.json    every number, the memdiag version, input SHA-256 hashes, settings and
                          policies: enough for :func:`report_from_json` to re-run it exactly
+    OUT/manifest.json    the SHA-256 of every file above: what memdiag may replace later
 
-The folder is built next to ``OUT`` under a temporary name and renamed at the end, so a failed
-run never leaves a folder that looks complete. Nothing in the outputs depends on the clock: the
+The folder is built next to ``OUT`` under a temporary name and swapped in at the end, so a failed
+run never leaves a folder that looks complete, and an existing ``OUT`` is replaced only if every
+file in it is in its manifest (:mod:`~memdiag._report.publish`). Nothing in the outputs depends on the clock: the
 same inputs and seed give byte-identical tables and analysis.json. :func:`demo` runs the whole
 report on the bundled ``data/example``.
 
@@ -39,11 +41,12 @@ from tqdm import tqdm
 
 from memdiag import __version__
 from memdiag._report.provenance import (
-    ANALYSIS_FORMAT, Settings, _claims_input, _read_systems_table, _reread_verdicts, _rerun_input,
-    _scheme_input, _side_input, _verdict_recipe,
+    ANALYSIS_FORMAT, Settings, _check_recipes, _claims_input, _read_systems_table, _reread_verdicts,
+    _rerun_input, _scheme_input, _side_input, _verdict_recipe,
 )
-from memdiag._report.publish import WRITE_STEPS, _bar, _check_target, _publish
-from memdiag._report.render import _save_figures
+from memdiag._report.publish import WRITE_STEPS, _bar, _publish, check_inputs, resolve_target
+from memdiag._outputs import check_outputs
+from memdiag._report.render import _figure_files, _save_figures
 from memdiag._report.sections import SECTIONS, Analysis, _context, _policies
 from memdiag._schemes import Scheme
 from memdiag._verdicts import read_verdicts
@@ -86,11 +89,21 @@ def _analyse(df: pd.DataFrame, settings: Settings, inputs: dict, scheme: Scheme 
     return Analysis(sections, provenance, signature_attrs)
 
 
+def _input_files(df: pd.DataFrame, *sides: object) -> list[str]:
+    """The files a report reads: every verdict file and the side inputs given as paths."""
+    files = [str(f) for f in pd.unique(df["source_file"].dropna())] if "source_file" in df else []
+    return files + [str(s) for s in sides if isinstance(s, (str, Path)) and Path(s).is_file()]
+
+
 def _prepare(df, settings: Settings, scheme, systems_table, claims, write_log,
-             read_options: Mapping | None, bar: tqdm) -> Analysis:
-    """Read every input, record how to read it again, and run the analysis."""
+             read_options: Mapping | None, bar: tqdm, out: Path | None = None) -> Analysis:
+    """Read every input, record how to read it again, and run the analysis (refusing first an
+    ``out`` folder that holds an input)."""
     if not isinstance(df, pd.DataFrame):
         df = read_verdicts(df, **(read_options or {}))
+    if out is not None:
+        origin = scheme.origin if isinstance(scheme, Scheme) else scheme
+        check_inputs(out, _input_files(df, origin, systems_table, claims, write_log))
     scheme_obj, scheme_recipe = _scheme_input(scheme)
     table, table_recipe = _side_input(systems_table, _read_systems_table)
     claims_value, claims_recipe = _claims_input(claims)
@@ -123,6 +136,7 @@ def report(
     progress: bool | None = None,
     judges: str | None = None,
     label_missing: str = "exclude",
+    force: bool = False,
 ) -> Path:
     """Run the whole analysis and write it as a folder: report.md, report.html, figures, tables,
     analysis.json.
@@ -135,8 +149,10 @@ def report(
     reference
         The reference system of the flows and the forest plot (usually raw-history RAG).
     out
-        The report folder. It is written under a temporary name next to it and renamed when
-        complete; an existing folder is replaced only if it is empty or an earlier report.
+        The report folder (a symbolic link is followed). It is written under a temporary name
+        next to it and swapped in when complete; an existing folder is replaced only if it is
+        empty or a report memdiag wrote (every file listed in its ``manifest.json`` with its
+        SHA-256), and never when it holds one of the inputs or is read-only.
     scheme
         Official aggregation (built-in name, YAML/JSON file, :class:`~memdiag._schemes.Scheme`):
         scores, accuracy intervals, tests and ranks are recomputed under it in every replicate;
@@ -164,19 +180,25 @@ def report(
         (:func:`memdiag.prepare`).
     progress
         Show a progress bar on stderr; default: when stderr is a terminal.
+    force
+        Replace ``out`` even when it holds files memdiag did not write (they are deleted).
 
     Returns
     -------
     pathlib.Path
-        The report folder.
+        The report folder (symbolic links resolved).
 
     Raises
     ------
     VerdictError, SchemeError
-        Unreadable input, a reference not in the data, a scheme that keeps no query — raised
-        before anything is written.
+        Unreadable input, a bad setting, a reference not in the data, a scheme that keeps no
+        query — raised before anything is written.
     FileExistsError
-        ``out`` exists and is not an earlier report.
+        ``out`` is a file, read-only, holds an input, or holds a file memdiag did not write
+        (named) and ``force`` is not given — raised before the analysis runs.
+    memdiag._report.publish.Interrupted
+        SIGINT or SIGTERM while the report was written: the staging folder is removed and
+        ``out`` is as it was (a KeyboardInterrupt).
 
     Notes
     -----
@@ -191,13 +213,15 @@ def report(
     """
     settings = Settings(reference, design, n_resamples, seed, confidence_level, correction, threshold,
                         missing, verdict_missing, judges, label_missing)
-    _check_target(Path(out))
+    target = resolve_target(out, force)
     with _bar(len(SECTIONS) + len(WRITE_STEPS), progress) as bar:
-        analysis = _prepare(df, settings, scheme, systems_table, claims, write_log, read_options, bar)
-        return _publish(analysis, Path(out), bar)
+        analysis = _prepare(df, settings, scheme, systems_table, claims, write_log, read_options, bar,
+                            out=target)
+        return _publish(analysis, target, bar, force)
 
 
-def report_from_json(path: str | Path, out: str | Path, progress: bool | None = None) -> Path:
+def report_from_json(path: str | Path, out: str | Path, progress: bool | None = None,
+                     force: bool = False) -> Path:
     """Re-run a report exactly from its analysis.json into ``out``.
 
     Every input file is read again from the recorded path and must have the recorded SHA-256;
@@ -207,32 +231,39 @@ def report_from_json(path: str | Path, out: str | Path, progress: bool | None = 
     Raises
     ------
     VerdictError
-        The file is not an analysis.json of this format, an input changed or is gone, or the
+        The file is not an analysis.json of this format, a recorded setting or input is missing
+        or of the wrong type (never replaced by a default), an input changed or is gone, or the
         report was made from data that cannot be read again (an in-memory frame).
+    FileExistsError
+        As for :func:`report`; also when ``path`` itself lies in ``out``.
     """
+    check_inputs(resolve_target(out, force), [path])
     try:
         document = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
         raise VerdictError(f"{path}: not an analysis.json ({error}).") from None
     if not isinstance(document, dict) or document.get("analysis_format") != ANALYSIS_FORMAT:
         raise VerdictError(f"{path}: not an analysis.json of format {ANALYSIS_FORMAT}.")
-    inputs = document["inputs"]
-    settings = Settings(**document["settings"])
+    settings = Settings.from_json(document.get("settings"), path)
+    inputs = document.get("inputs")
+    _check_recipes(inputs, path)
     df = _reread_verdicts(inputs["verdicts"], path)
     read_options = {k: v for k, v in inputs["verdicts"]["rerun"].items()
                     if k in ("format", "fields", "records", "judge", "join")}
-    return report(df, settings.reference, out, scheme=_rerun_input(inputs["scheme"]),
-                  design=settings.design, systems_table=_rerun_input(inputs["systems_table"]),
-                  claims=_rerun_input(inputs["claims"]), write_log=_rerun_input(inputs["write_log"]),
+    return report(df, settings.reference, out, scheme=_rerun_input(inputs.get("scheme")),
+                  design=settings.design, systems_table=_rerun_input(inputs.get("systems_table")),
+                  claims=_rerun_input(inputs.get("claims")), write_log=_rerun_input(inputs.get("write_log")),
                   n_resamples=settings.n_resamples, seed=settings.seed,
                   confidence_level=settings.confidence_level, correction=settings.correction,
                   threshold=settings.threshold, missing=settings.missing,
                   verdict_missing=settings.verdict_missing, read_options=read_options,
-                  progress=progress, judges=settings.judges, label_missing=settings.label_missing)
+                  progress=progress, judges=settings.judges, label_missing=settings.label_missing,
+                  force=force)
 
 
 def demo(out: str | Path = "memdiag-demo", figures: str | Path | None = None,
-         n_resamples: int = DEMO_RESAMPLES, seed: int = 0, progress: bool | None = None) -> Path:
+         n_resamples: int = DEMO_RESAMPLES, seed: int = 0, progress: bool | None = None,
+         force: bool = False) -> Path:
     """The whole report on the bundled example (``data/example``), or only its figures.
 
     Parameters
@@ -244,6 +275,8 @@ def demo(out: str | Path = "memdiag-demo", figures: str | Path | None = None,
         ``memdiag demo --figures figures/`` regenerates the repository's ``figures/``.
     n_resamples, seed
         Bootstrap replicates and seed (printed in every signature line).
+    force
+        Replace a folder (or figure files) memdiag did not write (see :func:`report`).
 
     Notes
     -----
@@ -262,12 +295,13 @@ def demo(out: str | Path = "memdiag-demo", figures: str | Path | None = None,
     settings = Settings("raw-rag", "cluster", n_resamples, seed)
     sides = dict(systems_table=EXAMPLE / "systems.csv", claims=EXAMPLE / "claims_example.yaml",
                  write_log=EXAMPLE / "write_log.csv")
-    if figures is None:
-        _check_target(Path(out))
+    target = resolve_target(out, force) if figures is None else None
     steps = len(SECTIONS) + (len(WRITE_STEPS) if figures is None else 0)
     with _bar(steps, progress) as bar:
-        analysis = _prepare(EXAMPLE / "verdicts", settings, None, read_options=None, bar=bar, **sides)
-        if figures is None:
-            return _publish(analysis, Path(out), bar)
+        analysis = _prepare(EXAMPLE / "verdicts", settings, None, read_options=None, bar=bar, out=target,
+                            **sides)
+        if target is not None:
+            return _publish(analysis, target, bar, force)
+    check_outputs(_figure_files(analysis, figures), force=force)
     _save_figures(analysis, figures)
     return Path(figures)

@@ -12,15 +12,17 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from memdiag import _checks
 from memdiag._audit import read_claims
 from memdiag._schema import PROVENANCE
 from memdiag._schemes import Scheme, get_scheme
+from memdiag._side_files import read_csv
 from memdiag._verdicts import check, read_verdicts
 from memdiag.errors import VerdictError
 from memdiag.tables import render
@@ -47,6 +49,43 @@ class Settings:
     verdict_missing: str = "as-wrong"
     judges: str | None = None
     label_missing: str = "exclude"
+
+    def __post_init__(self) -> None:
+        """Check every setting before any analysis (VerdictError naming the setting)."""
+        if not isinstance(self.reference, str) or not self.reference:
+            raise VerdictError(f"reference must be a system name, got {self.reference!r}.")
+        if self.design is not None:
+            _checks.choice(self.design, _checks.KINDS, "design")
+        _checks.n_resamples(self.n_resamples)
+        _checks.seed(self.seed)
+        _checks.confidence_level(self.confidence_level)
+        _checks.choice(self.correction, _checks.CORRECTIONS, "correction")
+        _checks.threshold(self.threshold)
+        _checks.choice(self.missing, _checks.MISSING, "missing-query policy")
+        _checks.choice(self.verdict_missing, _checks.VERDICT_MISSING, "missing-verdict policy")
+        if self.judges is not None and (not isinstance(self.judges, str) or not self.judges):
+            raise VerdictError(f"judges must be 'mean' or a judge's name, got {self.judges!r}.")
+        _checks.choice(self.label_missing, _checks.LABEL_MISSING, "missing-label policy")
+
+    @classmethod
+    def from_json(cls, recorded: object, origin: str | Path) -> Settings:
+        """The settings an analysis.json recorded: every field present, each a valid value (a
+        missing seed is an error, never the default)."""
+        names = [f.name for f in fields(cls)]
+        if not isinstance(recorded, Mapping):
+            raise VerdictError(f"{origin}, field 'settings': missing or not a mapping; the file is damaged.")
+        for name in names:
+            if name not in recorded:
+                raise VerdictError(f"{origin}, field 'settings.{name}': missing; the file was changed or "
+                                   "is damaged, and a default would not reproduce the report.")
+        unknown = [str(k) for k in recorded if k not in names]
+        if unknown:
+            raise VerdictError(f"{origin}, field 'settings.{unknown[0]}': not a setting of this analysis.json "
+                               "format; the file was changed or is damaged.")
+        try:
+            return cls(**recorded)
+        except VerdictError as error:
+            raise VerdictError(f"{origin}, settings: {error}") from None
 
 
 # --------------------------------------------------------------------------------------------
@@ -115,7 +154,8 @@ def _side_input(value, reader: Callable) -> tuple[pd.DataFrame | None, dict | No
 
 
 def _read_systems_table(path: Path) -> pd.DataFrame:
-    table = pd.read_csv(path)
+    """A systems table (CSV keyed by ``system``): a VerdictError naming the file if it is not one."""
+    table = read_csv(Path(path), "systems table")
     if "system" not in table:
         raise VerdictError(f"{path}: the systems table needs a 'system' column (have: "
                            f"{', '.join(map(str, table.columns))}).")
@@ -157,6 +197,42 @@ def _check_hash(recipe: Mapping) -> Path:
         raise VerdictError(f"{path}: changed since the report was made (SHA-256 {actual[:12]}… ≠ "
                            f"{recipe['sha256'][:12]}…); re-running would not reproduce the report.")
     return path
+
+
+def _damaged(origin: str | Path, field: str, what: str) -> VerdictError:
+    return VerdictError(f"{origin}, field '{field}': {what}; the file was changed or is damaged.")
+
+
+def _check_recipes(inputs: object, origin: str | Path) -> None:
+    """Refuse an analysis.json whose ``inputs`` are not what :func:`_verdict_recipe` and
+    :func:`_side_input` write (a tampered or damaged file), naming the field."""
+    if not isinstance(inputs, Mapping):
+        raise _damaged(origin, "inputs", "missing or not a mapping")
+    verdicts = inputs.get("verdicts")
+    if not isinstance(verdicts, Mapping) or not isinstance(verdicts.get("data_sha256"), str):
+        raise _damaged(origin, "inputs.verdicts", "missing, or without its data_sha256")
+    spec = verdicts.get("rerun")
+    if spec is not None:
+        if not isinstance(spec, Mapping) or not isinstance(spec.get("files"), list) or not spec["files"]:
+            raise _damaged(origin, "inputs.verdicts.rerun", "not a list of input files")
+        for k, entry in enumerate(spec["files"]):
+            if not (isinstance(entry, Mapping) and isinstance(entry.get("path"), str)
+                    and isinstance(entry.get("sha256"), str)):
+                raise _damaged(origin, f"inputs.verdicts.rerun.files[{k}]", "not a path with its sha256")
+        if not isinstance(spec.get("system"), Mapping) or not isinstance(spec.get("format"), str) or not (
+                spec.get("fields") is None or isinstance(spec["fields"], Mapping)):
+            raise _damaged(origin, "inputs.verdicts.rerun", "system, format or fields of the wrong type")
+    for key in ("scheme", "systems_table", "claims", "write_log"):
+        recipe = inputs.get(key)
+        if recipe is None:
+            continue
+        valid = isinstance(recipe, Mapping) and (
+            isinstance(recipe.get("why_not"), str)
+            or (isinstance(recipe.get("path"), str) and isinstance(recipe.get("sha256"), str))
+            or isinstance(recipe.get("records"), list) or isinstance(recipe.get("spec"), Mapping)
+            or isinstance(recipe.get("name"), str))
+        if not valid:
+            raise _damaged(origin, f"inputs.{key}", "not a recorded input (path and sha256, records, spec or name)")
 
 
 def _reread_verdicts(recipe: Mapping, origin: str | Path) -> pd.DataFrame:

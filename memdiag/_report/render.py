@@ -18,6 +18,7 @@ from tabulate import tabulate
 
 from memdiag import plots
 from memdiag._report.provenance import _with_signature
+from memdiag._escape import code_span, markdown
 from memdiag._report.sections import TABLE_TITLES, Analysis, Section
 from memdiag.tables import display, render, signature
 
@@ -41,6 +42,12 @@ def _write_tables(analysis: Analysis, folder: Path) -> None:
                 _write_text(folder / "tables" / f"{name}.{suffix}", render(signed, fmt))
 
 
+def _figure_files(analysis: Analysis, folder: str | Path) -> list[Path]:
+    """The files :func:`_save_figures` writes into ``folder``."""
+    return [Path(folder) / f"{name}.{suffix}" for section in analysis.sections for name in section.figures
+            for suffix in ("pdf", "svg", "png")]
+
+
 def _save_figures(analysis: Analysis, folder: str | Path) -> list[Path]:
     """Write every figure of ``analysis`` into ``folder`` as PDF, SVG and PNG; returns the files."""
     written = []
@@ -62,16 +69,21 @@ def _shown(analysis: Analysis) -> list[tuple[int, Section]]:
 
 
 def _markdown(analysis: Analysis) -> str:
-    lines = ["# memdiag report", "", _summary(analysis), "", f"`{signature(analysis.signature)}`", "",
-             "Policies applied:", ""] + [f"- {line}" for line in analysis.provenance["policies"]] + [""]
+    """report.md: every text that can hold a name (summary, policies, titles, sentences, captions,
+    notes, cells) escaped by :func:`memdiag._escape.markdown`, the signature as a code span."""
+    lines = ["# memdiag report", "", markdown(_summary(analysis)), "", code_span(signature(analysis.signature)),
+             "", "Policies applied:", ""] + [f"- {markdown(line)}" for line in analysis.provenance["policies"]]
+    lines.append("")
     numbers = {id(s): k for k, s in _shown(analysis)}
     for section in analysis.sections:
+        title = markdown(section.title)
         if section.omitted is not None:
-            lines += [f"*{section.title} — omitted: {section.omitted}.*", ""]
+            lines += [f"*{title} — omitted: {markdown(section.omitted)}.*", ""]
             continue
-        lines += [f"## {numbers[id(section)]}. {section.title}", "", section.sentence, ""]
+        lines += [f"## {numbers[id(section)]}. {title}", "", markdown(section.sentence), ""]
         for name, (_, caption) in section.figures.items():
-            lines += [f"![{caption}](figures/{name}.png)", "", f"*Figure ({name}): {caption}*", ""]
+            lines += [f"![{markdown(caption)}](figures/{name}.png)", "", f"*Figure ({name}): {markdown(caption)}*",
+                      ""]
         for name, table in section.tables.items():
             text = render(_with_signature(table, analysis.signature), "md")
             lines += [f"### {TABLE_TITLES[name]}", "", text.rstrip("\n"), ""]

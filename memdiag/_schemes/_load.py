@@ -37,7 +37,7 @@ def _parse(text: str, where: str, is_json: bool) -> object:
     """The YAML or JSON value of a scheme file's text; a SchemeError naming ``where`` if unparsable."""
     try:
         return json.loads(text) if is_json else yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as err:
+    except (json.JSONDecodeError, yaml.YAMLError, RecursionError) as err:
         raise SchemeError(f"{where}: not valid {'JSON' if is_json else 'YAML'} "
                           f"({' '.join(str(err).split())}). Fix the syntax.") from None
 
@@ -63,7 +63,12 @@ def from_file(path: str | Path, cls: type[Scheme] = Scheme) -> Scheme:
     if not path.is_file():
         raise SchemeError(f"{path}: no such scheme file. Check the path, or use a built-in "
                           f"scheme ({', '.join(known_schemes())}).")
-    spec = _parse(path.read_text(encoding="utf-8"), str(path), path.suffix.lower() == ".json")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise SchemeError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start}). Save the scheme "
+                          "as UTF-8.") from None
+    spec = _parse(text, str(path), path.suffix.lower() == ".json")
     return from_dict(spec if spec is not None else {}, origin=str(path), cls=cls)
 
 

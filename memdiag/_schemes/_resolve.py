@@ -12,16 +12,17 @@ evaluates it for a whole chunk of replicates with one matrix product, never a Py
 from __future__ import annotations
 
 import math
-import re
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import regex
 
 from memdiag.errors import SchemeError, listing
 from memdiag._schema import QUERY_ATTRIBUTES
-from memdiag._schemes._scheme import Scheme, match_key
+from memdiag._schemes._scheme import PATTERN_SECONDS, Scheme, match_key
 from memdiag._verdicts import Panel, check
 
 #: The group of every query when a scheme has no groups (or the data has no group column).
@@ -44,6 +45,23 @@ def _absent(value: object) -> bool:
 # --------------------------------------------------------------------------------------------
 # which queries count, in which group
 # --------------------------------------------------------------------------------------------
+def _matching(scheme: Scheme, query_ids: np.ndarray) -> np.ndarray:
+    """Which ids ``scheme.exclude_ids`` finds a match in, within :data:`PATTERN_SECONDS` for all
+    of them (the ``regex`` engine's timeout); a pattern that needs longer is a SchemeError."""
+    pattern = regex.compile(scheme.exclude_ids)
+    deadline = time.monotonic() + PATTERN_SECONDS
+    found = np.zeros(len(query_ids), dtype=bool)
+    try:
+        for i, q in enumerate(query_ids):
+            found[i] = pattern.search(str(q), timeout=max(deadline - time.monotonic(), 1e-3)) is not None
+    except TimeoutError:
+        raise SchemeError(f"{scheme.origin or 'scheme ' + repr(scheme.name)}, key 'exclude_ids': the regular "
+                          f"expression {scheme.exclude_ids!r} takes longer than {PATTERN_SECONDS:g} s on "
+                          f"{len(query_ids)} query ids (catastrophic backtracking, e.g. overlapping "
+                          "alternatives under a repeat like (a|aa)+). Simplify it.") from None
+    return found
+
+
 def _assign(scheme: Scheme, queries: pd.DataFrame, query_ids: np.ndarray, for_selection: bool = False):
     """Group label, kept mask, group list, notes and phases of each query (the one rule for
     :func:`select` and :func:`layout`)."""
@@ -86,8 +104,7 @@ def _assign(scheme: Scheme, queries: pd.DataFrame, query_ids: np.ndarray, for_se
         for group in scheme.exclude:
             drop(labels == group, lambda k, group=group: f"{k} queries of {column} '{group}' excluded")
     if scheme.exclude_ids is not None:
-        pattern = re.compile(scheme.exclude_ids)
-        drop(np.array([bool(pattern.search(str(q))) for q in query_ids], dtype=bool),
+        drop(_matching(scheme, query_ids),
              lambda k: f"{k} queries whose id matches '{scheme.exclude_ids}' excluded")
     phases = None
     if scheme.phase is not None or scheme.gates:

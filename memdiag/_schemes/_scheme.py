@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import regex
+
 from memdiag.errors import SchemeError, listing
 from memdiag._designs import KINDS
 from memdiag._schema import QUERY_ATTRIBUTES
@@ -24,6 +26,10 @@ if TYPE_CHECKING:  # pragma: no cover - names for annotations only
 
     from memdiag._schemes._resolve import SchemeLayout
     from memdiag._verdicts import Panel
+
+#: Time allowed for matching ``exclude_ids`` against all the query ids of a data set, in seconds
+#: (ordinary patterns take milliseconds on tens of thousands of ids).
+PATTERN_SECONDS = 2.0
 
 #: Per-query attributes a scheme can group by.
 GROUPABLE: tuple[str, ...] = tuple(c for c in QUERY_ATTRIBUTES if c != "pair_id")
@@ -60,7 +66,9 @@ class Scheme:
     exclude
         Groups dropped from an open list (every other group is kept). Not with include/weights.
     exclude_ids
-        A regular expression; queries whose id matches it (``re.search``) are excluded.
+        A regular expression; queries whose id matches it (a search, Python ``re`` syntax) are
+        excluded. It is matched with a time limit (:data:`PATTERN_SECONDS` for all ids together),
+        so that a pattern with catastrophic backtracking is an error, never a hang.
     weights
         None for the question-weighted mean (Σ scores / Σ queries over the included queries), or
         a weight tree (see :func:`tree_weights`) for a weighted mean of group means. The groups
@@ -119,6 +127,9 @@ class Scheme:
         if self.group_by is not None and self.group_by not in GROUPABLE:
             raise fail("group_by", f"'{self.group_by}' is not a per-query attribute (use one of "
                        f"{', '.join(GROUPABLE)}).")
+        for key in ("exclude", "gates", "required_groups"):  # written empty (`exclude:`) = none
+            if getattr(self, key) is None:
+                set_(key, ())
         for key in ("include", "exclude", "gates", "required_groups"):
             value = getattr(self, key)
             if value is not None:
@@ -135,8 +146,8 @@ class Scheme:
                 raise fail("weights", str(err)) from None
         if self.exclude_ids is not None:
             try:
-                re.compile(self.exclude_ids)
-            except (re.error, TypeError) as err:
+                regex.compile(self.exclude_ids)
+            except (regex.error, TypeError, ValueError, OverflowError, RecursionError) as err:
                 raise fail("exclude_ids", f"{self.exclude_ids!r} is not a regular expression ({err}).") from None
         if not is_number(self.threshold) or not 0 <= self.threshold < 1:
             raise fail("threshold", f"{self.threshold!r} is not a number in [0, 1).")

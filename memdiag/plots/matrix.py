@@ -122,7 +122,7 @@ def matrix(
     grid = np.full((k, k), np.nan)
     for (i, j), cell in values.items():
         grid[i, j] = cell[0]
-    limit = float(np.nanmax(np.abs(grid))) if values else 1.0
+    limit = float(np.nanmax(np.abs(grid))) if np.isfinite(grid).any() else 1.0
     norm = Normalize(-limit or -1.0, limit or 1.0)
     cmap = colormaps[CMAP].with_extremes(bad="0.93")
 

@@ -95,6 +95,7 @@ RC: dict[str, object] = {
     "hatch.linewidth": 0.6,
     "axes.unicode_minus": True,
     "figure.dpi": 150,
+    "text.parse_math": False,  # names are data: a '$' in a system name is not mathtext
 }
 
 #: rcParams applied while saving (fonts embedded in PDF, text kept as text in SVG, fixed ids).
