@@ -9,7 +9,7 @@ Figure 4 (final top-k sensitivity on MemoryAgentBench, Δ vs k = 15 with paired 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -18,8 +18,10 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import NullLocator
 
+from memdiag.plots._reading import labels_of
 from memdiag.plots.style import (
-    ONE_COLUMN, TWO_COLUMN, figure_and_axes, require, styled, system_styles, tidy_axes,
+    ONE_COLUMN, PALETTE, TWO_COLUMN, break_label, figure_and_axes, require, styled, system_styles,
+    text_size, tidy_axes,
 )
 
 #: Above this ratio of the largest to the smallest value the x axis is logarithmic.
@@ -55,6 +57,8 @@ def sensitivity(
     ax: Axes | None = None,
     all_systems: Sequence[str] | None = None,
     reference: str | None = None,
+    *,
+    labels: Mapping[str, str] | None = None,
 ) -> Figure:
     """Difference from the default setting across parameter values, with paired intervals.
 
@@ -76,6 +80,9 @@ def sensitivity(
     reference
         The analysis' reference system: it takes no palette slot (as in every memdiag figure)
         and is drawn grey if it is one of the lines.
+    labels
+        Aliases ``{system: label}`` for the legend (default ``attrs["labels"]``); long names are
+        shortened.
 
     Returns
     -------
@@ -101,14 +108,21 @@ def sensitivity(
     require(frame, ("value", "diff", "ci_low", "ci_high"), "the sensitivity frame")
     has_systems = "system" in frame.columns
     names = list(dict.fromkeys(frame["system"])) if has_systems else [None]
-    styles = system_styles(list(all_systems) if all_systems is not None else names, reference) \
-        if has_systems else {}
+    styles = system_styles(list(all_systems) if all_systems is not None else names, reference,
+                           labels_of(frame, labels)) if has_systems else {}
     default = default_value(frame, default)
     values = np.sort(frame["value"].astype(float).unique())
     shown = values if default is None else np.union1d(values, [float(default)])
     log = bool((shown > 0).all() and shown.max() > LOG_SPAN * shown.min())
-    fig, ax = figure_and_axes(ax, ONE_COLUMN if len(names) <= 6 else TWO_COLUMN,
-                              2.6 if len(names) <= 6 else 3.4)
+    width = ONE_COLUMN if len(names) <= 6 else TWO_COLUMN
+    entries = ([break_label(styles[n].label, width - 0.7) for n in names] if has_systems else []) + \
+        ([f"default ({parameter.replace('_', ' ')} = {default:g})"] if default is not None else [])
+    widest = max((text_size(e)[0] for e in entries), default=0.0) + 0.5  # with handle and gap
+    per_row = max(1, min(6, int((width - 0.3) // widest)))
+    legend_rows = -(-len(entries) // per_row)
+    legend_h = sum(max((text_size(e)[1] for e in entries[i::legend_rows]), default=0)
+                   for i in range(legend_rows))  # an upper bound: every row as tall as its tallest
+    fig, ax = figure_and_axes(ax, width, (2.4 if len(names) <= 6 else 3.2) + legend_h + 0.05 * legend_rows)
     tidy_axes(ax)
     if log:
         ax.set_xscale("log")
@@ -122,14 +136,14 @@ def sensitivity(
         x = np.exp(np.log(x) + offset) if log else x + offset
         y = rows["diff"].to_numpy(dtype=float)
         style = styles.get(name)
-        color = style.color if style else "black"
+        color = style.color if style else PALETTE[0]
         gid = f"sensitivity-{name}" if has_systems else "sensitivity"
         ax.errorbar(x, y, yerr=[y - rows["ci_low"].to_numpy(dtype=float),
                                 rows["ci_high"].to_numpy(dtype=float) - y],
                     fmt="none", ecolor=color, elinewidth=0.9, capsize=2, capthick=0.9,
                     gid=f"sensitivity-ci-{name}" if has_systems else "sensitivity-ci")
-        ax.plot(x, y, color=color, lw=1.0, marker=style.marker if style else "o", markersize=3.5,
-                label=name, gid=gid)
+        ax.plot(x, y, color=color, lw=1.0, marker="o", markersize=3.5,
+                label=break_label(style.label, width - 0.7) if style else name, gid=gid)
     ax.axhline(0, color="0.4", lw=0.7, ls="--", zorder=0)
     handles = []
     if default is not None:
@@ -145,8 +159,6 @@ def sensitivity(
     if has_systems:
         handles = ax.get_legend_handles_labels()[0] + handles
     if handles:
-        per_row = 4 if len(names) <= 6 else 6
-        rows = -(-len(handles) // per_row)
         ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0, 1.01), borderaxespad=0,
-                  ncols=-(-len(handles) // rows), columnspacing=1.0, handlelength=1.6)
+                  ncols=-(-len(handles) // legend_rows), columnspacing=1.0, handlelength=1.6)
     return fig

@@ -1,10 +1,12 @@
 """Proposed and effective mutation rates per cluster, the Raw-RAG paper's Figure 2 (SPEC §7).
 
-Clusters (conversations) are sorted by their proposed mutation rate; each has its proposed rate
-(UPDATE + DELETE decisions over all decisions, orange) and its effective rate (persisted
-text-changing updates and persisted deletions over all decisions, blue). Dashed lines give the
-decision-weighted overall rates. The rates are those of the write-action audit
-(:func:`memdiag.write_audit`); nothing is recomputed.
+Clusters (conversations) are sorted by their proposed mutation rate; each has two dots with their
+intervals: its proposed rate (UPDATE + DELETE decisions over all decisions, orange) and its
+effective rate (persisted text-changing updates and persisted deletions over all decisions,
+blue), and its number of decisions under its name. Clusters are separate samples, so no line
+joins them; dashed lines give the decision-weighted overall rates (all decisions pooled), each
+labelled "overall" beside its cluster series in the legend. The rates and intervals are
+those of the write-action audit (:func:`memdiag.write_audit`); nothing is recomputed.
 """
 
 from __future__ import annotations
@@ -15,34 +17,49 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
 
-from memdiag.plots.style import ONE_COLUMN, figure_and_axes, require, styled, tidy_axes
+from memdiag.plots._reading import level
+from memdiag.plots.style import (
+    ONE_COLUMN, TWO_COLUMN, figure_and_axes, plain, require, styled, tidy_axes,
+)
 
 #: Series colours of the paper's Figure 2 (Okabe–Ito orange and blue).
 PROPOSED_COLOR = "#E69F00"
 EFFECTIVE_COLOR = "#0072B2"
-#: Up to this many clusters the x axis names them; beyond, it counts them.
+#: Up to this many clusters the x axis names them (with their counts); beyond, it counts them.
 MAX_NAMED = 20
+#: Horizontal offset of the two dots of a cluster.
+_DODGE = 0.16
+SERIES: tuple[tuple[str, str, str], ...] = (("proposed_rate", PROPOSED_COLOR, "proposed"),
+                                            ("effective_rate", EFFECTIVE_COLOR, "effective"))
+
+
+def _interval(row: pd.Series, column: str) -> str:
+    low, high = row.get(f"{column}_ci_low"), row.get(f"{column}_ci_high")
+    return "" if low is None or pd.isna(low) else f" [{plain(low)}, {plain(high)}]"
 
 
 @styled
 def mutation_rates(write_audit_frame: pd.DataFrame, ax: Axes | None = None) -> Figure:
-    """Per-cluster proposed vs effective mutation rates with the decision-weighted means.
+    """Per-cluster proposed vs effective mutation rates as dots with intervals and counts.
 
     Parameters
     ----------
     write_audit_frame
         One row per cluster with ``cluster, n_decisions, proposed_rate, effective_rate`` (rates
-        in points: percent of all emitted decisions, NONE included) and one row ``cluster ==
-        "overall"`` carrying the decision-weighted rates.
+        in points: percent of all emitted decisions, NONE included), their intervals
+        ``*_rate_ci_low`` / ``*_rate_ci_high`` when present (drawn as bars), and one row
+        ``cluster == "overall"`` carrying the decision-weighted rates.
     ax
-        Axes to draw on (default: a new one-column figure).
+        Axes to draw on (default: a new figure, one column wide up to eight clusters, else two).
 
     Returns
     -------
     matplotlib.figure.Figure
-        Clusters in ascending order of proposed rate (ties by cluster name) on x; the y axis in
-        percent of decisions. Artist ids: ``writes-proposed``, ``writes-effective`` (the
-        series), ``writes-proposed-mean``, ``writes-effective-mean`` (dashed lines).
+        Clusters in ascending order of proposed rate (ties by cluster name) on x, each named with
+        its number of decisions; the y axis in percent of decisions. Artist ids:
+        ``writes-proposed``, ``writes-effective`` (the dots), ``writes-proposed-ci``,
+        ``writes-effective-ci`` (the interval bars), ``writes-proposed-mean``,
+        ``writes-effective-mean`` (dashed lines).
 
     Notes
     -----
@@ -55,8 +72,8 @@ def mutation_rates(write_audit_frame: pd.DataFrame, ax: Axes | None = None) -> F
     >>> audit = pd.DataFrame({"cluster": ["c1", "c2", "overall"], "n_decisions": [100, 300, 400],
     ...     "proposed_rate": [5.0, 3.0, 3.5], "effective_rate": [2.0, 1.0, 1.25]})
     >>> fig = mutation_rates(audit)
-    >>> [t.get_text() for t in fig.axes[0].get_legend().get_texts()][2]
-    'proposed, decision-weighted: 3.50%'
+    >>> [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    ['proposed', 'effective', 'overall: 3.5%', 'overall: 1.2%']
     """
     require(write_audit_frame, ("cluster", "n_decisions", "proposed_rate", "effective_rate"),
             "the write-audit frame")
@@ -73,26 +90,37 @@ def mutation_rates(write_audit_frame: pd.DataFrame, ax: Axes | None = None) -> F
     if clusters.empty:
         raise ValueError("the write-audit frame has no cluster rows besides 'overall'.")
     k = len(clusters)
-    fig, ax = figure_and_axes(ax, ONE_COLUMN, 2.6)
+    fig, ax = figure_and_axes(ax, ONE_COLUMN if k <= 8 else TWO_COLUMN, 2.8)
     tidy_axes(ax)
-    x = np.arange(1, k + 1)
-    marker = "o" if k <= 60 else None
-    for column, color, name in (("proposed_rate", PROPOSED_COLOR, "proposed"),
-                                ("effective_rate", EFFECTIVE_COLOR, "effective")):
-        ax.plot(x, clusters[column].to_numpy(dtype=float), color=color, lw=1.0,
-                marker=marker, markersize=2.5, label=name, gid=f"writes-{name}")
-    for column, color, name in (("proposed_rate", PROPOSED_COLOR, "proposed"),
-                                ("effective_rate", EFFECTIVE_COLOR, "effective")):
-        ax.axhline(overall[column], color=color, lw=0.9, ls="--",
-                   label=f"{name}, decision-weighted: {overall[column]:.2f}%",
+    x = np.arange(1, k + 1, dtype=float)
+    size = 3.5 if k <= 60 else 1.5
+    for (column, color, name), shift in zip(SERIES, (-_DODGE, _DODGE)):
+        y = clusters[column].to_numpy(dtype=float)
+        if f"{column}_ci_low" in clusters:
+            low = clusters[f"{column}_ci_low"].to_numpy(dtype=float)
+            high = clusters[f"{column}_ci_high"].to_numpy(dtype=float)
+            bars = ax.errorbar(x + shift, y, yerr=[y - low, high - y], fmt="none", ecolor=color,
+                               elinewidth=0.9, capsize=1.5 if k <= 60 else 0, capthick=0.9)
+            bars.lines[2][0].set_gid(f"writes-{name}-ci")
+        ax.plot(x + shift, y, ls="", marker="o", markersize=size, color=color, label=name,
+                zorder=3, gid=f"writes-{name}")
+    for column, color, name in SERIES:
+        ax.axhline(overall[column], color=color, lw=0.9, ls="--", zorder=0,
+                   label=f"overall: {plain(overall[column])}%{_interval(overall, column)}",
                    gid=f"writes-{name}-mean")
     ax.yaxis.set_major_formatter(PercentFormatter(decimals=None))
-    ax.set_ylabel("share of all decisions")
+    method = write_audit_frame.attrs.get("interval")
+    ax.set_ylabel(f"share of all decisions\n(bars: {level(write_audit_frame)}s"
+                  f"{f', {method}' if method else ''})"
+                  if "proposed_rate_ci_low" in clusters else "share of all decisions")
     ax.set_ylim(bottom=0)
     ax.set_xlim(0.5, k + 0.5)
     if k <= MAX_NAMED:
-        ax.set_xticks(x, clusters["_name"].tolist(), rotation=90)
-        ax.set_xlabel("cluster (sorted by proposed rate)")
+        flat = k <= 6 and clusters["_name"].str.len().max() <= 10
+        names = [f"{c}\n({n:,})" if flat else f"{c} ({n:,})"
+                 for c, n in zip(clusters["_name"], clusters["n_decisions"])]
+        ax.set_xticks(x, names, rotation=0 if flat else 90)
+        ax.set_xlabel("cluster (decisions), sorted by proposed rate")
     else:
         ax.set_xlabel(f"clusters sorted by proposed rate (n = {k})")
     ax.legend(loc="lower left", bbox_to_anchor=(0, 1.01), ncols=2, borderaxespad=0,
