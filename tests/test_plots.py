@@ -138,6 +138,15 @@ def audit_frame(k: int) -> pd.DataFrame:
         counts[f"{name}_rate_ci_low"], counts[f"{name}_rate_ci_high"] = clopper_pearson(
             counts[name].to_numpy(), counts["n_decisions"].to_numpy())
     out = counts.drop(columns=["proposed", "effective"])
+    update = rng.binomial(out["n_decisions"] * 0 + np.append(proposed, proposed.sum()), 0.7)
+    out["n_update"] = np.append(update[:-1], update[:-1].sum())
+    out["n_delete"] = np.append(proposed, proposed.sum()) - out["n_update"]
+    out["n_add"] = ((out["n_decisions"] - np.append(proposed, proposed.sum())) * 0.6).round().astype(int)
+    out.loc[out.index[-1], "n_add"] = out["n_add"].iloc[:-1].sum()
+    rest = out["n_decisions"] - out["n_add"] - out["n_update"] - out["n_delete"]
+    out["n_malformed"] = (rest * 0.05).round().astype(int)
+    out.loc[out.index[-1], "n_malformed"] = out["n_malformed"].iloc[:-1].sum()
+    out["n_none"] = rest - out["n_malformed"]
     out.attrs["confidence_level"] = 0.95
     return out
 
@@ -621,6 +630,27 @@ def test_mutation_rates_draws_the_write_audit_intervals_of_a_real_log():
     assert [s[0, 1] for s in bars] == pytest.approx(clusters["effective_rate_ci_low"].tolist())
 
 
+def test_write_actions_stack_the_role_shares_of_each_cluster_in_the_mutation_rate_order():
+    audit = audit_frame(12)
+    fig = plots.write_actions(audit)
+    clusters = audit[audit.cluster != "overall"].sort_values("proposed_rate", kind="stable")
+    rows = pd.concat([clusters, audit[audit.cluster == "overall"]])
+    bottom = np.zeros(len(rows))
+    for role in ("add", "update", "delete", "none", "malformed"):
+        bars = sorted(fig.findobj(lambda a, g=f"actions-{role}": a.get_gid() == g),
+                      key=lambda b: b.get_x())
+        share = 100 * rows[f"n_{role}"].to_numpy() / rows["n_decisions"].to_numpy()
+        assert [b.get_height() for b in bars] == pytest.approx(share.tolist())
+        assert [b.get_y() for b in bars] == pytest.approx(bottom.tolist())
+        bottom += share
+    assert bottom == pytest.approx(np.full(len(rows), 100.0))  # the roles and malformed: 100%
+    ticks = [t.get_text().split(" (")[0] for t in fig.axes[0].get_xticklabels()]
+    assert ticks == [*clusters["cluster"], "overall"]
+    clean = plots.write_actions(audit.assign(n_none=audit["n_none"] + audit["n_malformed"],
+                                             n_malformed=0))
+    assert not clean.findobj(lambda a: a.get_gid() == "actions-malformed")
+
+
 def test_mutation_rates_needs_the_overall_row():
     with pytest.raises(ValueError, match="overall"):
         plots.mutation_rates(audit_frame(3).iloc[:-1])
@@ -636,6 +666,22 @@ def test_sensitivity_draws_the_intervals_and_marks_the_inferred_default():
     segments = error_segments(fig, "sensitivity-ci")
     expected = frame.sort_values("value")[["ci_low", "ci_high"]].to_numpy()
     assert np.allclose([s[:, 1] for s in segments], expected)
+
+
+def test_sensitivity_draws_the_score_of_each_setting_above_the_differences():
+    frame = sensitivity_frame(2)
+    frame["estimate"] = 60 + frame["diff"]
+    frame.attrs["metric"] = "accuracy"
+    fig = plots.sensitivity(frame, default=15)
+    top, bottom = fig.axes[:2]
+    assert top.get_ylabel() == "accuracy (%)" and bottom.get_xlabel() == "final k"
+    for name in NAMES[:2]:
+        rows = frame[frame["system"] == name].sort_values("value")
+        assert list(by_gid(fig, f"sensitivity-total-{name}").get_ydata()) == \
+            pytest.approx(rows["estimate"].tolist())
+        assert by_gid(fig, f"sensitivity-total-{name}").axes is top
+    assert len(plots.sensitivity(frame, default=15, total=False).axes) == 1
+    assert_readable(fig)
 
 
 def test_plots_reject_frames_without_the_needed_columns():
@@ -738,15 +784,17 @@ def _figure(kind: str, k: int, names: str = "short"):
         return plots.sensitivity(sensitivity_frame(k, long), labels=labels)
     if kind == "writes":
         return plots.mutation_rates(audit_frame({1: 3, 2: 12, 7: 40, 12: 500, 20: 20}[k]))
+    if kind == "actions":
+        return plots.write_actions(audit_frame({1: 3, 2: 12, 7: 40, 12: 500, 20: 20}[k]))
     raise AssertionError(kind)
 
 
 @pytest.mark.parametrize("names", ["short", "long"])
 @pytest.mark.parametrize("k", [1, 2, 7, 12, 20])
 @pytest.mark.parametrize("kind", ["venn", "venn-unscaled", "bubble", "forest", "matrix",
-                                  "sensitivity", "writes"])
+                                  "sensitivity", "writes", "actions"])
 def test_figure_text_does_not_overlap_or_leave_the_figure(kind, k, names):
-    if kind == "writes" and names == "long":
+    if kind in ("writes", "actions") and names == "long":
         pytest.skip("the write audit names clusters, not systems")
     assert_readable(_figure(kind, k, names))
 
@@ -868,7 +916,7 @@ def test_save_writes_pdf_svg_and_png_with_embedded_fonts_and_text(tmp_path):
     assert (width, height) == (round(fig.get_figwidth() * 300), round(fig.get_figheight() * 300))
 
 
-@pytest.mark.parametrize("kind", ["venn", "bubble", "matrix", "forest", "writes"])
+@pytest.mark.parametrize("kind", ["venn", "bubble", "matrix", "forest", "writes", "actions"])
 def test_repeated_runs_write_identical_files(tmp_path, kind):
     first = save(_figure(kind, 2), tmp_path / "a" / kind, formats=("svg", "pdf"))
     second = save(_figure(kind, 2), tmp_path / "b" / kind, formats=("svg", "pdf"))

@@ -1,4 +1,8 @@
-"""Proposed and effective mutation rates per cluster, the Raw-RAG paper's Figure 2 (SPEC §7).
+"""Write actions per cluster, the Raw-RAG paper's Figure 2 (SPEC §7): the distribution of the
+decisions (top) and the proposed and effective mutation rates (bottom).
+
+:func:`write_actions` stacks, per cluster, the shares of ADD, UPDATE, DELETE and NONE decisions
+(and malformed ones when there are any), with the pooled distribution as a last bar.
 
 Clusters (conversations) are sorted by their proposed mutation rate; each has two dots with their
 intervals: its proposed rate (UPDATE + DELETE decisions over all decisions, orange) and its
@@ -19,9 +23,12 @@ from matplotlib.ticker import PercentFormatter
 
 from memdiag.plots._reading import level
 from memdiag.plots.style import (
-    ONE_COLUMN, TWO_COLUMN, figure_and_axes, plain, require, styled, tidy_axes,
+    ONE_COLUMN, TWO_COLUMN, figure_and_axes, plain, require, styled, text_size, tidy_axes,
 )
 
+#: Colours of the four roles (and malformed labels), Okabe–Ito.
+ROLE_COLORS: dict[str, str] = {"add": "#009E73", "update": "#E69F00", "delete": "#D55E00",
+                               "none": "#56B4E9", "malformed": "#CC79A7"}
 #: Series colours of the paper's Figure 2 (Okabe–Ito orange and blue).
 PROPOSED_COLOR = "#E69F00"
 EFFECTIVE_COLOR = "#0072B2"
@@ -77,18 +84,11 @@ def mutation_rates(write_audit_frame: pd.DataFrame, ax: Axes | None = None) -> F
     """
     require(write_audit_frame, ("cluster", "n_decisions", "proposed_rate", "effective_rate"),
             "the write-audit frame")
-    is_overall = write_audit_frame["cluster"].astype(str) == "overall"
-    if is_overall.sum() != 1:
-        raise ValueError("the write-audit frame needs exactly one row with cluster == 'overall' "
-                         "(the decision-weighted rates).")
     rates = write_audit_frame[["proposed_rate", "effective_rate"]].to_numpy(dtype=float)
     if np.any((rates < 0) | (rates > 100)):
-        raise ValueError("proposed_rate and effective_rate must be points in [0, 100] (md.write_audit output).")
-    overall = write_audit_frame[is_overall].iloc[0]
-    clusters = write_audit_frame[~is_overall].assign(_name=lambda f: f["cluster"].astype(str)) \
-        .sort_values(["proposed_rate", "_name"], kind="stable")
-    if clusters.empty:
-        raise ValueError("the write-audit frame has no cluster rows besides 'overall'.")
+        raise ValueError("proposed_rate and effective_rate must be points in [0, 100] "
+                         "(md.write_audit output).")
+    clusters, overall = _sorted_clusters(write_audit_frame)
     k = len(clusters)
     fig, ax = figure_and_axes(ax, ONE_COLUMN if k <= 8 else TWO_COLUMN, 2.8)
     tidy_axes(ax)
@@ -125,4 +125,91 @@ def mutation_rates(write_audit_frame: pd.DataFrame, ax: Axes | None = None) -> F
         ax.set_xlabel(f"clusters sorted by proposed rate (n = {k})")
     ax.legend(loc="lower left", bbox_to_anchor=(0, 1.01), ncols=2, borderaxespad=0,
               columnspacing=1.0, handlelength=1.8)  # above the axes, never over the data
+    return fig
+
+
+def _sorted_clusters(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.Series]:
+    """The cluster rows in ascending order of proposed rate (ties by name) and the overall row."""
+    is_overall = frame["cluster"].astype(str) == "overall"
+    if is_overall.sum() != 1:
+        raise ValueError("the write-audit frame needs exactly one row with cluster == 'overall' "
+                         "(the decision-weighted rates).")
+    clusters = frame[~is_overall].assign(_name=lambda f: f["cluster"].astype(str)) \
+        .sort_values(["proposed_rate", "_name"], kind="stable")
+    if clusters.empty:
+        raise ValueError("the write-audit frame has no cluster rows besides 'overall'.")
+    return clusters, frame[is_overall].iloc[0]
+
+
+@styled
+def write_actions(write_audit_frame: pd.DataFrame, ax: Axes | None = None) -> Figure:
+    """The distribution of write actions per cluster and pooled: shares of ADD, UPDATE, DELETE and
+    NONE decisions as stacked bars.
+
+    Parameters
+    ----------
+    write_audit_frame
+        :func:`memdiag.write_audit` output: one row per cluster and one ``cluster == "overall"``
+        with ``n_decisions, n_add, n_update, n_delete, n_none, n_malformed, proposed_rate``.
+    ax
+        Axes to draw on (default: a new figure, one column wide up to eight clusters, else two).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Clusters in the order of :func:`mutation_rates` (ascending proposed rate), then the pooled
+        bar ``overall``; each cluster named with its number of decisions. Artist ids:
+        ``actions-<role>`` (one bar container per role: add, update, delete, none, malformed).
+
+    Notes
+    -----
+    share of a role = n_role / n_decisions, in percent; malformed decisions (labels that are no
+    role) are drawn when there are any, so the bars reach 100%. Raw-RAG paper C.2, Figure 2
+    (top); SPEC §7.
+
+    Examples
+    --------
+    >>> audit = pd.DataFrame({"cluster": ["c1", "c2", "overall"], "n_decisions": [10, 30, 40],
+    ...     "n_add": [5, 20, 25], "n_update": [2, 3, 5], "n_delete": [1, 0, 1],
+    ...     "n_none": [2, 7, 9], "n_malformed": [0, 0, 0], "proposed_rate": [30.0, 10.0, 15.0]})
+    >>> fig = write_actions(audit)
+    >>> [t.get_text() for t in fig.axes[0].get_xticklabels()]
+    ['c2\\n(30)', 'c1\\n(10)', 'overall\\n(40)']
+    """
+    roles = ["add", "update", "delete", "none"]
+    require(write_audit_frame, ("cluster", "n_decisions", "proposed_rate",
+                                *(f"n_{r}" for r in roles)), "the write-audit frame")
+    clusters, overall = _sorted_clusters(write_audit_frame)
+    rows = pd.concat([clusters, overall.to_frame().T.assign(_name="overall")], ignore_index=True)
+    if "n_malformed" in rows and (rows["n_malformed"].astype(float) > 0).any():
+        roles.append("malformed")
+    k = len(rows)
+    fig, ax = figure_and_axes(ax, ONE_COLUMN if k <= 9 else TWO_COLUMN, 2.6)
+    tidy_axes(ax)
+    x = np.arange(k, dtype=float)
+    x[-1] += 0.5  # the pooled bar stands apart
+    n = rows["n_decisions"].to_numpy(dtype=float)
+    bottom = np.zeros(k)
+    for role in roles:
+        share = 100 * rows[f"n_{role}"].to_numpy(dtype=float) / n
+        ax.bar(x, share, bottom=bottom, width=0.7, color=ROLE_COLORS[role], label=role.upper(),
+               gid=f"actions-{role}")
+        bottom += share
+    ax.yaxis.set_major_formatter(PercentFormatter(decimals=None))
+    ax.set_ylim(0, 100)
+    ax.set_xlim(x[0] - 0.6, x[-1] + 0.6)
+    ax.set_ylabel("share of all decisions")
+    if k <= MAX_NAMED + 1:
+        flat = k <= 7 and rows["_name"].str.len().max() <= 10
+        names = [f"{c}\n({int(m):,})" if flat else f"{c} ({int(m):,})"
+                 for c, m in zip(rows["_name"], rows["n_decisions"])]
+        ax.set_xticks(x, names, rotation=0 if flat else 90)
+        ax.set_xlabel("cluster (decisions), sorted by proposed rate")
+    else:
+        ax.set_xticks([x[-1]], [f"overall ({int(n[-1]):,})"])
+        ax.set_xlabel(f"clusters sorted by proposed rate (n = {k - 1})")
+    entry = max(text_size(role.upper())[0] for role in roles) + 0.45  # with handle and gap
+    ax.legend(loc="lower left", bbox_to_anchor=(0, 1.01), borderaxespad=0, columnspacing=1.0,
+              handlelength=1.2,
+              ncols=max(1, min(len(roles), int((fig.get_size_inches()[0] - 0.3) // entry))))
     return fig
