@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from memdiag import _checks
 from memdiag._provenance import stamp
 from memdiag._side_files import read_csv, read_text
 from memdiag.errors import VerdictError, shown, where
@@ -214,8 +215,24 @@ def _summary(frame: pd.DataFrame) -> dict:
     }
 
 
+def _intervals(rows: pd.DataFrame, confidence_level: float) -> pd.DataFrame:
+    """Clopper–Pearson intervals (points) of the proposed and effective rates of every row."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    n = rows["n_decisions"].to_numpy()
+    counts = {"proposed": rows["n_update"].to_numpy() + rows["n_delete"].to_numpy(),
+              "effective": rows["n_effective_update"].to_numpy() + rows["n_effective_delete"].to_numpy()}
+    for name, k in counts.items():
+        low, high = proportion_confint(k, n, alpha=1 - confidence_level, method="beta")
+        position = rows.columns.get_loc(f"{name}_rate") + 1
+        rows.insert(position, f"{name}_rate_ci_high", 100 * np.asarray(high, dtype=float))
+        rows.insert(position, f"{name}_rate_ci_low", 100 * np.asarray(low, dtype=float))
+    return rows
+
+
 def write_audit(log: pd.DataFrame, *,
-                decisions: Sequence[str] | Mapping[str, str] = ROLES) -> pd.DataFrame:
+                decisions: Sequence[str] | Mapping[str, str] = ROLES,
+                confidence_level: float = 0.95) -> pd.DataFrame:
     """Proposed and effective mutation rates per cluster and overall (SPEC §7; C.2, Figure 2).
 
     Parameters
@@ -230,15 +247,19 @@ def write_audit(log: pd.DataFrame, *,
         The labels of the four roles in the order ``("ADD", "UPDATE", "DELETE", "NONE")``, or a
         mapping label -> role for several spellings (e.g. ``{"NOOP": "NONE", ...}``). Labels are
         matched ignoring case and surrounding whitespace.
+    confidence_level
+        Level of the Clopper–Pearson intervals of the two rates (default 0.95).
 
     Returns
     -------
     pandas.DataFrame
         One row per cluster (sorted) and a last row ``cluster == "overall"``: ``cluster,
         n_decisions, n_add, n_update, n_delete, n_none, n_malformed, n_duplicate,
-        n_effective_update, n_effective_delete, proposed_rate, effective_rate, cf_add,
-        cf_none``. Rates are in points (percent of all decisions). ``attrs["notes"]`` reports unknown
-        labels (with examples), normalised spellings and duplicates.
+        n_effective_update, n_effective_delete, proposed_rate, proposed_rate_ci_low,
+        proposed_rate_ci_high, effective_rate, effective_rate_ci_low, effective_rate_ci_high,
+        cf_add, cf_none``. Rates and their intervals are in points (percent of all decisions).
+        ``attrs["notes"]`` reports unknown labels (with examples), normalised spellings and
+        duplicates.
 
     Notes
     -----
@@ -255,6 +276,11 @@ def write_audit(log: pd.DataFrame, *,
 
     The ``overall`` row pools the decisions of every cluster, so its rates are
     decision-weighted means of the cluster rates (Figure 2's dashed lines).
+
+    Each rate has an exact binomial (Clopper–Pearson) interval for its count out of n decisions
+    (statsmodels ``proportion_confint(method="beta")``; Clopper & Pearson 1934, Biometrika 26(4)):
+    it treats a row's decisions as independent, so the ``overall`` interval, which pools
+    clusters, is narrower than a cluster-aware one would be.
 
     A label that is none of the four (after trimming and upper-casing) is **malformed**: it is
     counted in n and n_malformed, listed in the notes, and never mapped to a role. A
@@ -279,6 +305,7 @@ def write_audit(log: pd.DataFrame, *,
     >>> out.attrs["notes"][0]
     "1 decision with an unknown label counted as malformed (not mapped to any role): 'MERGE' (1)"
     """
+    confidence_level = _checks.confidence_level(confidence_level)
     log = _checked(log)
     roles = _roles(decisions)
     lookup = {label.strip().upper(): r for label, r in roles.items()}
@@ -310,6 +337,8 @@ def write_audit(log: pd.DataFrame, *,
                           "effective": effective})
     rows = [{"cluster": name, **_summary(part)} for name, part in frame.groupby("cluster", sort=True)]
     rows.append({"cluster": OVERALL, **_summary(frame)})
-    return stamp(pd.DataFrame(rows), "write_audit", notes=notes, unit="points", decisions=dict(roles),
-                 n_clusters=len(rows) - 1,
+    out = _intervals(pd.DataFrame(rows), confidence_level)
+    return stamp(out, "write_audit", notes=notes, unit="points", decisions=dict(roles),
+                 n_clusters=len(rows) - 1, confidence_level=confidence_level,
+                 interval="Clopper-Pearson",
                  source=str(log["source_file"].iloc[0]) if "source_file" in log else None)

@@ -1,5 +1,7 @@
-"""memdiag.plots: the numbers drawn are the numbers computed; figures stay readable at 1–12
-systems; one colour per system across figures; saved files are complete and reproducible.
+"""memdiag.plots: the numbers drawn are the numbers computed; figures stay readable (no text
+clipped or overlapping, inside the figure) at 1–20 systems with short and 60-character names; the
+figures say what the frames' attrs say; one colour-blind-safe colour per system, never grey or
+black; labels short and distinct; saved files are complete and reproducible.
 
 The figures are drawn from real ``md.flows`` / ``md.compare`` / ``md.bootstrap`` output on
 synthetic verdicts (few resamples: the plots only draw, so the interval quality is irrelevant),
@@ -30,15 +32,26 @@ from matplotlib.text import Text  # noqa: E402
 from memdiag import plots  # noqa: E402
 from memdiag._compare import bootstrap, compare  # noqa: E402
 from memdiag._flows import flows  # noqa: E402
+from memdiag.plots._names import system_labels  # noqa: E402
 from memdiag.plots.bubble import MAX_AREA  # noqa: E402
 from memdiag.plots.style import (  # noqa: E402
-    OKABE_ITO, REFERENCE_COLOR, SMALL_FONT_SIZE, TOL_MUTED, renderer, save, system_colors,
+    PALETTE, PALETTE_SOURCES, REFERENCE_COLOR, SMALL_FONT_SIZE, renderer, save, system_colors,
     system_styles,
 )
 
 REF = "raw-rag"
 NAMES = ["mem0", "zep", "a-mem", "simplemem", "memoryos", "lightmem", "openviking", "hipporag2",
-         "plugmem", "magma", "mem-t", "memory-r2"]
+         "plugmem", "magma", "mem-t", "memory-r2", "memobase", "letta", "cognee", "graphiti",
+         "memtree", "reflexion", "memgpt", "backboard"]
+
+
+def long_name(name: str) -> str:
+    """A 60-character run name with separators, as released files are named."""
+    base = f"{name}__{name}-memory_locomo-benchmark_gpt4o-mini_top_k-30_history"
+    return (base + "_run-" + "0" * 60)[:60]
+
+
+LONG = {name: long_name(name) for name in [REF, *NAMES]}
 MINUS = "\u2212"
 SVG_NS = "{http://www.w3.org/2000/svg}"
 
@@ -61,20 +74,25 @@ def verdicts(k: int, n: int = 240) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-@functools.cache
-def flows_frame(k: int) -> pd.DataFrame:
-    return flows(verdicts(k), reference=REF, n_resamples=200)
+def named(k: int, long: bool) -> pd.DataFrame:
+    v = verdicts(k)
+    return v.assign(system=v["system"].map(LONG)) if long else v
 
 
 @functools.cache
-def compare_frame(k: int, pairs: str = "reference") -> pd.DataFrame:
-    return compare(verdicts(k), pairs=pairs, reference=REF if pairs == "reference" else None,
-                   n_resamples=200)
+def flows_frame(k: int, long: bool = False) -> pd.DataFrame:
+    return flows(named(k, long), reference=LONG[REF] if long else REF, n_resamples=200)
 
 
 @functools.cache
-def scores_frame(k: int) -> pd.DataFrame:
-    return bootstrap(verdicts(k), n_resamples=200)
+def compare_frame(k: int, pairs: str = "reference", long: bool = False) -> pd.DataFrame:
+    ref = (LONG[REF] if long else REF) if pairs == "reference" else None
+    return compare(named(k, long), pairs=pairs, reference=ref, n_resamples=200)
+
+
+@functools.cache
+def scores_frame(k: int, long: bool = False) -> pd.DataFrame:
+    return bootstrap(named(k, long), n_resamples=200)
 
 
 def facts(systems) -> pd.DataFrame:
@@ -85,10 +103,10 @@ def facts(systems) -> pd.DataFrame:
                          "store_size": np.linspace(1e5, 4e7, m)})
 
 
-def sensitivity_frame(k: int) -> pd.DataFrame:
+def sensitivity_frame(k: int, long: bool = False) -> pd.DataFrame:
     rng = np.random.default_rng(k)
     rows = []
-    for system in NAMES[:k]:
+    for system in [LONG[n] for n in NAMES[:k]] if long else NAMES[:k]:
         for value in (1, 5, 10, 15, 30, 60, 120):
             d = 0.0 if value == 15 else float(rng.normal(-3, 4))
             half = 0.0 if value == 15 else float(rng.uniform(1, 2.5))
@@ -97,17 +115,40 @@ def sensitivity_frame(k: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def clopper_pearson(k, n, level=0.95):
+    """Exact binomial interval in points from Beta quantiles (Clopper & Pearson 1934)."""
+    from scipy.stats import beta
+
+    a = (1 - level) / 2
+    low = np.where(k == 0, 0.0, beta.ppf(a, k, n - k + 1))
+    high = np.where(k == n, 1.0, beta.ppf(1 - a, k + 1, n - k))
+    return 100 * low, 100 * high
+
+
 def audit_frame(k: int) -> pd.DataFrame:
     rng = np.random.default_rng(k)
     n = rng.integers(50, 2000, k)
     proposed = rng.binomial(n, 0.05)
     effective = rng.binomial(proposed, 0.4)
-    rows = pd.DataFrame({"cluster": [f"conv-{i}" for i in range(k)], "n_decisions": n,
-                         "proposed_rate": 100 * proposed / n, "effective_rate": 100 * effective / n})
-    overall = pd.DataFrame({"cluster": ["overall"], "n_decisions": [n.sum()],
-                            "proposed_rate": [100 * proposed.sum() / n.sum()],
-                            "effective_rate": [100 * effective.sum() / n.sum()]})
-    return pd.concat([rows, overall], ignore_index=True)
+    counts = pd.DataFrame({"cluster": [*(f"conv-{i}" for i in range(k)), "overall"],
+                           "n_decisions": [*n, n.sum()], "proposed": [*proposed, proposed.sum()],
+                           "effective": [*effective, effective.sum()]})
+    for name in ("proposed", "effective"):
+        counts[f"{name}_rate"] = 100 * counts[name] / counts["n_decisions"]
+        counts[f"{name}_rate_ci_low"], counts[f"{name}_rate_ci_high"] = clopper_pearson(
+            counts[name].to_numpy(), counts["n_decisions"].to_numpy())
+    out = counts.drop(columns=["proposed", "effective"])
+    update = rng.binomial(out["n_decisions"] * 0 + np.append(proposed, proposed.sum()), 0.7)
+    out["n_update"] = np.append(update[:-1], update[:-1].sum())
+    out["n_delete"] = np.append(proposed, proposed.sum()) - out["n_update"]
+    out["n_add"] = ((out["n_decisions"] - np.append(proposed, proposed.sum())) * 0.6).round().astype(int)
+    out.loc[out.index[-1], "n_add"] = out["n_add"].iloc[:-1].sum()
+    rest = out["n_decisions"] - out["n_add"] - out["n_update"] - out["n_delete"]
+    out["n_malformed"] = (rest * 0.05).round().astype(int)
+    out.loc[out.index[-1], "n_malformed"] = out["n_malformed"].iloc[:-1].sum()
+    out["n_none"] = rest - out["n_malformed"]
+    out.attrs["confidence_level"] = 0.95
+    return out
 
 
 def venn3_frame() -> pd.DataFrame:
@@ -135,9 +176,11 @@ def _undrawn_tick_labels(fig) -> set[int]:
     return hidden
 
 
-def texts(fig) -> list[Text]:
-    """Every drawn, non-empty text of the figure (ticks, labels, titles, legends, notes)."""
-    renderer(fig)
+def texts(fig, drawn: bool = False) -> list[Text]:
+    """Every drawn, non-empty text of the figure (ticks, labels, titles, legends, notes);
+    ``drawn``: the figure has just been laid out."""
+    if not drawn:
+        renderer(fig)
     hidden = _undrawn_tick_labels(fig)
     return [t for t in fig.findobj(Text)
             if t.get_visible() and t.get_text().strip() and id(t) not in hidden
@@ -145,9 +188,10 @@ def texts(fig) -> list[Text]:
 
 
 def assert_readable(fig) -> None:
-    """No two texts intersect, none leaves the figure, none is below 7 pt."""
+    """No two texts intersect, none leaves the figure, none is below 7 pt (the text itself: an
+    annotation's extent would include its leader line)."""
     r = renderer(fig)
-    items = [(t, t.get_window_extent(r)) for t in texts(fig)]
+    items = [(t, Text.get_window_extent(t, r)) for t in texts(fig, drawn=True)]
     frame = fig.bbox
     for t, box in items:
         assert t.get_fontsize() >= SMALL_FONT_SIZE, (t.get_text(), t.get_fontsize())
@@ -187,17 +231,28 @@ def pct(count: int, n: int) -> str:
     return f"{100 * count / n:.1f}%"
 
 
+
+def texts_by_gid(fig, prefix: str) -> dict[str, str]:
+    return {t.get_gid(): t.get_text() for t in fig.findobj(Text)
+            if t.get_gid() and t.get_gid().startswith(prefix)}
+
+
+def all_text(fig) -> str:
+    """Every drawn text of the figure, wrapped lines joined with spaces."""
+    return "\n".join(" ".join(t.get_text().split()) for t in texts(fig))
+
+
 # ---------------------------------------------------------------- the numbers drawn
 
 
-def test_venn_region_labels_equal_the_flow_counts_in_artists_and_svg(tmp_path):
+def test_venn_region_labels_name_the_region_and_equal_the_flow_counts_in_artists_and_svg(tmp_path):
     frame = flows_frame(2)
     fig = plots.venn(frame)
     svg = svg_texts(save(fig, tmp_path / "venn", formats=("svg",))[0])
     for row in frame.itertuples():
         for flow in ("benefit", "tax", "both"):
             count = getattr(row, flow)
-            expected = f"{count}\n{pct(count, row.n)}"
+            expected = f"{flow}\n{count}\n{pct(count, row.n)}"
             assert by_gid(fig, f"venn-{row.system}-{flow}").get_text() == expected
             assert svg[f"venn-{row.system}-{flow}"] == expected
         neither = f"neither: {row.neither} ({pct(row.neither, row.n)})"
@@ -208,7 +263,7 @@ def test_venn_title_gives_net_and_net_rate_interval_in_points():
     frame = flows_frame(1)
     row = frame.iloc[0]
     title = plots.venn(frame).axes[0].get_title()
-    name, detail = title.split("\n")
+    name, detail = title.split("\n", 1)
     assert name == row.system
     numbers = [float(x.replace(MINUS, "-")) for x in re.findall(r"[+\u2212]\d+(?:\.\d+)?", detail)]
     assert numbers[0] == row.net
@@ -218,26 +273,45 @@ def test_venn_title_gives_net_and_net_rate_interval_in_points():
 
 def test_venn_regions_put_reference_only_left_as_tax_and_system_only_right_as_benefit():
     frame = flows_frame(1)
-    fig = plots.venn(frame)
-    r = renderer(fig)
-    tax = by_gid(fig, f"venn-{NAMES[0]}-tax").get_window_extent(r)
-    benefit = by_gid(fig, f"venn-{NAMES[0]}-benefit").get_window_extent(r)
-    both = by_gid(fig, f"venn-{NAMES[0]}-both").get_window_extent(r)
-    assert tax.x1 < both.x0 and both.x1 < benefit.x0
+    for shared in (True, False):
+        fig = plots.venn(frame, shared_scale=shared)
+        r = renderer(fig)
+        tax = by_gid(fig, f"venn-{NAMES[0]}-tax").get_window_extent(r)
+        benefit = by_gid(fig, f"venn-{NAMES[0]}-benefit").get_window_extent(r)
+        both = by_gid(fig, f"venn-{NAMES[0]}-both").get_window_extent(r)
+        assert tax.x1 < both.x0 and both.x1 < benefit.x0
 
 
-def test_venn_shared_scale_makes_circle_area_proportional_to_answered_queries():
-    frame = flows_frame(7)
-    fig = plots.venn(frame, shared_scale=True)
+def _circle_areas(fig, frame):
     renderer(fig)
     ratios = []
-    for ax, row in zip(fig.axes, frame.itertuples()):
+    for ax in fig.axes:
+        system = next(t.get_gid() for t in ax.texts if t.get_gid() and t.get_gid().endswith("-neither"))
+        row = frame.set_index("system").loc[system.removeprefix("venn-").removesuffix("-neither")]
         circles = [p for p in ax.patches if isinstance(p, Circle)]
         for circle, answered in zip(circles, (row.both + row.tax, row.both + row.benefit)):
             center = ax.transData.transform(circle.center)
             edge = ax.transData.transform((circle.center[0] + circle.radius, circle.center[1]))
             ratios.append(np.pi * (edge[0] - center[0]) ** 2 / answered)
+    return np.array(ratios)
+
+
+def test_venn_is_area_proportional_on_one_scale_across_panels_by_default():
+    frame = flows_frame(7)
+    ratios = _circle_areas(plots.venn(frame), frame)
     assert np.ptp(ratios) / np.mean(ratios) < 1e-6
+    unweighted = _circle_areas(plots.venn(frame, shared_scale=False), frame)
+    assert np.ptp(unweighted) / np.mean(unweighted) > 0.01
+
+
+def test_venn_panels_follow_net_largest_first_or_the_given_order():
+    frame = flows_frame(7)
+    fig = plots.venn(frame)
+    titles = [ax.get_title().split("\n")[0] for ax in fig.axes]
+    expected = frame.sort_values(["net", "system"], ascending=[False, True])["system"].tolist()
+    assert titles == expected
+    given = list(reversed(NAMES[:7]))
+    assert [ax.get_title().split("\n")[0] for ax in plots.venn(frame, systems=given).axes] == given
 
 
 def test_venn3_region_counts_match_a_hand_count():
@@ -253,7 +327,11 @@ def test_venn3_region_counts_match_a_hand_count():
     assert by_gid(fig, "venn3-none").get_text() == f"answered by none: {none} ({pct(none, n)})"
 
 
-def test_forest_interval_endpoints_and_markers_equal_the_compare_frame(tmp_path):
+def _figure_number(text: str) -> float:
+    return float(text.replace(MINUS, "-"))
+
+
+def test_forest_interval_endpoints_markers_and_text_columns_equal_the_compare_frame(tmp_path):
     frame = compare_frame(7)
     fig = plots.forest(frame)
     svg = svg_texts(save(fig, tmp_path / "forest", formats=("svg",))[0])
@@ -264,7 +342,38 @@ def test_forest_interval_endpoints_and_markers_equal_the_compare_frame(tmp_path)
         assert marker.get_xdata()[0] == pytest.approx(row.diff)
         filled = marker.get_markerfacecolor() != "white"
         assert filled == (row.p_adj < 0.05)
-        assert svg[f"forest-n-{row.system_a}"] == f"{row.n:,}"
+        estimate = svg[f"forest-estimate-{row.system_a}"]
+        numbers = [_figure_number(x) for x in re.findall(r"[+\u2212]?\d+\.\d", estimate)]
+        assert numbers == pytest.approx([round(v, 1) for v in (row.diff, row.ci_low, row.ci_high)],
+                                        abs=1e-9)
+        p_shown = svg[f"forest-p-{row.system_a}"]
+        if row.p_adj < 0.001:
+            assert p_shown == "< 0.001"
+        else:  # two significant figures (three next to 0.05)
+            assert float(p_shown) == pytest.approx(row.p_adj, rel=0.05)
+    assert f"n = {frame['n'].iloc[0]:,} queries per comparison" in all_text(fig)
+
+
+def test_forest_intervals_are_drawn_over_their_markers_with_caps():
+    fig = plots.forest(compare_frame(7))
+    for name in NAMES[:7]:
+        line, marker = by_gid(fig, f"forest-ci-{name}"), by_gid(fig, f"forest-{name}")
+        assert line.get_zorder() > marker.get_zorder()
+        assert line.get_marker() == "|"  # end caps: a narrow interval still shows its ends
+
+
+def test_forest_rows_are_sorted_by_effect_or_in_the_given_order():
+    frame = compare_frame(7)
+    fig = plots.forest(frame)
+    ax = fig.axes[0]
+    shown = [t.get_text() for t in ax.get_yticklabels()]
+    heights = dict(zip(shown, ax.get_yticks()))
+    by_effect = frame.sort_values("diff", ascending=False)["system_a"].tolist()
+    assert sorted(shown, key=lambda s: -heights[s]) == by_effect
+    order = list(reversed(by_effect))
+    ax = plots.forest(frame, order=order).axes[0]
+    heights = dict(zip([t.get_text() for t in ax.get_yticklabels()], ax.get_yticks()))
+    assert sorted(heights, key=lambda s: -heights[s]) == order
 
 
 def test_forest_orients_an_all_pairs_frame_as_system_minus_reference():
@@ -279,16 +388,64 @@ def test_forest_orients_an_all_pairs_frame_as_system_minus_reference():
         assert by_gid(fig, f"forest-{other}").get_xdata()[0] == pytest.approx(sign * row.diff)
 
 
-def test_matrix_cells_are_row_minus_column_with_flipped_intervals_and_holm_stars(tmp_path):
+def test_forest_splits_the_axis_when_one_effect_dwarfs_the_rest():
+    frame = pd.DataFrame({"system_a": ["a", "b", "c", "big"], "system_b": REF,
+                          "diff": [-2.0, 1.0, 3.0, 70.0], "ci_low": [-4.0, -0.5, 1.0, 67.0],
+                          "ci_high": [0.5, 2.5, 5.0, 73.0], "p_adj": [0.2, 0.3, 0.01, 1e-9],
+                          "n": 500})
+    fig = plots.forest(frame)
+    left, right = [ax for ax in fig.axes if ax.get_xlim()[1] > ax.get_xlim()[0]][:2]
+    assert left.get_xlim()[1] < 10 < 60 < right.get_xlim()[0]
+    assert by_gid(fig, "forest-ci-big").axes is right and by_gid(fig, "forest-ci-a").axes is left
+    # one scale: points per difference unit are equal in both parts
+    scales = [ax.get_window_extent(renderer(fig)).width / np.ptp(ax.get_xlim()) for ax in (left, right)]
+    assert scales[0] == pytest.approx(scales[1], rel=1e-6)
+    spread = frame.assign(diff=[-2.0, 10.0, 30.0, 45.0], ci_low=[-4.0, 8.0, 27.0, 42.0],
+                          ci_high=[0.5, 12.0, 33.0, 48.0])
+    assert len(plots.forest(spread).axes) == 1
+
+
+@pytest.mark.parametrize("correction, words", [("holm", "Holm-adjusted p"),
+                                                ("bonferroni", "Bonferroni-adjusted p"),
+                                                ("fdr_bh", "Benjamini–Hochberg-adjusted p"),
+                                                (None, "adjusted p")])
+def test_figures_name_the_correction_their_frame_used_and_never_assume_holm(correction, words):
+    forest_frame = compare_frame(2).copy()
+    matrix_frame = compare_frame(2, "all").copy()
+    for frame in (forest_frame, matrix_frame):
+        frame.attrs = {k: v for k, v in frame.attrs.items() if k != "correction"}
+        if correction:
+            frame.attrs["correction"] = correction
+    for fig in (plots.forest(forest_frame), plots.matrix(matrix_frame)):
+        text = all_text(fig)
+        assert f"{words} < 0.05" in text
+        assert ("Holm" in text) == (correction == "holm")
+    legend = by_gid(plots.forest(forest_frame), "forest-legend")
+    assert [t.get_text() for t in legend.get_texts()] == [f"{words} < 0.05", "not significant"]
+
+
+def test_forest_reads_the_test_and_the_interval_level_from_the_frame():
+    frame = compare_frame(2).copy()
+    frame.attrs["confidence_level"] = 0.9
+    text = all_text(plots.forest(frame))
+    assert "90% interval" in text and frame["test"].iloc[0] in text
+
+
+def test_matrix_cells_are_row_minus_column_with_flipped_intervals_and_matching_stars(tmp_path):
     upper = compare_frame(2, "all")
     lower = upper.assign(diff=upper["diff"] * 2, ci_low=upper["ci_low"] * 2,
-                         ci_high=upper["ci_high"] * 2, p_adj=[0.001, 0.5, 0.2])
+                         ci_high=upper["ci_high"] * 2, p=[0.001, 0.5, 0.03],
+                         p_adj=[0.003, 0.5, 0.06])
+    lower.attrs = {**upper.attrs, "metric": "utilization"}
     fig = plots.matrix(upper, lower)
     svg = svg_texts(save(fig, tmp_path / "matrix", formats=("svg",))[0])
     names = list(dict.fromkeys(np.ravel(upper[["system_a", "system_b"]].to_numpy())))
 
-    def fmt(v):
-        return f"{round(v, 1) + 0.0:.1f}".replace("-", MINUS)
+    def fmt(v):  # one decimal below 10, none from 10, one significant digit below 0.05
+        if 0 < abs(v) < 0.05:
+            return f"{v:.1g}".replace("-", MINUS)
+        d = 0 if abs(v) >= 9.95 else 1
+        return f"{round(v, d) + 0.0:.{d}f}".replace("-", MINUS)
 
     for source, row_is_a in ((upper, True), (lower, False)):
         for rec in source.itertuples():
@@ -298,17 +455,57 @@ def test_matrix_cells_are_row_minus_column_with_flipped_intervals_and_holm_stars
             row, col = (a, b) if row_is_a else (b, a)
             d, lo, hi = (rec.diff, rec.ci_low, rec.ci_high) if row_is_a else \
                 (-rec.diff, -rec.ci_high, -rec.ci_low)
-            star = "*" if rec.p_adj < 0.05 else ""
-            sign = "+" if round(d, 1) >= 0 else ""
+            star = "*" if rec.p < 0.05 else ""  # the per-comparison p, like the intervals
+            sign = "+" if d > 0 and fmt(d) != "0.0" else ""
             expected = f"{sign}{fmt(d)}{star}\n[{fmt(lo)}, {fmt(hi)}]"
-            assert by_gid(fig, f"matrix-{row}-{col}").get_text() == expected
+            text = by_gid(fig, f"matrix-{row}-{col}")
+            assert text.get_text() == expected
             assert svg[f"matrix-{row}-{col}"] == expected
+            assert (text.get_fontweight() == "bold") == (rec.p_adj < 0.05)  # family-adjusted
 
 
-def test_matrix_drops_intervals_before_shrinking_text_when_cells_are_small():
-    fig = plots.matrix(compare_frame(12, "all"))
-    assert "intervals omitted" in fig.axes[0].get_xlabel()
-    assert all(t.get_fontsize() >= SMALL_FONT_SIZE for t in fig.axes[0].texts)
+def test_matrix_uses_family_adjusted_intervals_with_the_adjusted_star_when_the_frame_has_them():
+    frame = pd.DataFrame({"system_a": ["a"], "system_b": ["b"], "diff": [5.0], "ci_low": [1.0],
+                          "ci_high": [8.0], "ci_low_adj": [-0.5], "ci_high_adj": [10.5],
+                          "p": [0.01], "p_adj": [0.07]})
+    frame.attrs["correction"] = "bonferroni"
+    fig = plots.matrix(frame)
+    assert by_gid(fig, "matrix-a-b").get_text() == f"+5.0\n[{MINUS}0.5, 10]"
+    assert "Intervals and * (Bonferroni-adjusted p < 0.05) adjusted over the 1 pair" in all_text(fig)
+
+
+def test_matrix_rounding_never_hides_whether_an_interval_holds_zero():
+    frame = pd.DataFrame({"system_a": ["a", "a"], "system_b": ["b", "c"], "diff": [-4.0, 5.0],
+                          "ci_low": [-8.37, 0.44], "ci_high": [0.44, 8.0], "p": [0.07, 0.02],
+                          "p_adj": [0.07, 0.04]})
+    fig = plots.matrix(frame)
+    assert by_gid(fig, "matrix-a-b").get_text() == f"{MINUS}4.0\n[{MINUS}8.4, 0.4]"
+    assert by_gid(fig, "matrix-a-c").get_text() == "+5.0*\n[0.4, 8.0]"
+
+
+def test_evidence_matrix_has_one_colour_scale_per_triangle():
+    upper = compare_frame(7, "all")
+    lower = upper.assign(diff=upper["diff"] / 5, ci_low=upper["ci_low"] / 5, ci_high=upper["ci_high"] / 5)
+    upper = upper.copy()
+    upper.attrs = {**compare_frame(7, "all").attrs, "metric": "coverage"}
+    lower.attrs = {**upper.attrs, "metric": "utilization"}
+    fig = plots.matrix(upper, lower)
+    limits = [by_gid(fig, f"matrix-image-{tri}").norm.vmax for tri in ("upper", "lower")]
+    assert limits == pytest.approx([upper["diff"].abs().max(), lower["diff"].abs().max()])
+    bars = [a for a in fig.axes if (a.get_gid() or "").startswith("matrix-colorbar")]
+    assert len(bars) == 2
+    one = plots.matrix(upper)
+    assert len([a for a in one.axes if (a.get_gid() or "").startswith("matrix-colorbar")]) == 1
+
+
+def test_matrix_leaves_out_intervals_rather_than_shrink_text_when_cells_are_small():
+    fig = plots.matrix(compare_frame(20, "all"))
+    assert "Intervals left out for space" in all_text(fig)
+    cells = [t for t in fig.axes[0].texts if (t.get_gid() or "").startswith("matrix-")]
+    assert cells and all(t.get_fontsize() >= SMALL_FONT_SIZE for t in cells)
+    assert all("\n" not in t.get_text() for t in cells)
+    small = plots.matrix(compare_frame(2, "all"))
+    assert "Intervals left out" not in all_text(small)
 
 
 def test_bubble_positions_intervals_and_areas_equal_the_inputs():
@@ -349,17 +546,109 @@ def test_bubble_pareto_front_is_the_cheapest_best_systems_in_cost_order():
     assert list(line.get_xdata()[:-1]) == [50, 100, 200, 300]
 
 
-def test_mutation_rates_draws_clusters_sorted_by_proposed_rate_and_weighted_means():
+def test_bubble_works_with_any_subset_of_cost_latency_and_size_columns():
+    scores = scores_frame(7)
+    systems = list(scores["system"])
+    latency = pd.DataFrame({"system": systems, "latency_s_per_query": np.linspace(1, 6, len(systems))})
+    fig = plots.bubble(scores, latency, reference=REF)  # no tokens, no size
+    assert fig.axes[0].get_xlabel() == "latency (s per query)"
+    assert "Equal bubbles: no store size reported." in all_text(fig)
+    assert not any("bubble area" in t for t in all_text(fig).split("\n"))  # no size legend
+    assert len({by_gid(fig, f"bubble-{s}").get_sizes()[0] for s in systems}) == 1
+    some = facts(systems)
+    some.loc[some["system"].isin(systems[1:3]), "tokens_per_query"] = np.nan
+    some = some.drop(columns="store_size")
+    fig = plots.bubble(scores, some, reference=REF, size="store_tokens")  # absent size column
+    note = next(t for t in all_text(fig).split("\n") if "No tokens per query" in t)
+    assert all(s in note for s in systems[1:3])
+    assert not fig.findobj(lambda a: a.get_gid() == f"bubble-{systems[1]}")
+    with pytest.raises(ValueError, match="no column 'tokens_per_query'.*--cost"):
+        plots.bubble(scores, latency, cost="tokens_per_query")
+
+
+def test_bubble_draws_no_system_black_and_the_reference_grey():
+    scores = scores_frame(12)
+    fig = plots.bubble(scores, facts(scores["system"]), reference=REF)
+    for system in scores["system"]:
+        artist = by_gid(fig, f"bubble-{system}")
+        for color in (*artist.get_facecolor(), *artist.get_edgecolor()):
+            assert to_hex(color) != "#000000"
+    assert to_hex(by_gid(fig, f"bubble-{REF}").get_facecolor()[0]) == REFERENCE_COLOR.lower()
+
+
+@pytest.mark.parametrize("k", [7, 20])
+def test_bubble_labels_sit_next_to_their_own_marker(k):
+    """Each label points at its own bubble: one without a leader line touches it and is nearer to
+    it than to any other bubble; one placed farther off has a leader line ending at its bubble."""
+    scores = scores_frame(k)
+    fig = plots.bubble(scores, facts(scores["system"]), reference=REF)
+    r = renderer(fig)
+    ax = fig.axes[0]
+    centres = {s: ax.transData.transform(by_gid(fig, f"bubble-{s}").get_offsets()[0])
+               for s in scores["system"]}
+    for system, centre in centres.items():
+        label = by_gid(fig, f"bubble-label-{system}")
+        assert tuple(label.xy) == pytest.approx(tuple(by_gid(fig, f"bubble-{system}").get_offsets()[0]))
+        if label.arrow_patch is not None:
+            continue
+        box = Text.get_window_extent(label, r)
+
+        def distance(p):
+            return np.hypot(max(box.x0 - p[0], 0, p[0] - box.x1), max(box.y0 - p[1], 0, p[1] - box.y1))
+
+        own = distance(centre)
+        radius = np.sqrt(by_gid(fig, f"bubble-{system}").get_sizes()[0]) / 2 * r.points_to_pixels(1)
+        assert own <= radius + r.points_to_pixels(3), system
+        assert all(distance(c) >= min(own, box.height) - 1e-6
+                   for other, c in centres.items() if other != system), system
+
+
+def test_mutation_rates_draws_dots_with_intervals_and_counts_and_weighted_means():
     audit = audit_frame(12)
     fig = plots.mutation_rates(audit)
     clusters = audit[audit.cluster != "overall"].sort_values("proposed_rate", kind="stable")
     overall = audit[audit.cluster == "overall"].iloc[0]
-    proposed = by_gid(fig, "writes-proposed").get_ydata()
-    assert list(proposed) == pytest.approx(clusters["proposed_rate"].to_numpy())
-    assert list(by_gid(fig, "writes-effective").get_ydata()) == \
-        pytest.approx(clusters["effective_rate"].to_numpy())
-    assert by_gid(fig, "writes-proposed-mean").get_ydata()[0] == pytest.approx(overall.proposed_rate)
-    assert by_gid(fig, "writes-effective-mean").get_ydata()[0] == pytest.approx(overall.effective_rate)
+    for name in ("proposed", "effective"):
+        dots = by_gid(fig, f"writes-{name}")
+        assert dots.get_linestyle() == "None"  # clusters are not a sequence: no joining line
+        assert list(dots.get_ydata()) == pytest.approx(clusters[f"{name}_rate"].to_numpy())
+        bars = np.array([s[:, 1] for s in error_segments(fig, f"writes-{name}-ci")])
+        assert np.allclose(bars, clusters[[f"{name}_rate_ci_low", f"{name}_rate_ci_high"]])
+        mean = by_gid(fig, f"writes-{name}-mean")
+        assert mean.get_ydata()[0] == pytest.approx(overall[f"{name}_rate"])
+    ticks = [t.get_text() for t in fig.axes[0].get_xticklabels()]
+    assert ticks == [f"{c} ({n:,})" for c, n in zip(clusters["cluster"], clusters["n_decisions"])]
+
+
+def test_mutation_rates_draws_the_write_audit_intervals_of_a_real_log():
+    from memdiag._writes import read_write_log, write_audit
+
+    audit = write_audit(read_write_log(plots.__file__.rsplit("memdiag", 1)[0] + "data/example/write_log.csv"))
+    fig = plots.mutation_rates(audit)
+    clusters = audit[audit.cluster != "overall"].sort_values(["proposed_rate", "cluster"])
+    bars = error_segments(fig, "writes-effective-ci")
+    assert [s[0, 1] for s in bars] == pytest.approx(clusters["effective_rate_ci_low"].tolist())
+
+
+def test_write_actions_stack_the_role_shares_of_each_cluster_in_the_mutation_rate_order():
+    audit = audit_frame(12)
+    fig = plots.write_actions(audit)
+    clusters = audit[audit.cluster != "overall"].sort_values("proposed_rate", kind="stable")
+    rows = pd.concat([clusters, audit[audit.cluster == "overall"]])
+    bottom = np.zeros(len(rows))
+    for role in ("add", "update", "delete", "none", "malformed"):
+        bars = sorted(fig.findobj(lambda a, g=f"actions-{role}": a.get_gid() == g),
+                      key=lambda b: b.get_x())
+        share = 100 * rows[f"n_{role}"].to_numpy() / rows["n_decisions"].to_numpy()
+        assert [b.get_height() for b in bars] == pytest.approx(share.tolist())
+        assert [b.get_y() for b in bars] == pytest.approx(bottom.tolist())
+        bottom += share
+    assert bottom == pytest.approx(np.full(len(rows), 100.0))  # the roles and malformed: 100%
+    ticks = [t.get_text().split(" (")[0] for t in fig.axes[0].get_xticklabels()]
+    assert ticks == [*clusters["cluster"], "overall"]
+    clean = plots.write_actions(audit.assign(n_none=audit["n_none"] + audit["n_malformed"],
+                                             n_malformed=0))
+    assert not clean.findobj(lambda a: a.get_gid() == "actions-malformed")
 
 
 def test_mutation_rates_needs_the_overall_row():
@@ -379,6 +668,22 @@ def test_sensitivity_draws_the_intervals_and_marks_the_inferred_default():
     assert np.allclose([s[:, 1] for s in segments], expected)
 
 
+def test_sensitivity_draws_the_score_of_each_setting_above_the_differences():
+    frame = sensitivity_frame(2)
+    frame["estimate"] = 60 + frame["diff"]
+    frame.attrs["metric"] = "accuracy"
+    fig = plots.sensitivity(frame, default=15)
+    top, bottom = fig.axes[:2]
+    assert top.get_ylabel() == "accuracy (%)" and bottom.get_xlabel() == "final k"
+    for name in NAMES[:2]:
+        rows = frame[frame["system"] == name].sort_values("value")
+        assert list(by_gid(fig, f"sensitivity-total-{name}").get_ydata()) == \
+            pytest.approx(rows["estimate"].tolist())
+        assert by_gid(fig, f"sensitivity-total-{name}").axes is top
+    assert len(plots.sensitivity(frame, default=15, total=False).axes) == 1
+    assert_readable(fig)
+
+
 def test_plots_reject_frames_without_the_needed_columns():
     with pytest.raises(ValueError, match="net_rate_ci_low"):
         plots.venn(flows_frame(1).drop(columns="net_rate_ci_low"))
@@ -395,33 +700,110 @@ def test_venn_asks_for_one_group_of_a_by_frame():
     plots.venn(by[by.group == "a"])
 
 
-# ---------------------------------------------------------------- readable at 1, 2, 7, 12 systems
+# ---------------------------------------------------------------- names
 
 
-def _figure(kind: str, k: int):
+def _words(label: str) -> list[str]:
+    return [w for w in re.split(r"[_\-./ \u2026\n]+", label) if w]
+
+
+def test_labels_shorten_release_names_readably_and_keep_them_apart():
+    names = ["Backboard-io__Backboard-Locomo-Benchmark", "memobase_eval_0503_3000",
+             "memobase_eval_0710_3000", "rag_observation_pgvector", "rag_observation_mysql",
+             "agentic_pgvector_history300", "agentic_mysql_history300", "zep_locomo_grades"]
+    labels = system_labels(names)
+    assert labels["Backboard-io__Backboard-Locomo-Benchmark"] == "Backboard"
+    assert labels["memobase_eval_0503_3000"] != labels["memobase_eval_0710_3000"]
+    assert "0503" in labels["memobase_eval_0503_3000"] and "0710" in labels["memobase_eval_0710_3000"]
+    assert labels["rag_observation_pgvector"] == "rag_observation_pgvector"  # 24 characters: kept
+    assert len(set(labels.values())) == len(names)
+    for name, label in labels.items():  # whole words only, in their order
+        words = iter(_words(name))
+        assert all(w in words for w in _words(label)), (name, label)  # a subsequence
+
+
+def test_labels_keep_the_words_that_tell_siblings_apart():
+    names = [f"agentic_{db}_history{h}_with_a_long_configuration_tail" for db in ("pgvector", "mysql")
+             for h in (300, 700)]
+    labels = system_labels(names)
+    assert len(set(labels.values())) == 4
+    for name, label in labels.items():
+        # reading the label must exclude every other system: each lacks one of its words
+        kept = set(_words(label))
+        assert all(kept - set(_words(other)) for other in names if other != name), label
+
+
+def test_aliases_are_used_verbatim_from_the_argument_or_the_frame_attrs():
+    frame = compare_frame(2).copy()
+    aliases = {NAMES[0]: "Mem0 (v1.1)", REF: "RAG"}
+    fig = plots.forest(frame, labels=aliases)
+    ticks = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert "Mem0 (v1.1)" in ticks and "difference vs RAG" in all_text(fig)
+    frame.attrs["labels"] = aliases
+    assert "Mem0 (v1.1)" in [t.get_text() for t in plots.forest(frame).axes[0].get_yticklabels()]
+    flows_with = flows_frame(2).copy()
+    flows_with.attrs["labels"] = aliases
+    assert any(ax.get_title().startswith("Mem0 (v1.1)") for ax in plots.venn(flows_with).axes)
+    with pytest.raises(ValueError, match="same label"):
+        plots.forest(frame, labels={NAMES[0]: "x", NAMES[1]: "x"})
+
+
+@pytest.mark.parametrize("kind", ["venn", "forest", "matrix", "bubble"])
+def test_shortened_names_are_listed_with_their_full_names(kind):
+    fig = _figure(kind, 2, "long")
+    text = "".join(all_text(fig).split())  # long names may be broken across lines
+    labels = system_labels([LONG[REF], *(LONG[n] for n in NAMES[:2])])
+    assert "Names:" in text
+    for full, label in labels.items():
+        assert label != full and "".join(f"{label} = {full}".split()) in text
+
+
+# ---------------------------------------------------------------- readable at 1–20 systems
+
+
+def _figure(kind: str, k: int, names: str = "short"):
+    long = names != "short"
+    ref = LONG[REF] if long else REF
+    labels = ({s: f"{s[:50]} alias {i:03d}".ljust(60, "x") for i, s in enumerate([ref, *LONG.values()])}
+              if names == "alias60" else None)
     if kind == "venn":
-        return plots.venn(flows_frame(k))
-    if kind == "venn-shared":
-        return plots.venn(flows_frame(k), shared_scale=True)
+        return plots.venn(flows_frame(k, long), labels=labels)
+    if kind == "venn-unscaled":
+        return plots.venn(flows_frame(k, long), shared_scale=False, labels=labels)
     if kind == "bubble":
-        scores = scores_frame(k)
-        return plots.bubble(scores, facts(scores["system"]), reference=REF)
+        scores = scores_frame(k, long)
+        return plots.bubble(scores, facts(scores["system"]), reference=ref, labels=labels)
     if kind == "forest":
-        return plots.forest(compare_frame(k))
+        return plots.forest(compare_frame(k, long=long), labels=labels)
     if kind == "matrix":
-        return plots.matrix(compare_frame(k, "all"), compare_frame(k, "all"))
+        frame = compare_frame(k, "all", long)
+        lower = frame.copy()
+        lower.attrs = {**frame.attrs, "metric": "utilization"}
+        return plots.matrix(frame, lower, labels=labels)
     if kind == "sensitivity":
-        return plots.sensitivity(sensitivity_frame(k))
+        return plots.sensitivity(sensitivity_frame(k, long), labels=labels)
     if kind == "writes":
-        return plots.mutation_rates(audit_frame({1: 3, 2: 12, 7: 40, 12: 500}[k]))
+        return plots.mutation_rates(audit_frame({1: 3, 2: 12, 7: 40, 12: 500, 20: 20}[k]))
+    if kind == "actions":
+        return plots.write_actions(audit_frame({1: 3, 2: 12, 7: 40, 12: 500, 20: 20}[k]))
     raise AssertionError(kind)
 
 
-@pytest.mark.parametrize("k", [1, 2, 7, 12])
-@pytest.mark.parametrize("kind", ["venn", "venn-shared", "bubble", "forest", "matrix",
-                                  "sensitivity", "writes"])
-def test_figure_labels_do_not_overlap_or_leave_the_figure(kind, k):
-    assert_readable(_figure(kind, k))
+# every figure at 1, 2, 7, 12 and 20 systems with short and 60-character names (the write-audit
+# figures name clusters, not systems, and draw 3 to 500 of them)
+@pytest.mark.parametrize("kind, k, names", [
+    (kind, k, names) for kind in ("venn", "venn-unscaled", "bubble", "forest", "matrix",
+                                  "sensitivity", "writes", "actions")
+    for k in (1, 2, 7, 12, 20)
+    for names in (("short",) if kind in ("writes", "actions") else ("short", "long"))])
+def test_figure_text_does_not_overlap_or_leave_the_figure(kind, k, names):
+    assert_readable(_figure(kind, k, names))
+
+
+@pytest.mark.parametrize("k", [2, 20])
+@pytest.mark.parametrize("kind", ["venn", "bubble", "forest", "matrix", "sensitivity"])
+def test_sixty_character_aliases_still_fit(kind, k):
+    assert_readable(_figure(kind, k, "alias60"))
 
 
 def test_venn3_labels_do_not_overlap_or_leave_the_figure():
@@ -431,18 +813,66 @@ def test_venn3_labels_do_not_overlap_or_leave_the_figure():
 # ---------------------------------------------------------------- colours
 
 
+#: The published schemes, typed from the sources (Okabe & Ito 2008; Tol 2021), as an oracle.
+SOURCES = {
+    "Okabe-Ito": {"#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7"},
+    "Tol muted": {"#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77", "#CC6677",
+                  "#882255", "#AA4499"},
+    "Tol bright": {"#4477AA", "#EE6677", "#228833", "#CCBB44", "#66CCEE", "#AA3377"},
+    "Tol vibrant": {"#EE7733", "#0077BB", "#33BBEE", "#EE3377", "#CC3311", "#009988"},
+    "Tol light": {"#77AADD", "#EE8866", "#EEDD88", "#FFAABB", "#99DDFF", "#44BB99", "#BBCC33",
+                  "#AAAA00"},
+    "Tol high-contrast": {"#004488", "#DDAA33", "#BB5566"},
+    "Tol medium-contrast": {"#6699CC", "#004488", "#EECC66", "#994455", "#997700", "#EE99AA"},
+}
+#: Machado, Oliveira & Fernandes (2009) colour-vision-deficiency matrices, severity 1.
+CVD = {"normal": np.eye(3),
+       "protanopia": np.array([[0.152286, 1.052583, -0.204868], [0.114503, 0.786281, 0.099216],
+                               [-0.003882, -0.048116, 1.051998]]),
+       "deuteranopia": np.array([[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413],
+                                 [-0.011820, 0.042940, 0.968881]]),
+       "tritanopia": np.array([[1.255528, -0.076749, -0.178779], [-0.078411, 0.930809, 0.147602],
+                               [0.004733, 0.691367, 0.303900]])}
+
+
+def lab(hex_color: str, vision: str = "normal") -> np.ndarray:
+    """CIELAB (D65) of a colour as seen under ``vision`` (simulated in linear RGB)."""
+    from matplotlib.colors import to_rgb
+
+    c = np.array(to_rgb(hex_color))
+    linear = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    linear = np.clip(CVD[vision] @ linear, 0, 1)
+    xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722],
+                    [0.0193, 0.1192, 0.9505]]) @ linear / np.array([0.95047, 1.0, 1.08883])
+    f = np.where(xyz > (6 / 29) ** 3, np.cbrt(xyz), xyz / (3 * (6 / 29) ** 2) + 4 / 29)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+def test_palette_comes_from_the_documented_colour_blind_safe_sources():
+    assert len(PALETTE) == len(PALETTE_SOURCES) == 20 and len(set(PALETTE)) == 20
+    assert PALETTE[:6] == ("#0072B2", "#D55E00", "#009E73", "#E69F00", "#CC79A7", "#56B4E9")
+    for color, source in zip(PALETTE, PALETTE_SOURCES):
+        assert color in SOURCES[source], (color, source)
+
+
+def test_palette_is_never_black_grey_or_pale_and_stays_apart_from_the_reference_grey():
+    for color in PALETTE:
+        lightness, a, b = lab(color)
+        assert 20 <= lightness <= 80 and np.hypot(a, b) >= 20, color  # not black, grey or pale
+    for color in PALETTE[6:]:  # the colours chosen for this palette (Okabe–Ito is as published)
+        for vision in CVD:
+            assert np.linalg.norm(lab(color, vision) - lab(REFERENCE_COLOR, vision)) >= 12, \
+                (color, vision)
+
+
 def test_system_colors_follow_the_documented_rule():
-    systems = [REF] + [f"s{i}" for i in range(68)]
+    systems = [REF] + [f"s{i}" for i in range(25)]
     styles = system_styles(systems, reference=REF)
     assert styles[REF].color == REFERENCE_COLOR
-    assert [styles[f"s{i}"].color for i in range(8)] == list(OKABE_ITO)
-    assert [styles[f"s{i}"].color for i in range(8, 17)] == list(TOL_MUTED)
-    assert {styles[f"s{i}"].marker for i in range(8)} == {"o"}
-    assert {styles[f"s{i}"].marker for i in range(8, 17)} == {"s"}
-    combos = [(s.color, s.marker, s.hatch) for name, s in styles.items() if name != REF]
-    assert len(set(combos)) == len(combos)  # distinguishable well beyond 8 systems
+    assert [styles[f"s{i}"].color for i in range(20)] == list(PALETTE)
+    assert styles["s20"].color == PALETTE[0]  # beyond 20 the colours repeat
     # the reference takes no palette slot, wherever it sits in the list
-    assert system_colors(["a", REF, "b"], REF) == system_colors(["a", "b", REF], REF)
+    assert system_colors(["a", REF, "b"], REF) == {**system_colors(["a", "b", REF], REF)}
 
 
 def test_same_system_has_the_same_colour_in_every_figure():
@@ -465,6 +895,14 @@ def test_same_system_has_the_same_colour_in_every_figure():
     assert to_hex(by_gid(bubble, f"bubble-{REF}").get_facecolor()[0]) == REFERENCE_COLOR.lower()
 
 
+def test_no_figure_hatches_or_cycles_marker_shapes():
+    figs = [_figure(kind, 12) for kind in ("venn", "bubble", "forest", "sensitivity")]
+    for fig in figs:
+        assert not fig.findobj(lambda a: hasattr(a, "get_hatch") and a.get_hatch())
+    forest = figs[2]
+    assert {by_gid(forest, f"forest-{n}").get_marker() for n in NAMES[:12]} == {"o"}
+
+
 # ---------------------------------------------------------------- files
 
 
@@ -480,9 +918,22 @@ def test_save_writes_pdf_svg_and_png_with_embedded_fonts_and_text(tmp_path):
     assert abs(width - fig.get_figwidth() * 300) < 1 and abs(height - fig.get_figheight() * 300) < 1
 
 
-@pytest.mark.parametrize("kind", ["venn", "bubble", "matrix"])
+@pytest.mark.parametrize("kind", ["venn", "bubble", "matrix", "forest", "writes", "actions"])
 def test_repeated_runs_write_identical_files(tmp_path, kind):
     first = save(_figure(kind, 2), tmp_path / "a" / kind, formats=("svg", "pdf"))
     second = save(_figure(kind, 2), tmp_path / "b" / kind, formats=("svg", "pdf"))
     for a, b in zip(first, second):
         assert a.read_bytes() == b.read_bytes(), a.suffix
+
+
+def test_figures_draw_into_given_axes():
+    import matplotlib as mpl
+    from matplotlib.figure import Figure
+
+    with mpl.rc_context(plots.style.RC):
+        fig = Figure(figsize=(7, 3), layout="constrained")
+        left, right = fig.subplots(1, 2)
+    assert plots.forest(compare_frame(2), ax=left) is fig
+    assert plots.matrix(compare_frame(2, "all"), ax=right) is fig
+    assert by_gid(fig, f"forest-p-{NAMES[0]}").axes is left
+    assert by_gid(fig, f"matrix-{NAMES[0]}-{REF}").axes is right

@@ -174,3 +174,19 @@ def test_counts_add_up_and_effective_never_exceeds_proposed(rows):
     clusters, overall = out.iloc[:-1], out.iloc[-1]
     for column in ("n_decisions", "n_update", "n_delete", "n_effective_update", "n_effective_delete", "cf_add"):
         assert clusters[column].sum() == overall[column]
+
+
+def test_rates_carry_clopper_pearson_intervals_from_beta_quantiles():
+    from scipy.stats import beta
+
+    out = write_audit(read_write_log(EXAMPLE), confidence_level=0.9)
+    assert out.attrs["confidence_level"] == 0.9 and out.attrs["interval"] == "Clopper-Pearson"
+    for rate, events in (("proposed", out["n_update"] + out["n_delete"]),
+                         ("effective", out["n_effective_update"] + out["n_effective_delete"])):
+        for k, n, low, high in zip(events, out["n_decisions"], out[f"{rate}_rate_ci_low"],
+                                   out[f"{rate}_rate_ci_high"]):
+            # exact interval: Beta(k, n-k+1) 5% and Beta(k+1, n-k) 95% quantiles (0 / 1 at the edges)
+            assert low == pytest.approx(0.0 if k == 0 else 100 * beta.ppf(0.05, k, n - k + 1), abs=1e-9)
+            assert high == pytest.approx(100.0 if k == n else 100 * beta.ppf(0.95, k + 1, n - k), abs=1e-9)
+        assert (out[f"{rate}_rate_ci_low"] <= out[f"{rate}_rate"]).all()
+        assert (out[f"{rate}_rate"] <= out[f"{rate}_rate_ci_high"]).all()

@@ -200,7 +200,8 @@ def _compare_section(ctx: _Context) -> Section:
                                  f"comparisons with {s.reference}.")
     section.figures["matrix"] = (plots.matrix(pairs, systems=ctx.systems),
                                  "Every pairwise accuracy difference (row − column, points) with its "
-                                 "interval; * marks an adjusted p < 0.05.")
+                                 "interval; * marks p < 0.05 for the comparison (as its interval), "
+                                 "bold an adjusted p < 0.05 over all pairs.")
     return section
 
 
@@ -233,7 +234,8 @@ def _evidence_section(ctx: _Context) -> Section:
             plots.matrix(_metric_rows(pairs, "coverage"), _metric_rows(pairs, "utilization"),
                          systems=labelled),
             "Pairwise coverage differences (upper triangle) and utilization differences (lower "
-            "triangle), row − column in points; * marks an adjusted p < 0.05.")
+            "triangle), row − column in points, each triangle on its own colour scale; * marks "
+            "p < 0.05 for the comparison (as its interval), bold an adjusted p < 0.05.")
     return section
 
 
@@ -248,7 +250,7 @@ def _labelled_systems(df: pd.DataFrame) -> list[str]:
 
 def _metric_rows(pairs: pd.DataFrame, metric: str) -> pd.DataFrame:
     rows = pairs[pairs["metric"] == metric].reset_index(drop=True)
-    rows.attrs = {"metric": metric}
+    rows.attrs = {**pairs.attrs, "metric": metric}
     return rows
 
 
@@ -270,7 +272,7 @@ def _costs_section(ctx: _Context) -> Section:
     table.attrs = {"notes": [f"cost: {source}"] + ([f"no cost for {', '.join(lacking)}: not drawn"]
                                                    if lacking else [])}
     section.tables["costs"] = table
-    fig = plots.bubble(table, table, reference=ctx.settings.reference, cost=cost, size=size,
+    fig = plots.bubble(ctx.accuracy, costs, reference=ctx.settings.reference, cost=cost, size=size,
                        all_systems=ctx.systems)
     section.figures["bubble"] = (fig, f"Accuracy against {cost.replace('_', ' ')} ({source}); "
                                       "the dashed step line is the Pareto front.")

@@ -8,11 +8,12 @@ PDF, SVG and PNG. One colour per system across every figure of an analysis
 ========================  ==============================================================
 :func:`venn`              benefit / tax Venn panels per system vs the reference (flows)
 :func:`venn3`             reference, memory, memory + raw-source augmentation
-:func:`bubble`            accuracy vs token cost, area ∝ memory-store size, Pareto front
-:func:`forest`            differences vs the reference with intervals and Holm markers
-:func:`matrix`            pairwise difference heatmap, one metric per triangle
-:func:`mutation_rates`    proposed vs effective mutation rates per cluster
-:func:`sensitivity`       difference from the default across a parameter's values
+:func:`bubble`            accuracy vs cost or latency, area ∝ memory-store size, Pareto front
+:func:`forest`            differences vs the reference: intervals, estimates, adjusted p
+:func:`matrix`            pairwise difference heatmap, one metric (and colour scale) per triangle
+:func:`mutation_rates`    proposed vs effective mutation rates per cluster, with intervals
+:func:`write_actions`     the distribution of ADD / UPDATE / DELETE / NONE decisions per cluster
+:func:`sensitivity`       score and difference from the default across a parameter's values
 ========================  ==============================================================
 """
 
@@ -22,7 +23,7 @@ from memdiag.plots.matrix import matrix
 from memdiag.plots.sensitivity import sensitivity
 from memdiag.plots.style import ONE_COLUMN, TWO_COLUMN, save, system_colors, system_styles
 from memdiag.plots.venn import venn, venn3
-from memdiag.plots.writes import mutation_rates
+from memdiag.plots.writes import mutation_rates, write_actions
 
 __all__ = ["ONE_COLUMN", "TWO_COLUMN", "bubble", "forest", "matrix", "mutation_rates", "save",
-           "sensitivity", "system_colors", "system_styles", "venn", "venn3"]
+           "sensitivity", "system_colors", "system_styles", "venn", "venn3", "write_actions"]

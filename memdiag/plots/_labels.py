@@ -2,10 +2,11 @@
 
 Each label tries, in a fixed order, eight directions around its point (right, left, up, down,
 then the diagonals) at growing distances; it takes the first position whose box stays inside
-the axes and touches neither a placed label nor an obstacle (the markers and error bars). When
-no position is free it takes the one with the least overlap. Labels placed beyond the first ring
-get a thin leader line, and a position whose leader would cross a placed label is penalised.
-No randomness, so the same figure always gets the same labels.
+the axes, touches neither a placed label nor an obstacle (the markers and error bars) and lies
+nearer its own point than any other point (so no label reads as another marker's). When no
+position is free it takes the one with the least overlap and reports the clash. Labels placed
+beyond the first ring get a thin leader line, and a position whose leader would cross a placed
+label is penalised. No randomness, so the same figure always gets the same labels.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ _DIRECTIONS: tuple[tuple[float, float], ...] = (
     (0.71, 0.71), (-0.71, 0.71), (0.71, -0.71), (-0.71, -0.71))
 #: Distances tried, in multiples of the label height beyond the marker edge.
 _RINGS: tuple[float, ...] = (0.0, 0.8, 1.6, 2.6, 3.8, 5.2)
+#: Farther distances for short labels (numbers), which find room a long label cannot.
+FAR_RINGS: tuple[float, ...] = (*_RINGS, 7.0, 9.0, 11.5, 14.5)
 
 
 def overlap_area(a: Bbox, b: Bbox) -> float:
@@ -53,10 +56,19 @@ def _crosses(point: tuple[float, float], box: Bbox, others: Sequence[Bbox]) -> b
                 & (segment[:, 1] < o.y1)).any() for o in others)
 
 
+def _distance(box: Bbox, point: np.ndarray) -> float:
+    """Distance from ``point`` to the nearest point of ``box`` (0 inside)."""
+    dx = max(box.x0 - point[0], 0.0, point[0] - box.x1)
+    dy = max(box.y0 - point[1], 0.0, point[1] - box.y1)
+    return float(np.hypot(dx, dy))
+
+
 def place_labels(ax: Axes, renderer, xy: np.ndarray, radii_px: Sequence[float],
                  texts: Sequence[str], obstacles: Sequence[Bbox], gids: Sequence[str | None],
-                 label_kw: Sequence[dict] | None = None, **text_kw) -> list[Annotation]:
-    """Add one annotation per point, placed by the search above.
+                 label_kw: Sequence[dict] | None = None, rings: Sequence[float] = _RINGS,
+                 **text_kw) -> tuple[list[Annotation], bool]:
+    """Add one annotation per point, placed by the search above; returns them and whether any
+    of them could not be placed free (overlapping, outside the axes or nearer another point).
 
     Parameters
     ----------
@@ -70,6 +82,8 @@ def place_labels(ax: Axes, renderer, xy: np.ndarray, radii_px: Sequence[float],
         Label strings and artist ids.
     label_kw
         Per-label text properties (e.g. a bold reference), on top of ``text_kw``.
+    rings
+        Distances tried, in label heights beyond the marker edge (default :data:`_RINGS`).
     obstacles
         Boxes (pixels) labels must not cover, e.g. markers and error bars.
     text_kw
@@ -80,6 +94,7 @@ def place_labels(ax: Axes, renderer, xy: np.ndarray, radii_px: Sequence[float],
     px_per_pt = renderer.points_to_pixels(1.0)
     placed: list[Bbox] = []
     out = []
+    clash = False
     label_kw = label_kw if label_kw is not None else [{}] * len(texts)
     for (px, py), data_xy, radius, text, gid, own_kw in zip(
             points, np.asarray(xy, dtype=float), radii_px, texts, gids, label_kw):
@@ -89,14 +104,19 @@ def place_labels(ax: Axes, renderer, xy: np.ndarray, radii_px: Sequence[float],
         probe.remove()
         w, h = extent.width, extent.height
         best = None
-        for ring in _RINGS:
+        for ring in rings:
             distance = radius + 2 * px_per_pt + ring * h
             for ux, uy in _DIRECTIONS:
                 ha, va = _alignment(ux, uy)
                 box = _box(px + ux * distance, py + uy * distance, w, h, ha, va)
                 outside = 0.0 if frame.contains(box.x0, box.y0) and frame.contains(box.x1, box.y1) \
                     else w * h
-                cost = outside + sum(overlap_area(box, o) for o in (*placed, *obstacles))
+                cost = outside + 4 * sum(overlap_area(box, o) for o in placed) \
+                    + sum(overlap_area(box, o) for o in obstacles)  # covering a label is worst
+                own = _distance(box, np.array([px, py]))
+                if any(_distance(box, q) < min(own, h) for q in points
+                       if not np.array_equal(q, (px, py))):
+                    cost += w * h / 4  # touching a nearer marker: it would read as its label
                 if ring > 0 and _crosses((px, py), box, placed):
                     cost += w * h / 2  # a leader line through another label
                 if best is None or cost < best[0]:
@@ -105,7 +125,8 @@ def place_labels(ax: Axes, renderer, xy: np.ndarray, radii_px: Sequence[float],
                     break
             if best[0] == 0:
                 break
-        _, ring, dx, dy, ha, va, box = best
+        cost, ring, dx, dy, ha, va, box = best
+        clash = clash or cost > 0
         placed.append(box)
         arrow = None if ring == 0 else {"arrowstyle": "-", "lw": 0.5, "color": "0.4",
                                          "shrinkA": 1, "shrinkB": radius / px_per_pt}
@@ -113,4 +134,4 @@ def place_labels(ax: Axes, renderer, xy: np.ndarray, radii_px: Sequence[float],
                           annotation_clip=False, xytext=(dx / px_per_pt, dy / px_per_pt),
                           textcoords="offset points", arrowprops=arrow, gid=gid, **kw)
         out.append(ann)
-    return out
+    return out, clash

@@ -1,16 +1,20 @@
-"""Cost–accuracy bubble chart: token cost, accuracy with its interval, memory-store size (SPEC §8).
+"""Cost–accuracy bubble chart: cost or latency, accuracy with its interval, store size (SPEC §8).
 
-Each system is a bubble at (cost, accuracy) with the accuracy interval as an error bar and an
-area proportional to its memory-store size; the reference is grey with a black edge and a dotted
-line at its accuracy; the Pareto front (no other system is both cheaper and more accurate) is a
-step line. This is Figure 1 of the Memory Tax review (accuracy, token cost and store size on one
-plane). The function draws the intervals :func:`memdiag.bootstrap` computed; it computes nothing.
+Each system is a bubble at (cost, accuracy) with the accuracy interval as an error bar and, when
+the systems table reports a memory-store size, an area proportional to it (else equal bubbles and
+no size legend); the reference is grey with a dotted line at its accuracy; the Pareto front (no
+other system is both cheaper and more accurate) is a step line. Labels sit next to their own
+bubble; when they cannot all be placed without touching, the bubbles are numbered and a key names
+them. Systems without a cost are listed under the plot, never dropped in silence. This is Figure 1
+of the Memory Tax review (accuracy, token cost and store size on one plane). The function draws
+the intervals :func:`memdiag.bootstrap` computed; it computes nothing.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -21,18 +25,51 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter
 from matplotlib.transforms import Bbox
 
-from memdiag.plots._labels import place_labels
+from memdiag.errors import VerdictError
+from memdiag.plots._labels import FAR_RINGS, place_labels
+from memdiag.plots._names import name_key
+from memdiag.plots._reading import labels_of, level
 from memdiag.plots.style import (
-    ONE_COLUMN, REFERENCE_COLOR, SMALL_FONT_SIZE, TWO_COLUMN, figure_and_axes, renderer, require,
-    styled, system_styles, tidy_axes,
+    ONE_COLUMN, REFERENCE_COLOR, REFERENCE_EDGE, SMALL_FONT_SIZE, TWO_COLUMN, add_note,
+    break_label, figure_and_axes, note_height, renderer, require, styled, system_styles,
+    text_size, tidy_axes,
 )
 
-#: Marker area (pt²) of the largest memory store.
+#: Marker area (pt²) of the largest memory store, and of every bubble when no size is known.
 MAX_AREA = 400.0
-#: Marker area (pt²) of a system whose store size is not reported.
+EQUAL_AREA = 70.0
+#: Marker area (pt²) of a system whose store size is not reported (when others report one).
 UNKNOWN_AREA = 25.0
 #: Above this ratio of the largest to the smallest cost the x axis is logarithmic.
 LOG_SPAN = 10.0
+#: Cost columns tried, in order, when ``cost=None``.
+COSTS: tuple[str, ...] = ("tokens_per_query", "cost_usd_per_query", "cost_usd", "total_tokens",
+                          "latency_s_per_query", "latency_s", "latency_ms_per_query", "latency_ms")
+#: How known columns are written on the axis.
+AXIS_LABELS: dict[str, str] = {
+    "tokens_per_query": "tokens per query", "tokens_used_per_query": "tokens per query",
+    "total_tokens": "total tokens", "cost_usd": "cost (USD)",
+    "cost_usd_per_query": "cost (USD per query)", "latency_s": "latency (s per query)",
+    "latency_ms": "latency (ms per query)",
+}
+_UNITS = {"s": "s", "ms": "ms", "usd": "USD", "eur": "EUR", "tokens": "tokens", "h": "h",
+          "min": "min"}
+
+
+def axis_label(column: str) -> str:
+    """How a cost column is written on the axis: ``latency_s_per_query`` → ``latency (s per
+    query)``; ``what_unit[_per_x]`` in general, else the name with spaces.
+
+    >>> [axis_label(c) for c in ("latency_s_per_query", "tokens_per_query", "cost_eur", "my_cost")]
+    ['latency (s per query)', 'tokens per query', 'cost (EUR)', 'my cost']
+    """
+    if column in AXIS_LABELS:
+        return AXIS_LABELS[column]
+    match = re.fullmatch(r"([a-z]+)_([a-z]+)(?:_per_([a-z_]+))?", column)
+    if match and match[2] in _UNITS:
+        per = f" per {match[3].replace('_', ' ')}" if match[3] else ""
+        return f"{match[1]} ({_UNITS[match[2]]}{per})"
+    return column.replace("_", " ")
 
 
 def human(value: float) -> str:
@@ -85,17 +122,37 @@ def _limits(values: np.ndarray, log: bool, pad: float) -> tuple[float, float]:
     return low - pad * span, high + pad * span
 
 
+def _columns(systems_table: pd.DataFrame, cost: str | None, size: str | None) -> tuple[str, str | None]:
+    """The cost column (``None``: the first of :data:`COSTS` with a value) and the size column
+    (``None`` when absent or empty: equal bubbles)."""
+    require(systems_table, ("system",), "the systems table")
+    if cost is None:
+        cost = next((c for c in COSTS if c in systems_table and systems_table[c].notna().any()), None)
+        if cost is None:
+            raise VerdictError(f"the systems table has no cost column ({', '.join(COSTS)}); it has "
+                               f"{', '.join(map(str, systems_table.columns))}. Name one with cost=... "
+                               "(CLI: --cost COLUMN).")
+    elif cost not in systems_table:
+        raise VerdictError(f"the systems table has no column '{cost}' (it has "
+                           f"{', '.join(map(str, systems_table.columns))}). Choose the x axis with "
+                           "cost=... (CLI: --cost COLUMN).")
+    if size is not None and (size not in systems_table or systems_table[size].notna().sum() == 0):
+        size = None
+    return cost, size
+
+
 def _merge(scores: pd.DataFrame, systems_table: pd.DataFrame, cost: str,
-           size: str | None) -> pd.DataFrame:
+           size: str | None) -> tuple[pd.DataFrame, list[str]]:
+    """The systems to draw (a cost > 0 or any cost on a linear axis) and those without a cost."""
     require(scores, ("system", "estimate", "ci_low", "ci_high"), "the scores frame")
-    require(systems_table, ("system", cost) + ((size,) if size else ()), "the systems table")
     columns = ["system", cost] + ([size] if size else [])
     merged = scores[["system", "estimate", "ci_low", "ci_high"]].merge(
         systems_table[columns].drop_duplicates("system"), on="system", how="left")
+    merged[cost] = pd.to_numeric(merged[cost], errors="coerce")
+    if size:
+        merged[size] = pd.to_numeric(merged[size], errors="coerce")
     lacking = merged.loc[merged[cost].isna(), "system"].tolist()
-    if lacking:
-        raise ValueError(f"the systems table gives no '{cost}' for {', '.join(lacking)}.")
-    return merged
+    return merged[merged[cost].notna()].reset_index(drop=True), lacking
 
 
 def _size_legend(ax: Axes, sizes: np.ndarray, largest: float, column: str) -> None:
@@ -120,12 +177,14 @@ def bubble(
     scores_frame: pd.DataFrame,
     systems_table: pd.DataFrame,
     reference: str | None = None,
-    cost: str = "tokens_per_query",
+    cost: str | None = None,
     size: str | None = "store_size",
     ax: Axes | None = None,
     all_systems: Sequence[str] | None = None,
+    *,
+    labels: Mapping[str, str] | None = None,
 ) -> Figure:
-    """Accuracy against token cost, bubble area ∝ memory-store size, with the Pareto front.
+    """Accuracy against cost (or latency), bubble area ∝ memory-store size, with the Pareto front.
 
     Parameters
     ----------
@@ -133,35 +192,44 @@ def bubble(
         Per-system accuracy as from :func:`memdiag.bootstrap`: ``system, estimate, ci_low,
         ci_high`` in points.
     systems_table
-        System-level facts keyed by ``system`` (SPEC §1): the ``cost`` column and, optionally,
-        the ``size`` column.
+        System-level facts keyed by ``system`` (SPEC §1): a cost column and, optionally, a size
+        column; any subset of systems may lack either.
     reference
-        The reference system: grey bubble with a black edge, bold label, dotted line at its
-        accuracy.
+        The reference system: grey bubble, bold label, dotted line at its accuracy.
     cost
-        Column of ``systems_table`` on x (e.g. ``tokens_per_query`` or total tokens); the axis
-        is logarithmic when the largest cost exceeds 10× the smallest (all costs > 0).
+        Column of ``systems_table`` on x: tokens, money or latency per query (written e.g.
+        "latency (s per query)", :func:`axis_label`). Default: the first of :data:`COSTS` the
+        table has. The axis is logarithmic when the largest cost exceeds 10× the smallest (all
+        costs > 0). Systems without a cost are listed under the plot.
     size
-        Column giving the memory-store size (bubble area ∝ size, with a size legend); ``None``
-        draws equal bubbles. A system without a size is drawn as a small hollow marker.
+        Column giving the memory-store size (bubble area ∝ size, with a size legend). When the
+        table lacks it or nobody reports one, the bubbles are equal and there is no size legend;
+        a system without a size (when others have one) is a small hollow diamond.
     ax
         Axes to draw on (default: a new figure, one column wide for up to six systems, two
         columns beyond).
     all_systems
         The analysis' ordered system list fixing the colours (default: the frame's systems).
+    labels
+        Aliases ``{system: label}`` (default ``attrs["labels"]`` of the scores frame).
 
     Returns
     -------
     matplotlib.figure.Figure
         Artist ids: ``bubble-<system>`` (marker), ``bubble-errorbar-<system>``,
-        ``bubble-label-<system>``, ``bubble-pareto``.
+        ``bubble-label-<system>`` (its label, or its number when the labels did not fit),
+        ``bubble-pareto``, ``bubble-notes``.
+
+    Raises
+    ------
+    VerdictError
+        The systems table has no such cost column, or no system has a cost.
 
     Notes
     -----
     The Pareto front holds every system that no cheaper (or equally cheap) system beats in
     accuracy, drawn as a step line (the best accuracy reachable at each cost, run on to the
-    right edge). Memory Tax review,
-    Figure 1; SPEC §8.
+    right edge). Memory Tax review, Figure 1; SPEC §8.
 
     Examples
     --------
@@ -170,23 +238,37 @@ def bubble(
     >>> facts = pd.DataFrame({"system": ["raw-rag", "mem0", "zep"],
     ...                       "tokens_per_query": [4000, 1500, 30000], "store_size": [2e6, 3e5, 8e5]})
     >>> fig = bubble(scores, facts, reference="raw-rag")
-    >>> fig.axes[0].get_xscale()
-    'log'
+    >>> fig.axes[0].get_xscale(), fig.axes[0].get_xlabel()
+    ('log', 'tokens per query (log scale)')
     """
-    data = _merge(scores_frame, systems_table, cost, size)
+    cost, size = _columns(systems_table, cost, size)
+    data, lacking = _merge(scores_frame, systems_table, cost, size)
+    if data.empty:
+        raise VerdictError(f"no system of the scores frame has a '{cost}' in the systems table "
+                           f"(systems without one: {', '.join(map(str, lacking))}).")
     names = data["system"].tolist()
-    styles = system_styles(list(all_systems) if all_systems is not None else names, reference)
+    aliases = labels_of(scores_frame, labels)
+    every = list(all_systems) if all_systems is not None else list(scores_frame["system"])
+    styles = system_styles(every, reference, aliases)
     x = data[cost].to_numpy(dtype=float)
     y = data["estimate"].to_numpy(dtype=float)
     low, high = data["ci_low"].to_numpy(dtype=float), data["ci_high"].to_numpy(dtype=float)
     log = bool((x > 0).all() and x.max() > LOG_SPAN * x.min())
-    sizes = data[size].to_numpy(dtype=float) if size else np.ones(len(data))
-    largest = np.nanmax(sizes) if np.isfinite(sizes).any() else 1.0
-    areas = np.where(np.isfinite(sizes), MAX_AREA * sizes / largest, UNKNOWN_AREA)
+    sizes = data[size].to_numpy(dtype=float) if size else np.full(len(data), np.nan)
+    largest = float(np.nanmax(sizes)) if size else 1.0
+    areas = (np.where(np.isfinite(sizes), MAX_AREA * sizes / largest, UNKNOWN_AREA) if size
+             else np.full(len(data), EQUAL_AREA))
+    notes = [f"Bars: {level(scores_frame)}s of accuracy."]
+    if lacking:
+        shown = ", ".join(styles[s].label if s in styles else str(s) for s in lacking)
+        notes.append(f"No {axis_label(cost)} for {shown}: not drawn.")
+    if not size:
+        notes.append("Equal bubbles: no store size reported.")
 
-    wide = len(data) > 6
+    wide = len(data) > 6 or max(text_size(styles[s].label)[0] for s in names) > 1.6
     own_figure = ax is None
-    fig, ax = figure_and_axes(ax, TWO_COLUMN if wide else ONE_COLUMN, 3.6 if wide else 3.0)
+    width = TWO_COLUMN if wide else ONE_COLUMN
+    fig, ax = figure_and_axes(ax, width, 3.6 if wide else 3.0)
     tidy_axes(ax)
     if log:
         ax.set_xscale("log")
@@ -194,7 +276,7 @@ def bubble(
     ax.set_xlim(*_limits(x, log, 0.16))
     y_span = np.concatenate([low[np.isfinite(low)], high[np.isfinite(high)], y])
     ax.set_ylim(*_limits(y_span, False, 0.14))
-    ax.set_xlabel(cost.replace("_", " ") + (" (log scale)" if log else ""))
+    ax.set_xlabel(axis_label(cost) + (" (log scale)" if log else ""))
     ax.set_ylabel(f"{scores_frame.attrs.get('metric', 'accuracy')} (%)")
 
     front = pareto_front(x, y)
@@ -206,24 +288,53 @@ def bubble(
     if reference in names:
         ax.axhline(y[names.index(reference)], color=REFERENCE_COLOR, lw=0.8, ls=":", zorder=0)
         handles.append(Line2D([], [], color=REFERENCE_COLOR, lw=0.8, ls=":",
-                              label=f"{reference} accuracy"))
+                              label=break_label(f"{styles[reference].label} accuracy", width / 2)))
     for i, name in enumerate(names):
-        style = styles[name]
+        color = styles[name].color
         is_ref = name == reference
-        known = np.isfinite(sizes[i])
+        known = np.isfinite(sizes[i]) or not size
         ax.errorbar(x[i], y[i], yerr=[[y[i] - low[i]], [high[i] - y[i]]], fmt="none",
-                    ecolor="black" if is_ref else style.color, elinewidth=0.9, capsize=2,
+                    ecolor=REFERENCE_EDGE if is_ref else color, elinewidth=0.9, capsize=2,
                     capthick=0.9, zorder=4, gid=f"bubble-errorbar-{name}")
         ax.scatter([x[i]], [y[i]], s=areas[i], marker="o" if known else "D",
-                   facecolor=style.color if known else "white", alpha=0.75 if known else 1.0,
-                   edgecolor="black" if is_ref else style.color,
-                   linewidth=1.2 if is_ref else 0.8, hatch=style.hatch or None, zorder=3,
-                   gid=f"bubble-{name}")
+                   facecolor=color if known else "white", alpha=0.75 if known else 1.0,
+                   edgecolor=REFERENCE_EDGE if is_ref else color,
+                   linewidth=1.2 if is_ref else 0.8, zorder=3, gid=f"bubble-{name}")
     ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncols=2,
               borderaxespad=0, handlelength=2.2)
     if size:
         _size_legend(ax, sizes, largest, size)
+    order = sorted(range(len(names)), key=lambda i: (names[i] != reference, -y[i], x[i]))
+    key = "; ".join(f"{k + 1} = {styles[names[i]].label}" for k, i in enumerate(order)) + "."
+    notes.append(name_key({s: styles[s].label for s in names}, aliases))
+    plot_height = fig.get_size_inches()[1]
+    if own_figure:
+        _reserve(fig, plot_height, notes)
+    if _label(fig, ax, [names[i] for i in order], styles, reference,
+              *(v[order] for v in (x, y, low, high, areas)), front_x, front_y):
+        notes.insert(0, key)
+        if own_figure:  # the axes keep their size in inches, so the labels keep their places
+            _reserve(fig, plot_height, notes)
+            renderer(fig)
+    if own_figure:
+        fig.set_layout_engine("none")  # freeze the layout the labels were placed in
+        add_note(fig, notes, gid="bubble-notes")
+    return fig
 
+
+def _reserve(fig: Figure, plot_height: float, notes: Sequence[str]) -> None:
+    """Make the figure ``plot_height`` inches plus the notes' height, the constrained layout
+    keeping the room under the plot for the notes."""
+    width = fig.get_size_inches()[0]
+    extra = note_height(notes, width)
+    height = plot_height + extra
+    fig.set_size_inches(width, height)
+    fig.get_layout_engine().set(rect=(0, extra / height, 1, 1 - extra / height))
+
+
+def _label(fig, ax, names, styles, reference, x, y, low, high, areas, front_x, front_y) -> bool:
+    """Labels next to their bubbles (``names`` in placing order); when they do not all fit, the
+    bubbles' numbers in that order instead. Returns whether numbers were used."""
     r = renderer(fig)
     points = ax.transData.transform(np.column_stack([x, y]))
     radii = np.sqrt(areas) / 2 * r.points_to_pixels(1.0)
@@ -237,11 +348,14 @@ def bubble(
     steps = ax.transData.transform(np.column_stack([front_x, front_y]))
     obstacles += [Bbox.from_extents(x0, y0 - cap / 2, x1, y0 + cap / 2)  # the Pareto step line
                   for (x0, y0), (x1, _) in zip(steps[:-1], steps[1:])]
-    order = sorted(range(len(names)), key=lambda i: (names[i] != reference, -y[i], x[i]))
-    place_labels(ax, r, np.column_stack([x, y])[order], radii[order], [names[i] for i in order],
-                 obstacles, [f"bubble-label-{names[i]}" for i in order],
-                 [{"fontweight": "bold" if names[i] == reference else "normal"} for i in order],
-                 fontsize=SMALL_FONT_SIZE)
-    if own_figure:
-        fig.set_layout_engine("none")  # freeze the layout the labels were placed in
-    return fig
+    weights = [{"fontweight": "bold" if name == reference else "normal"} for name in names]
+    gids = [f"bubble-label-{name}" for name in names]
+    xy = np.column_stack([x, y])
+    placed, clash = place_labels(ax, r, xy, radii, [styles[name].label for name in names],
+                                 obstacles, gids, weights, fontsize=SMALL_FONT_SIZE)
+    if clash:
+        for annotation in placed:
+            annotation.remove()
+        place_labels(ax, r, xy, radii, [str(k + 1) for k in range(len(names))], obstacles, gids,
+                     weights, rings=FAR_RINGS, fontsize=SMALL_FONT_SIZE)
+    return clash

@@ -1,36 +1,59 @@
-"""Forest plot of paired differences with intervals and Holm markers (SPEC §5, §8).
+"""Forest plot of paired differences with intervals, an estimate column and adjusted p (SPEC §5, §8).
 
-One row per comparison: the difference in points as a marker, its paired bootstrap interval as a
-horizontal bar, a dashed zero line, a filled marker when the Holm-adjusted p-value is below 0.05
-(hollow otherwise) and the number of queries behind the row on the right. The rows are what
-:func:`memdiag._compare` returned; nothing is recomputed.
+One row per comparison, sorted by effect (largest on top) or in a given order: the difference in
+points as a marker, its interval as a bar with end caps drawn *over* the marker (so a narrow
+interval stays visible), a dashed zero line, and beside the plot the estimate with its interval
+and the adjusted p-value as text. Significance has one encoding, stated in the legend: a filled
+marker when the family-adjusted p is below 0.05, hollow otherwise; the adjustment named is the
+one in the frame's ``attrs["correction"]``. When one effect dwarfs the rest (the widest gap
+between the intervals is over half the range) the axis is split in two at the gap, on one scale.
+The rows are what :func:`memdiag._compare` returned; nothing is recomputed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from matplotlib import patheffects
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.ticker import MaxNLocator
 from matplotlib.transforms import blended_transform_factory
 
+from memdiag.plots._names import name_key
+from memdiag.plots._reading import (
+    adjusted_p_column, alpha, correction, labels_of, level, named_tests, p_header, p_text,
+)
 from memdiag.plots.style import (
-    MINUS, ONE_COLUMN, SMALL_FONT_SIZE, figure_and_axes, require, styled, system_styles, tidy_axes,
+    FONT_SIZE, MINUS, ONE_COLUMN, SMALL_FONT_SIZE, TWO_COLUMN, add_note, new_figure,
+    note_height, plain, require, root_figure, signed, styled, system_styles, text_size, tidy_axes,
+    wrap,
 )
 
-#: Holm-adjusted p below this is marked significant.
-ALPHA = 0.05
+#: Split the axis when the widest gap between intervals exceeds this share of the whole range.
+BREAK_SHARE = 0.5
+#: Layout in inches: row height, narrowest plot, gap between columns, outer margin.
+_ROW = 0.2
+_MIN_PLOT = 1.0
+_GAP = 0.08
+_MARGIN = 0.06
+#: Marker size (points) and the halo that keeps an interval visible over its marker.
+_MARKER = 5.0
+_HALO = [patheffects.Stroke(linewidth=2.6, foreground="white"), patheffects.Normal()]
+_LEGEND_INK = "#444444"
 
 
 def oriented(compare_frame: pd.DataFrame, reference: str | None) -> tuple[pd.DataFrame, str | None]:
-    """The rows to draw, as ``label, system, diff, ci_low, ci_high, p_adj, n``.
+    """The rows to draw, as ``system, other, diff, ci_low, ci_high, p_adj, n``.
 
     With a reference, each pair holding it becomes ``system − reference`` (a pair stored as
     ``reference − system`` is negated with its interval flipped). Without one, a frame whose
     rows all share ``system_b`` (as ``pairs="reference"`` gives) is read against that system;
-    otherwise every pair is drawn as ``a − b``.
+    otherwise every pair is drawn as ``a − b`` (``other`` = b).
 
     Examples
     --------
@@ -41,24 +64,99 @@ def oriented(compare_frame: pd.DataFrame, reference: str | None) -> tuple[pd.Dat
     >>> rows[["system", "diff", "ci_low", "ci_high"]].to_numpy().tolist()
     [['mem0', -2.0, -4.0, 0.5], ['zep', -3.0, -5.0, -1.0]]
     """
+    p_column = adjusted_p_column(compare_frame)
     if reference is None and compare_frame["system_b"].nunique() == 1:
         reference = str(compare_frame["system_b"].iloc[0])
     rows = []
     for rec in compare_frame.to_dict("records"):
-        n = rec.get("n", np.nan)
+        n, p = rec.get("n", np.nan), rec[p_column]
         if reference is None:
-            rows.append((f"{rec['system_a']} {MINUS} {rec['system_b']}", rec["system_a"], rec["diff"],
-                         rec["ci_low"], rec["ci_high"], rec["p_adj"], n))
+            rows.append((rec["system_a"], rec["system_b"], rec["diff"], rec["ci_low"],
+                         rec["ci_high"], p, n))
         elif rec["system_b"] == reference:
-            rows.append((rec["system_a"], rec["system_a"], rec["diff"], rec["ci_low"],
-                         rec["ci_high"], rec["p_adj"], n))
+            rows.append((rec["system_a"], reference, rec["diff"], rec["ci_low"], rec["ci_high"], p, n))
         elif rec["system_a"] == reference:
-            rows.append((rec["system_b"], rec["system_b"], -rec["diff"], -rec["ci_high"],
-                         -rec["ci_low"], rec["p_adj"], n))
+            rows.append((rec["system_b"], reference, -rec["diff"], -rec["ci_high"], -rec["ci_low"],
+                         p, n))
     if not rows:
         raise ValueError(f"no pair in the compare frame involves the reference '{reference}'.")
-    return pd.DataFrame(rows, columns=["label", "system", "diff", "ci_low", "ci_high", "p_adj",
+    return pd.DataFrame(rows, columns=["system", "other", "diff", "ci_low", "ci_high", "p_adj",
                                        "n"]), reference
+
+
+def segments(low: np.ndarray, high: np.ndarray) -> list[tuple[float, float]]:
+    """The x ranges to draw: one, or two when the widest gap between the merged intervals (zero
+    included) is over :data:`BREAK_SHARE` of the whole range.
+
+    >>> segments(np.array([-3.0, -1.0, 60.0]), np.array([2.0, 4.0, 70.0]))
+    [(-3.0, 4.0), (60.0, 70.0)]
+    >>> segments(np.array([-3.0, 10.0]), np.array([2.0, 20.0]))
+    [(-3.0, 20.0)]
+    """
+    spans = sorted(zip(np.append(low, 0.0), np.append(high, 0.0)))
+    merged = [list(spans[0])]
+    for lo, hi in spans[1:]:
+        if lo <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], hi)
+        else:
+            merged.append([lo, hi])
+    whole = merged[-1][1] - merged[0][0]
+    gaps = [merged[i + 1][0] - merged[i][1] for i in range(len(merged) - 1)]
+    if not gaps or whole <= 0 or max(gaps) <= BREAK_SHARE * whole:
+        return [(float(merged[0][0]), float(merged[-1][1]))]
+    cut = int(np.argmax(gaps))
+    return [(float(merged[0][0]), float(merged[cut][1])),
+            (float(merged[cut + 1][0]), float(merged[-1][1]))]
+
+
+def _order(rows: pd.DataFrame, order: str | Sequence[str]) -> pd.DataFrame:
+    if isinstance(order, str):
+        if order == "effect":
+            return rows.assign(_key=rows["system"].astype(str)).sort_values(
+                ["diff", "_key"], ascending=[False, True], kind="stable").drop(columns="_key")
+        if order == "frame":
+            return rows
+        raise ValueError(f"order must be 'effect', 'frame' or a list of systems, not {order!r}.")
+    wanted = list(order)
+    unknown = [s for s in wanted if s not in set(rows["system"])]
+    if unknown:
+        raise ValueError(f"order names system(s) {', '.join(map(str, unknown))} that have no row "
+                         f"(rows: {', '.join(map(str, rows['system']))}).")
+    rank = {s: i for i, s in enumerate(wanted)}
+    return rows.assign(_rank=rows["system"].map(lambda s: rank.get(s, len(wanted)))) \
+        .sort_values("_rank", kind="stable").drop(columns="_rank")
+
+
+def _estimate(row) -> str:
+    if pd.isna(row.ci_low) or pd.isna(row.ci_high):
+        return signed(row.diff)
+    return f"{signed(row.diff)} [{plain(row.ci_low)}, {plain(row.ci_high)}]"
+
+
+def _draw_rows(axes: Sequence[Axes], rows: pd.DataFrame, ypos: np.ndarray, colors: Sequence[str],
+               threshold: float) -> None:
+    for y, row, color in zip(ypos, rows.itertuples(index=False), colors):
+        significant = bool(row.p_adj < threshold)
+        home = next((a for a in axes if a.get_xlim()[0] <= row.diff <= a.get_xlim()[1]), axes[0])
+        for ax in axes:
+            gid = f"forest-{row.label}" if ax is home else None
+            ax.plot([row.diff], [y], ls="", marker="o", markersize=_MARKER, markeredgewidth=1.0,
+                    markeredgecolor=color, markerfacecolor=color if significant else "white",
+                    zorder=3, gid=gid)
+            ax.plot([row.ci_low, row.ci_high], [y, y], color=color, lw=1.2, marker="|",
+                    markersize=5, markeredgewidth=1.2, solid_capstyle="butt", zorder=4,
+                    path_effects=_HALO, gid=f"forest-ci-{row.label}" if ax is home else None)
+    for ax in axes:
+        ax.axvline(0, color="0.4", lw=0.7, ls="--", zorder=0)
+
+
+def _break_marks(left: Axes, right: Axes) -> None:
+    """The two slanted strokes of a broken axis, on the x axis line at the break."""
+    d = 4.0  # points
+    kw = dict(marker=[(-1, -d / 2), (1, d / 2)], markersize=d * 1.6, ls="none", color="black",
+              mec="black", mew=0.7, clip_on=False)
+    left.plot([1], [0], transform=left.transAxes, **kw)
+    right.plot([0], [0], transform=right.transAxes, **kw)
 
 
 @styled
@@ -67,74 +165,241 @@ def forest(
     reference: str | None = None,
     ax: Axes | None = None,
     all_systems: Sequence[str] | None = None,
+    *,
+    order: str | Sequence[str] = "effect",
+    labels: Mapping[str, str] | None = None,
 ) -> Figure:
-    """Differences vs the reference (or between all pairs) with intervals and Holm markers.
+    """Differences vs the reference (or between all pairs): intervals, estimates and adjusted p.
 
     Parameters
     ----------
     compare_frame
-        The result of :func:`memdiag._compare`: ``system_a, system_b, diff, ci_low, ci_high,
-        p_adj`` and ``n`` (differences ``a − b`` in points).
+        The result of :func:`memdiag._compare`: ``system_a, system_b, diff, ci_low, ci_high`` and
+        the adjusted p-value ``p_adj`` (differences ``a − b`` in points); ``n`` when present.
+        ``attrs`` name the adjustment (``correction``), the interval level and the metric.
     reference
         Draw ``system − reference`` for each pair holding it (see :func:`oriented`); default
         the common ``system_b`` of a ``pairs="reference"`` frame, else every pair as ``a − b``.
     ax
-        Axes to draw on (default: a new one-column figure whose height follows the rows).
+        Axes to draw on; the text columns go to the right of it (make room for them). Default: a
+        new figure laid out to fit its text: one column (3.5 in) wide when it fits, else two
+        columns (7.2 in), wider only when the labels need it; the height follows the rows.
     all_systems
         The analysis' ordered system list fixing the colours (default: the frame's systems).
+    order
+        ``"effect"`` (default: largest difference on top), ``"frame"`` (the frame's order) or a
+        list of systems (top to bottom; systems not listed follow in frame order).
+    labels
+        Aliases ``{system: label}`` drawn instead of the names (default ``attrs["labels"]``);
+        long names without one are shortened and listed in a key under the plot.
 
     Returns
     -------
     matplotlib.figure.Figure
-        Rows top to bottom in frame order. Artist ids: ``forest-<label>`` (marker),
-        ``forest-ci-<label>`` (interval), ``forest-n-<label>`` (the n text).
+        Artist ids: ``forest-<label>`` (marker), ``forest-ci-<label>`` (interval, with caps),
+        ``forest-estimate-<label>`` and ``forest-p-<label>`` (text columns), ``forest-n-<label>``
+        when the rows differ in n (else n is in the notes under the plot), ``forest-legend``.
+        ``<label>`` is the system (``a − b`` for all-pairs frames).
 
     Notes
     -----
-    Filled marker: Holm-adjusted p < 0.05 over the family of the compare call (paper C.6).
-    SPEC §5 and §8.
+    Filled marker: adjusted p < 0.05 over the family of the compare call (paper C.6), the
+    adjustment read from ``attrs["correction"]``; the bars are the frame's intervals at
+    ``attrs["confidence_level"]``, per comparison. SPEC §5 and §8.
 
     Examples
     --------
     >>> frame = pd.DataFrame({"system_a": ["mem0", "zep"], "system_b": ["rag", "rag"],
     ...     "diff": [-2.0, 3.0], "ci_low": [-4.0, 1.0], "ci_high": [0.5, 5.0],
     ...     "p_adj": [0.2, 0.01], "n": [500, 500]})
+    >>> frame.attrs.update(correction="holm", confidence_level=0.95, metric="accuracy")
     >>> fig = forest(frame)
-    >>> fig.axes[0].get_xlabel()
-    'difference vs rag (accuracy, points)\\nfilled marker: Holm-adjusted p < 0.05'
+    >>> [t.get_text() for t in fig.texts if t.get_gid() == "forest-p-zep"]
+    ['0.010']
+    >>> print(next(t.get_text() for t in fig.texts if t.get_gid() == "forest-xlabel"))
+    difference vs rag (accuracy, points)
     """
-    require(compare_frame, ("system_a", "system_b", "diff", "ci_low", "ci_high", "p_adj"),
-            "the compare frame")
+    require(compare_frame, ("system_a", "system_b", "diff", "ci_low", "ci_high"), "the compare frame")
+    if adjusted_p_column(compare_frame) is None:
+        require(compare_frame, ("p_adj",), "the compare frame")
     rows, reference = oriented(compare_frame, reference)
-    order = list(dict.fromkeys(np.ravel(compare_frame[["system_a", "system_b"]].to_numpy())))
-    styles = system_styles(list(all_systems) if all_systems is not None else order, reference)
-    fig, ax = figure_and_axes(ax, ONE_COLUMN, 0.9 + 0.24 * len(rows))
+    rows = _order(rows, order).reset_index(drop=True)
+    present = list(dict.fromkeys(np.ravel(compare_frame[["system_a", "system_b"]].to_numpy())))
+    aliases = labels_of(compare_frame, labels)
+    styles = system_styles(list(all_systems) if all_systems is not None else present, reference,
+                           aliases)
+    missing = [s for s in present if s not in styles]
+    if missing:
+        raise ValueError(f"system(s) {', '.join(missing)} are not in all_systems.")
+    content = _content(compare_frame, rows, reference, styles,
+                       name_key({s: styles[s].label for s in present}, aliases))
+    if ax is not None:
+        return _on_axes(ax, content)
+    return _own_figure(content)
+
+
+@dataclass
+class _Content:
+    """What a forest shows: the rows (with ``label``, the artist-id key), their drawn labels and
+    colours, the text columns with their headers and widths, the axis label, legend and notes."""
+
+    rows: pd.DataFrame
+    shown: list[str]
+    colors: list[str]
+    headers: list[str]
+    columns: list[list[str]]
+    widths: list[float]
+    xlabel: str
+    legend: list[str]
+    notes: list[str]
+    threshold: float
+
+
+def _content(frame: pd.DataFrame, rows: pd.DataFrame, reference: str | None, styles: dict,
+             key: str) -> _Content:
+    pairwise = reference is None
+    rows["label"] = [f"{a} {MINUS} {b}" if pairwise else a for a, b in zip(rows["system"], rows["other"])]
+    shown = [f"{styles[a].label} {MINUS} {styles[b].label}" if pairwise else styles[a].label
+             for a, b in zip(rows["system"], rows["other"])]
+    colors = [_LEGEND_INK if pairwise else styles[s].color for s in rows["system"]]
+    threshold = alpha(frame)
+    adjusted = correction(frame)
+    n_values = rows["n"].dropna().astype(int)
+    n_column = n_values.nunique() > 1
+    headers = [f"difference\n[{level(frame)}]", p_header(frame)] + (["n"] if n_column else [])
+    columns = [[_estimate(r) for r in rows.itertuples(index=False)],
+               [p_text(p, threshold) for p in rows["p_adj"]]]
+    if n_column:
+        columns.append([f"{int(v):,}" if pd.notna(v) else "" for v in rows["n"]])
+    widths = [max([text_size(t)[0] for t in values] + [text_size(header, weight="bold")[0]])
+              for values, header in zip(columns, headers)]
+    metric = frame.attrs.get("metric", "accuracy")
+    xlabel = (f"difference vs {styles[reference].label} ({metric}, points)" if not pairwise
+              else f"difference a {MINUS} b ({metric}, points)")
+    notes = [f"n = {n_values.iloc[0]:,} queries per comparison." if len(n_values) and not n_column
+             else ""]
+    tests = named_tests(frame)
+    notes.append(f"Bars: {level(frame)}s, per comparison. p: {f'{tests}, ' if tests else ''}"
+                 f"{adjusted.removesuffix(' p')} over the {len(frame)} "
+                 f"comparison{'s' if len(frame) != 1 else ''} of the frame.")
+    notes.append(key)
+    legend = [f"{adjusted} < {threshold:g}", "not significant"]
+    return _Content(rows, shown, colors, headers, columns, widths, xlabel, legend, notes, threshold)
+
+
+def _on_axes(ax: Axes, c: _Content) -> Figure:
+    """Draw into given axes: one x range, the text columns to the right of the axes."""
+    fig = root_figure(ax)
+    rows = c.rows
+    y = np.arange(len(rows))[::-1].astype(float)
     tidy_axes(ax)
-    ypos = np.arange(len(rows))[::-1]
-    for y, row in zip(ypos, rows.itertuples(index=False)):
-        style = styles.get(row.system) if reference is not None else None
-        color = style.color if style else "black"
-        marker = style.marker if style else "o"
-        significant = bool(row.p_adj < ALPHA)
-        ax.plot([row.ci_low, row.ci_high], [y, y], color=color, lw=1.2, solid_capstyle="butt",
-                gid=f"forest-ci-{row.label}")
-        ax.plot([row.diff], [y], ls="", marker=marker, markersize=5, markeredgewidth=1.0,
-                markeredgecolor=color, markerfacecolor=color if significant else "white",
-                gid=f"forest-{row.label}", zorder=3)
-    ax.axvline(0, color="0.4", lw=0.7, ls="--", zorder=0)
-    ax.set_yticks(ypos, rows["label"].tolist())
-    ax.set_ylim(-0.7, len(rows) - 0.3)
-    ax.spines["left"].set_visible(False)
-    ax.tick_params(axis="y", length=0)
-    metric = compare_frame.attrs.get("metric", "accuracy")
-    ax.set_xlabel((f"difference vs {reference} ({metric}, points)" if reference is not None
-                   else f"difference a {MINUS} b ({metric}, points)")
-                  + f"\nfilled marker: Holm-adjusted p < {ALPHA:g}")
-    right = blended_transform_factory(ax.transAxes, ax.transData)
-    ax.text(1.02, 1.01, "n", transform=ax.transAxes, ha="left", va="bottom",
-            fontsize=SMALL_FONT_SIZE, fontweight="bold", gid="forest-n-header")
-    for y, row in zip(ypos, rows.itertuples(index=False)):
-        text = "" if pd.isna(row.n) else f"{int(row.n):,}"
-        ax.text(1.02, y, text, transform=right, ha="left", va="center", fontsize=SMALL_FONT_SIZE,
-                gid=f"forest-n-{row.label}")
+    ax.set_xlim(*_limits([(float(np.nanmin(np.append(rows["ci_low"], 0.0))),
+                           float(np.nanmax(np.append(rows["ci_high"], 0.0))))], 0.06))
+    _finish_axes(ax, y, c.shown)
+    _draw_rows([ax], rows, y, c.colors, c.threshold)
+    ax.set_xlabel(c.xlabel)
+    place = blended_transform_factory(ax.transAxes, ax.transData)
+    x = 1.02
+    for kind, values, header, w in zip(("estimate", "p", "n"), c.columns, c.headers, c.widths):
+        ax.text(x, len(rows) - 0.4, header, transform=place, ha="left", va="bottom",
+                fontsize=SMALL_FONT_SIZE, fontweight="bold", gid=f"forest-{kind}-header")
+        for yy, value, label in zip(y, values, rows["label"]):
+            ax.text(x, yy, value, transform=place, ha="left", va="center",
+                    fontsize=SMALL_FONT_SIZE, gid=f"forest-{kind}-{label}")
+        x += (w + _GAP) / (ax.get_position().width * fig.get_size_inches()[0])
+    ax.legend(handles=_handles(c.legend), loc="lower left", bbox_to_anchor=(0, 1.02), ncols=2,
+              borderaxespad=0, handletextpad=0.3, columnspacing=1.2,
+              handlelength=1.0).set_gid("forest-legend")
     return fig
+
+
+def _own_figure(c: _Content) -> Figure:
+    """A figure laid out around its text: labels, plot (split at a gap when one effect dwarfs
+    the rest), text columns; the x label, the legend and the notes under it."""
+    rows = c.rows
+    label_w = max(text_size(t)[0] for t in c.shown)
+    text_w = _MARGIN + label_w + 0.06 + _GAP + sum(w + _GAP for w in c.widths) + _MARGIN
+    width = ONE_COLUMN if text_w + _MIN_PLOT <= ONE_COLUMN else \
+        TWO_COLUMN if text_w + _MIN_PLOT <= TWO_COLUMN else text_w + _MIN_PLOT
+    plot_w = width - text_w
+    left = _MARGIN + label_w + 0.06
+    middle = left + plot_w / 2  # the x label is centred under the plot and stays in the figure
+    xlabel = wrap(c.xlabel, 2 * min(middle, width - middle) - 2 * _MARGIN, FONT_SIZE)
+    header_h = max(text_size(h, weight="bold")[1] for h in c.headers) + 0.08
+    legend_h = 0.2
+    notes_h = note_height(c.notes, width)
+    bottom = 0.2 + text_size(xlabel, FONT_SIZE)[1] + 0.06 + legend_h + notes_h
+    plot_h = _ROW * len(rows)
+    height = header_h + plot_h + 0.08 + bottom
+    fig = new_figure(width, height, constrained=False)
+    ranges = segments(rows["ci_low"].to_numpy(float), rows["ci_high"].to_numpy(float))
+    widths = _split(plot_w - 0.1, [hi - lo for lo, hi in ranges]) if len(ranges) == 2 else [plot_w]
+    axes, x0 = [], left
+    for (lo, hi), w in zip(ranges, widths):
+        a = fig.add_axes((x0 / width, bottom / height, w / width, plot_h / height))
+        tidy_axes(a)
+        a.set_xlim(*_limits([(lo, hi)], 0.06 if len(ranges) == 1 else 0.1))
+        a.xaxis.set_major_locator(MaxNLocator(nbins=max(3, int(w / 0.32)), steps=[1, 2, 2.5, 5, 10]))
+        axes.append(a)
+        x0 += w + 0.1
+    y = np.arange(len(rows))[::-1].astype(float)
+    _finish_axes(axes[0], y, c.shown)
+    for a in axes[1:]:
+        a.set_ylim(axes[0].get_ylim())
+        a.set_yticks([])
+        a.spines["left"].set_visible(False)
+    if len(axes) == 2:
+        axes[0].spines["right"].set_visible(False)
+        _break_marks(*axes)
+    _draw_rows(axes, rows, y, c.colors, c.threshold)
+    fig.text(middle / width, (bottom - 0.2) / height, xlabel, ha="center", va="top",
+             fontsize=FONT_SIZE, gid="forest-xlabel")
+    x = left + plot_w + _GAP
+    to_fig = axes[0].transData + fig.transFigure.inverted()
+    for kind, values, header, w in zip(("estimate", "p", "n"), c.columns, c.headers, c.widths):
+        right = (x + w) / width  # numbers right-aligned
+        fig.text(right, (bottom + plot_h + 0.04) / height, header, ha="right", va="bottom",
+                 fontsize=SMALL_FONT_SIZE, fontweight="bold", gid=f"forest-{kind}-header")
+        for yy, value, label in zip(y, values, rows["label"]):
+            fig.text(right, to_fig.transform((0, yy))[1], value, ha="right", va="center",
+                     fontsize=SMALL_FONT_SIZE, gid=f"forest-{kind}-{label}")
+        x += w + _GAP
+    fig.legend(handles=_handles(c.legend), loc="center left",
+               bbox_to_anchor=(left / width, (notes_h + legend_h / 2) / height), ncols=2,
+               borderaxespad=0, borderpad=0, handletextpad=0.3, columnspacing=1.2,
+               handlelength=1.0).set_gid("forest-legend")
+    add_note(fig, c.notes, gid="forest-notes")
+    return fig
+
+
+def _split(total: float, spans: Sequence[float]) -> list[float]:
+    """Widths of the two parts of a broken axis: proportional to their ranges (one scale), but
+    at least a quarter of ``total`` each."""
+    raw = [total * s / sum(spans) for s in spans]
+    floor = total / 4
+    if min(raw) >= floor:
+        return raw
+    small = int(np.argmin(raw))
+    out = [total - floor, total - floor]
+    out[small] = floor
+    return out
+
+
+def _limits(ranges: Sequence[tuple[float, float]], pad: float) -> tuple[float, float]:
+    lo, hi = ranges[0][0], ranges[-1][1]
+    span = hi - lo if hi > lo else max(abs(hi), 1.0)
+    return lo - pad * span, hi + pad * span
+
+
+def _finish_axes(ax: Axes, y: np.ndarray, labels: Sequence[str]) -> None:
+    ax.set_yticks(y, labels)
+    ax.set_ylim(-0.6, len(y) - 0.4)
+    ax.spines["left"].set_visible(False)
+    ax.tick_params(axis="y", length=0, pad=4)
+
+
+def _handles(texts: Sequence[str]) -> list[Line2D]:
+    """Legend entries of the one significance encoding: filled, then hollow marker."""
+    return [Line2D([], [], ls="", marker="o", markersize=_MARKER, markeredgewidth=1.0,
+                   markeredgecolor=_LEGEND_INK, markerfacecolor=face, label=text)
+            for face, text in zip((_LEGEND_INK, "white"), texts)]

@@ -1,4 +1,5 @@
-"""Sensitivity curve: a parameter on x, the paired difference from its default on y (SPEC §8).
+"""Sensitivity curve: a parameter on x, the paired difference from its default on y (SPEC §8),
+under a panel with the score itself at each value when the frame carries it.
 
 Each parameter value (e.g. the final top-k of retrieval) is a point at its difference from the
 default setting with the paired interval as an error bar; a dashed line marks zero and a dotted
@@ -9,7 +10,7 @@ Figure 4 (final top-k sensitivity on MemoryAgentBench, Δ vs k = 15 with paired 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -18,8 +19,10 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import NullLocator
 
+from memdiag.plots._reading import labels_of
 from memdiag.plots.style import (
-    ONE_COLUMN, TWO_COLUMN, figure_and_axes, require, styled, system_styles, tidy_axes,
+    ONE_COLUMN, PALETTE, TWO_COLUMN, break_label, figure_and_axes, new_figure, require, styled,
+    system_styles, text_size, tidy_axes,
 )
 
 #: Above this ratio of the largest to the smallest value the x axis is logarithmic.
@@ -55,8 +58,12 @@ def sensitivity(
     ax: Axes | None = None,
     all_systems: Sequence[str] | None = None,
     reference: str | None = None,
+    *,
+    labels: Mapping[str, str] | None = None,
+    total: bool = True,
 ) -> Figure:
-    """Difference from the default setting across parameter values, with paired intervals.
+    """Difference from the default setting across parameter values, with paired intervals, under
+    the score itself at each value.
 
     Parameters
     ----------
@@ -76,13 +83,21 @@ def sensitivity(
     reference
         The analysis' reference system: it takes no palette slot (as in every memdiag figure)
         and is drawn grey if it is one of the lines.
+    labels
+        Aliases ``{system: label}`` for the legend (default ``attrs["labels"]``); long names are
+        shortened.
+    total
+        When the frame has the score of each setting (``estimate``, as :func:`memdiag.sensitivity`
+        gives) and the function makes its own figure: draw it in a panel above the differences,
+        on the same x axis (the paper's Figure 4 shows both). ``False``: the differences alone.
 
     Returns
     -------
     matplotlib.figure.Figure
         The x axis is logarithmic when the values are positive and span more than 10×, with
         ticks at the values. Artist ids: ``sensitivity-<system>`` (line; ``sensitivity`` with
-        no ``system`` column), ``sensitivity-ci-<system>``, ``sensitivity-default``.
+        no ``system`` column), ``sensitivity-ci-<system>``, ``sensitivity-default``, and in the
+        score panel ``sensitivity-total-<system>`` (``sensitivity-total``).
 
     Notes
     -----
@@ -101,14 +116,30 @@ def sensitivity(
     require(frame, ("value", "diff", "ci_low", "ci_high"), "the sensitivity frame")
     has_systems = "system" in frame.columns
     names = list(dict.fromkeys(frame["system"])) if has_systems else [None]
-    styles = system_styles(list(all_systems) if all_systems is not None else names, reference) \
-        if has_systems else {}
+    styles = system_styles(list(all_systems) if all_systems is not None else names, reference,
+                           labels_of(frame, labels)) if has_systems else {}
     default = default_value(frame, default)
     values = np.sort(frame["value"].astype(float).unique())
     shown = values if default is None else np.union1d(values, [float(default)])
     log = bool((shown > 0).all() and shown.max() > LOG_SPAN * shown.min())
-    fig, ax = figure_and_axes(ax, ONE_COLUMN if len(names) <= 6 else TWO_COLUMN,
-                              2.6 if len(names) <= 6 else 3.4)
+    width = ONE_COLUMN if len(names) <= 6 else TWO_COLUMN
+    entries = ([break_label(styles[n].label, width - 0.7) for n in names] if has_systems else []) + \
+        ([f"default ({parameter.replace('_', ' ')} = {default:g})"] if default is not None else [])
+    widest = max((text_size(e)[0] for e in entries), default=0.0) + 0.5  # with handle and gap
+    per_row = max(1, min(6, int((width - 0.3) // widest)))
+    legend_rows = -(-len(entries) // per_row)
+    legend_h = sum(max((text_size(e)[1] for e in entries[i::legend_rows]), default=0)
+                   for i in range(legend_rows))  # an upper bound: every row as tall as its tallest
+    base = (2.4 if len(names) <= 6 else 3.2) + legend_h + 0.05 * legend_rows
+    top = None
+    if ax is None and total and "estimate" in frame.columns and frame["estimate"].notna().any():
+        fig = new_figure(width, base + 1.5)
+        top, ax = fig.subplots(2, 1, sharex=True, height_ratios=(1.0, 1.3))
+        tidy_axes(top)
+        top.tick_params(labelbottom=False)
+        top.set_ylabel(f"{frame.attrs.get('metric', 'score')} (%)")
+    else:
+        fig, ax = figure_and_axes(ax, width, base)
     tidy_axes(ax)
     if log:
         ax.set_xscale("log")
@@ -122,18 +153,22 @@ def sensitivity(
         x = np.exp(np.log(x) + offset) if log else x + offset
         y = rows["diff"].to_numpy(dtype=float)
         style = styles.get(name)
-        color = style.color if style else "black"
+        color = style.color if style else PALETTE[0]
         gid = f"sensitivity-{name}" if has_systems else "sensitivity"
         ax.errorbar(x, y, yerr=[y - rows["ci_low"].to_numpy(dtype=float),
                                 rows["ci_high"].to_numpy(dtype=float) - y],
                     fmt="none", ecolor=color, elinewidth=0.9, capsize=2, capthick=0.9,
                     gid=f"sensitivity-ci-{name}" if has_systems else "sensitivity-ci")
-        ax.plot(x, y, color=color, lw=1.0, marker=style.marker if style else "o", markersize=3.5,
-                label=name, gid=gid)
+        ax.plot(x, y, color=color, lw=1.0, marker="o", markersize=3.5,
+                label=break_label(style.label, width - 0.7) if style else name, gid=gid)
+        if top is not None:
+            top.plot(x, rows["estimate"].to_numpy(dtype=float), color=color, lw=1.0, marker="o",
+                     markersize=3.5, gid=gid.replace("sensitivity", "sensitivity-total", 1))
     ax.axhline(0, color="0.4", lw=0.7, ls="--", zorder=0)
     handles = []
     if default is not None:
-        ax.axvline(float(default), color="0.5", lw=0.7, ls=":", zorder=0)
+        for a in (ax, top) if top is not None else (ax,):
+            a.axvline(float(default), color="0.5", lw=0.7, ls=":", zorder=0)
         ax.plot([float(default)], [0], ls="", marker="D", markersize=5, color="black", zorder=4,
                 gid="sensitivity-default")
         handles.append(Line2D([], [], ls="", marker="D", markersize=5, color="black",
@@ -145,8 +180,7 @@ def sensitivity(
     if has_systems:
         handles = ax.get_legend_handles_labels()[0] + handles
     if handles:
-        per_row = 4 if len(names) <= 6 else 6
-        rows = -(-len(handles) // per_row)
-        ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0, 1.01), borderaxespad=0,
-                  ncols=-(-len(handles) // rows), columnspacing=1.0, handlelength=1.6)
+        (top if top is not None else ax).legend(
+            handles=handles, loc="lower left", bbox_to_anchor=(0, 1.01), borderaxespad=0,
+            ncols=-(-len(handles) // legend_rows), columnspacing=1.0, handlelength=1.6)
     return fig

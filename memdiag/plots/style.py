@@ -1,33 +1,47 @@
-"""Figure style shared by every memdiag figure: palette, per-system colours, sizes, fonts, save().
+"""Figure style shared by every memdiag figure: palette, per-system colours and labels, sizes,
+fonts, text measuring, the wording of significance, and save().
 
 Palette
 -------
-Systems take colours, in the order of the analysis' system list, from the **Okabe–Ito** set
-(Okabe & Ito 2008, "Color Universal Design"; 8 colours) and then from **Paul Tol's "muted"**
-qualitative set (9 colours). The reference (usually raw-history RAG) is always the neutral grey
-``#999999`` (the grey of the Okabe–Ito palette as distributed in R's ``palette.colors``). Both
-sets are designed to stay distinguishable under the common colour-vision deficiencies.
+Systems take colours, in the order of the analysis' system list, from :data:`PALETTE`: 20
+colours, none of them black or grey (grey is reserved for the reference system, usually raw-history
+RAG, drawn ``#999999``). The first six are the **Okabe–Ito** set (Okabe & Ito 2008, "Color
+Universal Design"; its black is left out, and its yellow ``#F0E442``, too pale for lines and
+fills on white, is not used). The next fourteen come from **Paul Tol's** qualitative schemes
+(muted, bright, vibrant, light, high- and medium-contrast; Tol 2021, "Colour Schemes", SRON
+technical note, https://personal.sron.nl/~pault/), in the order of a greedy search: each colour
+is the Tol colour whose smallest CIELAB distance to the colours before it is largest under normal
+vision and under protanopia, deuteranopia and tritanopia as simulated by Machado, Oliveira &
+Fernandes (2009, IEEE TVCG 15(6), severity 1), among those with CIELAB lightness 20–80 (not black,
+not pale) and at least 12 ΔE*ab from the reference grey under all four visions
+(:data:`PALETTE_SOURCES` names the scheme of each; ``tests/test_plots.py`` checks these
+properties with its own simulation). The first six stay distinguishable for colour-blind readers;
+no set of 20 colours can, so no memdiag figure tells systems apart by colour alone: every system is
+labelled where it is drawn (forest rows, Venn titles, matrix ticks, bubble labels). Beyond 20
+systems the colours repeat.
 
 Colour rule
 -----------
-:func:`system_styles` walks the ordered system list, skipping the reference. System number k
-(0-based) takes colour ``COLORS[k % 17]`` where ``COLORS`` is Okabe–Ito followed by Tol muted; the
-colours are used in blocks (8 Okabe–Ito, 9 Tol, 8 Okabe–Ito, …) and block b gives every system in
-it the marker ``MARKERS[b]`` and the hatch ``HATCHES[b]``. So systems 1–8 are plain circles in
-Okabe–Ito colours, systems 9–17 squares (and ``//`` hatching where areas are filled) in Tol
-colours, systems 18–25 triangles with back-slash hatching, and so on: colour plus marker/hatch is
-unique for the first 68 systems. The rule depends only on the ordered list, so one analysis gives
-one system the same colour in every figure; pass the analysis' full list (``all_systems=`` of each
-plot function) when a figure shows a subset.
+:func:`system_styles` walks the ordered system list, skipping the reference: system number k
+(0-based) takes ``PALETTE[k % 20]``. The rule depends only on the ordered list, so one analysis
+gives one system the same colour in every figure; pass the analysis' full list (``all_systems=`` of
+each plot function) when a figure shows a subset. Marker shapes and hatching are not used to
+identify systems: a filled or hollow marker encodes significance where a figure says so.
+
+Labels
+------
+Each system is drawn under a label (:mod:`memdiag.plots._names`): an alias from ``labels=`` (or
+the result frame's ``attrs["labels"]``), else its name, shortened at word boundaries when it is
+longer than 24 characters; the figure lists shortened names with their full names in a key.
 
 Sizes and fonts
 ---------------
 Figures are made at their printed size: one paper column :data:`ONE_COLUMN` (3.5 in) or two
-columns :data:`TWO_COLUMN` (7.2 in) wide, so no scaling happens in the paper. The font is DejaVu
-Sans (bundled with matplotlib, hence identical on every machine) at 8 pt, tick and annotation
-text at 7 pt: no text in a memdiag figure is below 7 pt. Plot functions draw under :data:`RC`;
-axes you pass in keep the style they were made with (make them inside
-``matplotlib.rc_context(RC)`` to match).
+columns :data:`TWO_COLUMN` (7.2 in) wide; a figure whose labels need more room grows rather than
+clip or overlap them. The font is DejaVu Sans (bundled with matplotlib, hence identical on every
+machine) at 8 pt, tick and annotation text at 7 pt: no text in a memdiag figure is below 7 pt.
+Plot functions draw under :data:`RC`; axes you pass in keep the style they were made with (make
+them inside ``matplotlib.rc_context(RC)`` to match).
 
 Saving
 ------
@@ -41,7 +55,7 @@ ids, and a fixed font.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -50,18 +64,24 @@ import matplotlib as mpl
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure, SubFigure
+from matplotlib.font_manager import FontProperties
 
-#: Okabe–Ito qualitative colours, reordered so the hard-to-see yellow comes last.
-OKABE_ITO: tuple[str, ...] = ("#0072B2", "#D55E00", "#009E73", "#E69F00", "#CC79A7", "#56B4E9",
-                              "#000000", "#F0E442")
-#: Paul Tol's "muted" qualitative colours (https://personal.sron.nl/~pault/).
-TOL_MUTED: tuple[str, ...] = ("#332288", "#CC6677", "#117733", "#DDCC77", "#882255", "#88CCEE",
-                              "#44AA99", "#999933", "#AA4499")
-#: The reference system's neutral grey.
+from memdiag.plots._names import system_labels
+
+#: The 20 system colours in the order they are given (module docstring: sources and checks).
+PALETTE: tuple[str, ...] = (
+    "#0072B2", "#D55E00", "#009E73", "#E69F00", "#CC79A7", "#56B4E9",  # Okabe–Ito
+    "#332288", "#882255", "#117733", "#004488", "#AA3377", "#EE8866", "#994455", "#BBCC33",
+    "#88CCEE", "#CC3311", "#EE7733", "#6699CC", "#AA4499", "#CCBB44")
+#: The published scheme each colour of :data:`PALETTE` comes from.
+PALETTE_SOURCES: tuple[str, ...] = (
+    *["Okabe-Ito"] * 6, "Tol muted", "Tol muted", "Tol muted", "Tol high-contrast", "Tol bright",
+    "Tol light", "Tol medium-contrast", "Tol light", "Tol muted", "Tol vibrant", "Tol vibrant",
+    "Tol medium-contrast", "Tol muted", "Tol bright")
+#: The reference system's neutral grey (the Okabe–Ito grey of R's ``palette.colors``) and the
+#: darker grey of its outlines; no other system is drawn grey or black.
 REFERENCE_COLOR = "#999999"
-#: Marker and hatch of each block of colours (block 0: Okabe–Ito, 1: Tol, 2: Okabe–Ito, …).
-MARKERS: tuple[str, ...] = ("o", "s", "^", "D", "v", "P", "X", "p")
-HATCHES: tuple[str, ...] = ("", "//", "\\\\", "xx", "..", "--", "++", "oo")
+REFERENCE_EDGE = "#666666"
 
 #: Figure widths in inches: one and two paper columns.
 ONE_COLUMN = 3.5
@@ -115,18 +135,15 @@ MINUS = "\u2212"
 
 @dataclass(frozen=True)
 class SystemStyle:
-    """How one system is drawn in every figure: ``color`` (hex), ``marker``, ``hatch``."""
+    """How one system is drawn in every figure: its ``color`` (hex) and its ``label``."""
 
     color: str
-    marker: str
-    hatch: str
+    label: str
 
 
-REFERENCE_STYLE = SystemStyle(REFERENCE_COLOR, "o", "")
-
-
-def system_styles(systems: Iterable[str], reference: str | None = None) -> dict[str, SystemStyle]:
-    """The fixed style of every system of an analysis (colour rule in the module docstring).
+def system_styles(systems: Iterable[str], reference: str | None = None,
+                  labels: Mapping[str, str] | None = None) -> dict[str, SystemStyle]:
+    """The fixed colour and label of every system of an analysis (rules in the module docstring).
 
     Parameters
     ----------
@@ -135,6 +152,9 @@ def system_styles(systems: Iterable[str], reference: str | None = None) -> dict[
         ignored after their first occurrence. The reference may be among them.
     reference
         The reference system: neutral grey, and it takes no palette slot.
+    labels
+        Aliases ``{system: label}``; other systems get their name, shortened when long
+        (:func:`memdiag.plots._names.system_labels`).
 
     Returns
     -------
@@ -143,31 +163,23 @@ def system_styles(systems: Iterable[str], reference: str | None = None) -> dict[
 
     Examples
     --------
-    >>> s = system_styles(["raw-rag", "mem0", "zep"], reference="raw-rag")
-    >>> s["mem0"], s["raw-rag"].color
-    (SystemStyle(color='#0072B2', marker='o', hatch=''), '#999999')
+    >>> s = system_styles(["raw-rag", "mem0", "Backboard-io__Backboard-Locomo-Benchmark"], "raw-rag")
+    >>> s["mem0"], s["raw-rag"].color, s["Backboard-io__Backboard-Locomo-Benchmark"].label
+    (SystemStyle(color='#0072B2', label='mem0'), '#999999', 'Backboard')
     """
+    names = list(dict.fromkeys(systems))
+    if reference is not None and reference not in names:
+        names.append(reference)
+    text = system_labels(names, labels)
     out: dict[str, SystemStyle] = {}
     k = 0
-    for name in systems:
-        if name in out or name == reference:
-            continue
-        block, index = _block(k)
-        colors = OKABE_ITO if block % 2 == 0 else TOL_MUTED
-        out[name] = SystemStyle(colors[index], MARKERS[block % len(MARKERS)],
-                                HATCHES[block % len(HATCHES)])
-        k += 1
-    if reference is not None:
-        out[reference] = REFERENCE_STYLE
+    for name in names:
+        if name == reference:
+            out[name] = SystemStyle(REFERENCE_COLOR, text[name])
+        else:
+            out[name] = SystemStyle(PALETTE[k % len(PALETTE)], text[name])
+            k += 1
     return out
-
-
-def _block(k: int) -> tuple[int, int]:
-    """Block number and index within the block of palette slot ``k`` (blocks of 8, 9, 8, 9, …)."""
-    pair, rest = divmod(k, len(OKABE_ITO) + len(TOL_MUTED))
-    if rest < len(OKABE_ITO):
-        return 2 * pair, rest
-    return 2 * pair + 1, rest - len(OKABE_ITO)
 
 
 def system_colors(systems: Iterable[str], reference: str | None = None) -> dict[str, str]:
@@ -176,7 +188,7 @@ def system_colors(systems: Iterable[str], reference: str | None = None) -> dict[
     Examples
     --------
     >>> system_colors(["raw-rag", "mem0", "zep"], reference="raw-rag")
-    {'mem0': '#0072B2', 'zep': '#D55E00', 'raw-rag': '#999999'}
+    {'raw-rag': '#999999', 'mem0': '#0072B2', 'zep': '#D55E00'}
     """
     return {name: style.color for name, style in system_styles(systems, reference).items()}
 
@@ -230,6 +242,121 @@ def renderer(fig: Figure):
         FigureCanvasAgg(fig)
     fig.draw_without_rendering()
     return fig.canvas.get_renderer()
+
+
+#: Line height of text, in multiples of the font size (matplotlib's default line spacing).
+LINE_SPACING = 1.2
+
+
+#: Resolutions text is measured at: the screen (``figure.dpi``) and the saved PNG; vector output
+#: (PDF, SVG) uses the unhinted font metrics, measured at 72 dpi without hinting.
+_MEASURE_DPI: tuple[int, ...] = (150, PNG_DPI)
+
+
+@functools.cache
+def _measurer(dpi: int):
+    return FigureCanvasAgg(Figure(dpi=dpi)).get_renderer()
+
+
+@functools.lru_cache(maxsize=4096)
+def _width(line: str, fontsize: float, weight: str, hinting: str) -> float:
+    font = FontProperties(family=RC["font.sans-serif"], size=fontsize, weight=weight)
+    widths = []
+    for dpi, mode in [(72, "no_hinting"), *((d, hinting) for d in _MEASURE_DPI)]:
+        with mpl.rc_context({"text.hinting": mode}):
+            widths.append(_measurer(dpi).get_text_width_height_descent(line, font, ismath=False)[0]
+                          / dpi)
+    return max(widths)
+
+
+def text_size(text: str, fontsize: float = SMALL_FONT_SIZE, weight: str = "normal") -> tuple[float, float]:
+    """Width and height in inches of ``text`` (lines split at ``\\n``) drawn in the house font.
+
+    Font hinting snaps glyphs to the pixel grid, so a text's width depends a little (up to ~8%)
+    on the resolution it is drawn at; the width is the largest of the screen, the saved PNG and
+    the vector outputs, so a layout made from it holds in all of them.
+
+    >>> w, h = text_size("raw-rag", 7)
+    >>> 0.3 < w < 0.5, round(h, 3)
+    (True, 0.117)
+    """
+    hinting = str(mpl.rcParams["text.hinting"])
+    lines = text.split("\n")
+    width = max(_width(line, float(fontsize), weight, hinting) for line in lines)
+    return width, len(lines) * fontsize * LINE_SPACING / 72
+
+
+def wrap(text: str, width: float, fontsize: float = SMALL_FONT_SIZE) -> str:
+    """``text`` broken at spaces into lines no wider than ``width`` inches (a word wider than the
+    width is broken after its separators, :func:`break_label`).
+
+    >>> wrap("grey circle: queries the reference answers", 1.2)
+    'grey circle: queries the\\nreference answers'
+    """
+    lines: list[str] = []
+    for paragraph in text.split("\n"):
+        line = ""
+        for word in paragraph.split(" "):
+            candidate = f"{line} {word}" if line else word
+            if line and text_size(candidate, fontsize)[0] > width:
+                lines.append(line)
+                line = word
+            else:
+                line = candidate
+            if text_size(line, fontsize)[0] > width:  # a word wider than the width: break it
+                *full, line = break_label(line, width, fontsize).split("\n")
+                lines += full
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def break_label(label: str, width: float, fontsize: float = SMALL_FONT_SIZE) -> str:
+    """A label too wide for ``width`` inches broken into lines after its separators (``_``, ``-``,
+    ``.``, ``/``, ``…``), never inside a word; a label without separators stays whole.
+
+    >>> break_label("agentic_pgvector_history300", 1.0)
+    'agentic_pgvector_\\nhistory300'
+    """
+    if text_size(label, fontsize)[0] <= width:
+        return label
+    pieces, piece = [], ""
+    for char in label:
+        piece += char
+        if char in "_-./\u2026 ":
+            pieces.append(piece)
+            piece = ""
+    if piece:
+        pieces.append(piece)
+    lines, line = [], ""
+    for piece in pieces:
+        if line and text_size(line + piece, fontsize)[0] > width:
+            lines.append(line)
+            line = piece
+        else:
+            line += piece
+    lines.append(line)
+    return "\n".join(lines)
+
+
+def add_note(fig: Figure, lines: Sequence[str], width: float | None = None, y: float = 0.0,
+             gid: str = "note") -> float:
+    """Write the non-empty ``lines`` (e.g. the names key) wrapped to ``width`` inches (default the
+    figure's width less margins) at ``y`` inches from the bottom of ``fig``; returns the height in
+    inches they take (0 when there is nothing to write)."""
+    text = "\n".join(line for line in lines if line)
+    if not text:
+        return 0.0
+    fig_w, fig_h = fig.get_size_inches()
+    text = wrap(text, (width if width is not None else fig_w) - 0.12)
+    fig.text(0.06 / fig_w, (y + 0.04) / fig_h, text, ha="left", va="bottom",
+             fontsize=SMALL_FONT_SIZE, gid=gid, linespacing=LINE_SPACING)
+    return text_size(text)[1] + 0.08
+
+
+def note_height(lines: Sequence[str], width: float) -> float:
+    """The height in inches :func:`add_note` needs for ``lines`` in a figure ``width`` inches wide."""
+    text = "\n".join(line for line in lines if line)
+    return text_size(wrap(text, width - 0.12))[1] + 0.08 if text else 0.0
 
 
 def tidy_axes(ax: Axes) -> None:

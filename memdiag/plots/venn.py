@@ -1,20 +1,21 @@
 """Venn diagrams of memory benefit and memory tax against a reference (SPEC §2, §8).
 
 One panel per memory system: the grey circle holds the queries the reference answers, the
-coloured circle the queries the system answers. The reference-only region is the **tax**, the
-system-only region the **benefit**, the overlap **both**; each carries its count and its share of
-the n aligned queries, "neither" is written under the panel, and the title gives the net
-(benefit − tax) with the interval of the net rate. This is the Memory Tax review's Venn figure;
-:func:`venn3` is its three-set version (reference, memory, memory + raw-source augmentation).
-The functions only draw what :func:`memdiag._flows` computed.
+coloured circle the queries the system answers. The reference-only region is labelled **tax**, the
+system-only region **benefit**, the overlap **both**; each carries its count and its share of the
+n aligned queries, "neither" is written under the panel, and the title gives the net
+(benefit − tax) with the interval of the net rate. By default the circles are area-proportional
+on one scale across all panels (equal areas mean equal counts) and the panels are ordered by net,
+largest first. This is the Memory Tax review's Venn figure; :func:`venn3` is its three-set version
+(reference, memory, memory + raw-source augmentation). The functions only draw what
+:func:`memdiag._flows` computed.
 """
 
 from __future__ import annotations
 
 import math
-import textwrap
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,9 +30,12 @@ from matplotlib_venn.layout.venn2 import DefaultLayoutAlgorithm as _Venn2Layout
 from matplotlib_venn.layout.venn3 import DefaultLayoutAlgorithm as _Venn3Layout
 
 from memdiag.plots._labels import overlap_area
+from memdiag.plots._names import name_key
+from memdiag.plots._reading import labels_of, level
 from memdiag.plots.style import (
-    MINUS, ONE_COLUMN, REFERENCE_COLOR, SMALL_FONT_SIZE, TWO_COLUMN, SystemStyle, figure_and_axes,
-    new_figure, renderer, require, signed, styled, system_styles,
+    LINE_SPACING, MINUS, ONE_COLUMN, REFERENCE_COLOR, SMALL_FONT_SIZE, TWO_COLUMN, SystemStyle,
+    add_note, break_label, figure_and_axes, new_figure, note_height, renderer, require,
+    signed, styled, system_styles, text_size, wrap,
 )
 
 #: Columns of the flows frame that :func:`venn` draws.
@@ -40,47 +44,35 @@ FLOW_COLUMNS: tuple[str, ...] = ("system", "reference", "n", "both", "benefit", 
 #: Region ids of matplotlib-venn for the two-set diagram (reference = set A, system = set B).
 REGIONS: dict[str, str] = {"tax": "10", "benefit": "01", "both": "11"}
 
-# Panel geometry in inches: title band, diagram, band under it (set labels and "neither").
-_TITLE_H = 0.36
-_DIAGRAM_H = 1.3
-_BELOW_H = 0.34
+# Panel geometry in inches: diagram, band under it ("neither"), side margin of a panel.
+_DIAGRAM_H = 1.5
+_BELOW_H = 0.2
 _SIDE = 0.06
-_ALPHA = 0.4
-#: A faint white box behind region counts keeps them readable over hatching.
-_LABEL_BOX = {"boxstyle": "round,pad=0.1", "facecolor": "white", "alpha": 0.6, "edgecolor": "none"}
-
-
-#: Longest system name shown in full under a circle / in a panel title; longer ones are shortened.
-_SET_LABEL_CHARS = 13
-_TITLE_CHARS = 30
-
-
-def short_name(name: str, limit: int) -> str:
-    """``name`` shortened in the middle with an ellipsis to at most ``limit`` characters.
-
-    >>> short_name("rag_observation_pgvector", 13)
-    'rag_ob…vector'
-    """
-    if len(name) <= limit:
-        return name
-    head = (limit - 1) // 2
-    return f"{name[:head]}…{name[len(name) - (limit - 1 - head):]}"
+_ALPHA = 0.45
+_TITLE_FONT = SMALL_FONT_SIZE + 1
 
 
 def _count_label(count: float, n: int) -> str:
-    """``"258\\n13.0%"``: a region's count and its share of the n queries."""
+    """``"258\n13.0%"``: a region's count and its share of the n queries."""
     share = 100 * count / n if n else math.nan
     return f"{int(count)}\n{share:.1f}%"
 
 
-def _title(name: str, row: pd.Series) -> str:
-    """``"mem0\\nnet +22 (+1.1 pts [−0.8, +3.0])"`` (the interval is omitted when undefined)."""
+def _region_label(flow: str, count: float, n: int) -> str:
+    """``"benefit\n258\n13.0%"``: the region's name, count and share of the n queries."""
+    return f"{flow}\n{_count_label(count, n)}"
+
+
+def _net_line(row: pd.Series, width: float = math.inf) -> str:
+    """``"net +22 (+1.1 pts [−0.8, +3.0])"`` (the interval is omitted when undefined), on two
+    lines when one would be wider than ``width`` inches."""
     net = f"{int(row['net']):+d}".replace("-", MINUS)
-    rate = signed(row["net_rate"])
     low, high = row["net_rate_ci_low"], row["net_rate_ci_high"]
-    interval = "" if pd.isna(low) or pd.isna(high) else \
-        f" [{signed(low)}, {signed(high)}]"
-    return f"{short_name(name, _TITLE_CHARS)}\nnet {net} ({rate} pts{interval})"
+    interval = "" if pd.isna(low) or pd.isna(high) else f" [{signed(low)}, {signed(high)}]"
+    line = f"net {net} ({signed(row['net_rate'])} pts{interval})"
+    if text_size(line, _TITLE_FONT)[0] <= width:
+        return line
+    return f"net {net}\n{signed(row['net_rate'])} pts{interval}"
 
 
 def _one_block(frame: pd.DataFrame, reference: str | None) -> pd.DataFrame:
@@ -104,16 +96,18 @@ def _one_block(frame: pd.DataFrame, reference: str | None) -> pd.DataFrame:
 
 def _grid(k: int, ncols: int | None) -> tuple[int, int]:
     if ncols is None:
-        ncols = 1 if k == 1 else 2 if k in (2, 4) else 3
+        ncols = 1 if k == 1 else 2 if k in (2, 4) else 3 if k <= 12 else 4
     return ncols, math.ceil(k / ncols)
 
 
-def _key(reference: str, width: float, level: float) -> str:
-    text = (f"Grey circle: queries {reference} answers; coloured circle: queries the system "
-            f"answers. Grey only = tax, coloured only = benefit, overlap = both; count and % of "
-            f"the n queries. Title: net = benefit {MINUS} tax, and net / n in points with its "
-            f"{level:.0%} interval.")
-    return "\n".join(textwrap.wrap(text, width=int(width * 72 / (0.56 * SMALL_FONT_SIZE)) - 4))
+def _key(reference: str, level_text: str, shared: bool, ordered: bool) -> str:
+    scale = ("Circle areas are proportional to the queries answered, on one scale across panels. "
+             if shared else "Circles are not to scale: the numbers carry the sizes. ")
+    order = "Panels in order of net, largest first. " if ordered else ""
+    return (f"Grey circle: queries {reference} answers; coloured circle: queries the system "
+            f"answers. Tax = only {reference} answers, benefit = only the system answers, both = "
+            f"both answer; count and % of the n queries. {scale}{order}Title: net = benefit "
+            f"{MINUS} tax, and net / n in points with its {level_text}.")
 
 
 @dataclass
@@ -127,7 +121,7 @@ class _Panel:
     beside: set[str]
 
 
-def _panel(ax: Axes, name: str, row: pd.Series, reference: str, style: SystemStyle,
+def _panel(ax: Axes, name: str, title: str, row: pd.Series, style: SystemStyle,
            normalize_to: float | None) -> _Panel:
     """Draw one two-set panel (weighted when ``normalize_to`` is given)."""
     n = int(row["n"])
@@ -135,51 +129,30 @@ def _panel(ax: Axes, name: str, row: pd.Series, reference: str, style: SystemSty
     weighted = normalize_to is not None and sum(subsets) > 0
     layout = _Venn2Layout(normalize_to=normalize_to) if weighted else \
         _Venn2Layout(fixed_subset_sizes=(1, 1, 1))
-    diagram = _venn2(subsets=subsets, set_labels=(short_name(reference, _SET_LABEL_CHARS),
-                                                  short_name(name, _SET_LABEL_CHARS)),
-                     set_colors=(REFERENCE_COLOR, style.color), alpha=_ALPHA, ax=ax,
-                     layout_algorithm=layout,
+    diagram = _venn2(subsets=subsets, set_labels=None, set_colors=(REFERENCE_COLOR, style.color),
+                     alpha=_ALPHA, ax=ax, layout_algorithm=layout,
                      subset_label_formatter=lambda count: _count_label(count, n))
-    for region in ("01", "11"):
-        patch = diagram.get_patch_by_id(region)
-        if patch is not None and style.hatch:
-            patch.set_hatch(style.hatch)
-            patch.set_edgecolor(style.color)  # the hatch takes the edge colour; the edge is
-            patch.set_linewidth(0)             # not drawn (the circle outline is)
     for center, radius, color in zip(diagram.centers, diagram.radii, (REFERENCE_COLOR, style.color)):
-        ax.add_patch(Circle(center.asarray(), radius, fill=False, edgecolor=color, lw=0.8))
+        ax.add_patch(Circle(center.asarray(), radius, fill=False, edgecolor=color, lw=1.0))
     labels, beside = {}, set()
     for flow, region in REGIONS.items():
         label = diagram.get_label_by_id(region)
+        text = _region_label(flow, subsets[("tax", "benefit", "both").index(flow)], n)
         if label is None:  # an empty region of a weighted diagram: write its 0 beside it
-            label = _side_label(ax, diagram, flow, _count_label(0, n))
+            label = _side_label(ax, diagram, flow, text)
             beside.add(flow)
+        label.set_text(text)
         label.set_fontsize(SMALL_FONT_SIZE)
+        label.set_linespacing(LINE_SPACING)
         label.set_gid(f"venn-{name}-{flow}")
-        if style.hatch:
-            label.set_bbox(_LABEL_BOX)
         labels[flow] = label
-    _space_set_labels(diagram)
-    for which, label in zip(("reference", "system"), diagram.set_labels):
-        label.set_fontsize(SMALL_FONT_SIZE)
-        label.set_gid(f"venn-{name}-set-{which}")
-    lowest = min(diagram.set_labels, key=lambda t: t.get_position()[1])
     d = int(row["neither"])
     ax.annotate(f"neither: {d} ({100 * d / n if n else math.nan:.1f}%)", xy=(0.5, 0),
-                xycoords=(ax.transAxes, lowest), xytext=(0, -1), textcoords="offset points",
+                xycoords="axes fraction", xytext=(0, -2), textcoords="offset points",
                 ha="center", va="top", fontsize=SMALL_FONT_SIZE, gid=f"venn-{name}-neither")
-    ax.set_title(_title(name, row), fontsize=SMALL_FONT_SIZE + 1, pad=3, gid=f"venn-{name}-title")
+    ax.set_title(title, fontsize=_TITLE_FONT, pad=3, linespacing=LINE_SPACING,
+                 gid=f"venn-{name}-title")
     return _Panel(ax, diagram, labels, beside)
-
-
-def _space_set_labels(diagram) -> None:
-    """Keep the two set names apart when the circles nearly coincide (weighted layouts)."""
-    (ax_, _), (bx, _) = (c.asarray() for c in diagram.centers)
-    gap = 0.15 * max(diagram.radii)
-    mid = (ax_ + bx) / 2
-    left, right = diagram.set_labels
-    left.set_x(min(ax_, mid - gap))
-    right.set_x(max(bx, mid + gap))
 
 
 def _side_label(ax: Axes, diagram, flow: str, text: str) -> Text:
@@ -191,7 +164,7 @@ def _side_label(ax: Axes, diagram, flow: str, text: str) -> Text:
         return ax.text(min(ax_ - ra, bx - rb) - gap, ay, text, ha="right", va="center")
     if flow == "benefit":
         return ax.text(max(ax_ + ra, bx + rb) + gap, by, text, ha="left", va="center")
-    return ax.text((ax_ + ra + bx - rb) / 2, max(ay + ra, by + rb) + gap, text, ha="center",
+    return ax.text((ax_ + ra + bx - rb) / 2, max(ay + ra, by + rb) + gap / 2, text, ha="center",
                    va="bottom")
 
 
@@ -204,18 +177,38 @@ def _fits(ax: Axes, diagram, flow: str, box) -> bool:
     return all(np.all(side == wanted) for side, wanted in zip(inside, want))
 
 
+def _widest_spot(diagram, flow: str) -> tuple[float, float]:
+    """The middle of the region's widest horizontal chord, on the line through the centres: the
+    roomiest spot of a crescent (matplotlib-venn puts labels at the centroid instead)."""
+    (ax_, ay), (bx, _) = (c.asarray() for c in diagram.centers)
+    ra, rb = diagram.radii
+    if flow == "tax":
+        return (ax_ - ra + min(ax_ + ra, bx - rb)) / 2, ay
+    if flow == "benefit":
+        return (max(ax_ + ra, bx - rb) + bx + rb) / 2, ay
+    return (max(ax_ - ra, bx - rb) + min(ax_ + ra, bx + rb)) / 2, ay
+
+
+#: Where a leader leaves a region label moved beside the diagram: next to the region's name (the
+#: first line), never next to a number, where the line could read as a minus sign.
+_LEADER_FROM = {"tax": (1.0, 0.85), "benefit": (0.0, 0.85), "both": (0.5, 0.0)}
+
+
 def _move_outside(panel: _Panel, flow: str) -> None:
-    """Move a region label that does not fit its region beside the diagram, with a leader line."""
+    """Move a region label that does not fit its region beside the diagram, with a leader line
+    from the region's name to the region."""
     label = panel.labels[flow]
     target = label.get_position()
-    moved = _side_label(panel.ax, panel.diagram, flow, label.get_text())
-    label.set_position(moved.get_position())
-    label.set_horizontalalignment(moved.get_horizontalalignment())
-    label.set_verticalalignment(moved.get_verticalalignment())
-    moved.remove()
-    panel.ax.annotate("", xy=target, xytext=label.get_position(),
-                      arrowprops={"arrowstyle": "-", "lw": 0.5, "color": "0.3", "shrinkA": 0,
-                                  "shrinkB": 0})
+    spot = _side_label(panel.ax, panel.diagram, flow, label.get_text())
+    moved = panel.ax.annotate(
+        label.get_text(), xy=target, xytext=spot.get_position(), textcoords="data",
+        ha=spot.get_horizontalalignment(), va=spot.get_verticalalignment(),
+        fontsize=label.get_fontsize(), linespacing=LINE_SPACING, gid=label.get_gid(),
+        arrowprops={"arrowstyle": "-", "lw": 0.5, "color": "0.3", "shrinkA": 1.5, "shrinkB": 0,
+                    "relpos": _LEADER_FROM[flow]})
+    spot.remove()
+    label.remove()
+    panel.labels[flow] = moved
 
 
 def _fit_labels(fig: Figure, panels: Sequence[_Panel]) -> None:
@@ -223,27 +216,38 @@ def _fit_labels(fig: Figure, panels: Sequence[_Panel]) -> None:
     layout) or that covers another label moves beside the diagram with a leader line."""
     r = renderer(fig)
     for panel in panels:
-        boxes = {flow: label.get_window_extent(r) for flow, label in panel.labels.items()}
-        for flow in ("tax", "benefit", "both"):
+        boxes = {flow: panel.labels[flow].get_window_extent(r) for flow in panel.beside}
+        for flow in ("both", "tax", "benefit"):  # each checked against the labels placed before
             if flow in panel.beside:
                 continue
-            crowded = any(overlap_area(boxes[flow], boxes[o]) > 0 for o in boxes if o != flow)
-            if crowded or not _fits(panel.ax, panel.diagram, flow, boxes[flow]):
+            label = panel.labels[flow]
+            for spot in (label.get_position(), _widest_spot(panel.diagram, flow)):
+                label.set_position(spot)
+                boxes[flow] = label.get_window_extent(r)
+                crowded = any(overlap_area(boxes[flow], boxes[o]) > 0 for o in boxes if o != flow)
+                if not crowded and _fits(panel.ax, panel.diagram, flow, boxes[flow]):
+                    break
+            else:
                 _move_outside(panel, flow)
                 boxes[flow] = panel.labels[flow].get_window_extent(r)
 
 
-def _shared_limits(panels: Sequence[_Panel]) -> None:
-    """One data window for every weighted panel, so equal areas mean equal counts."""
+def _shared_limits(panels: Sequence[_Panel], box: tuple[float, float], side: float,
+                   top: float) -> None:
+    """One data window for every panel, so equal areas mean equal counts: the largest diagram
+    fills the axes box (``box`` = width, height in inches) less ``side`` inches left and right
+    and ``top`` inches above, the room of region labels moved beside the circles."""
     half_w = half_h = 0.0
     for panel in panels:
         for c, r in zip(panel.diagram.centers, panel.diagram.radii):
             half_w = max(half_w, abs(c.x) + r)
             half_h = max(half_h, abs(c.y) + r)
-    pad = 0.05 * half_w
+    box_w, box_h = box
+    scale = min((box_w - 2 * side) / (2 * half_w), (box_h - top) / (2 * half_h))  # inches per unit
+    bottom = -half_h - (box_h - top - 2 * half_h * scale) / 2 / scale
     for panel in panels:
-        panel.ax.set_xlim(-1.45 * half_w, 1.45 * half_w)
-        panel.ax.set_ylim(-half_h - pad, half_h + pad)
+        panel.ax.set_xlim(-box_w / 2 / scale, box_w / 2 / scale)
+        panel.ax.set_ylim(bottom, bottom + box_h / scale)
 
 
 @styled
@@ -251,10 +255,12 @@ def venn(
     flows_frame: pd.DataFrame,
     reference: str | None = None,
     systems: Sequence[str] | None = None,
-    shared_scale: bool = False,
+    shared_scale: bool = True,
     ncols: int | None = None,
     fig: Figure | None = None,
     all_systems: Sequence[str] | None = None,
+    *,
+    labels: Mapping[str, str] | None = None,
 ) -> Figure:
     """Benefit/tax Venn diagrams, one panel per memory system against the reference.
 
@@ -267,26 +273,31 @@ def venn(
     reference
         Which reference to draw when the frame holds several (default: its only one).
     systems
-        The systems to draw, in panel order (default: every system of the frame, in order).
+        The systems to draw, in panel order (default: every system of the frame, in order of
+        net, largest first; ties by name).
     shared_scale
-        ``False`` (default): every panel has the same unweighted layout and the numbers carry the
-        sizes. ``True``: area-weighted circles on one common scale, so areas compare across
-        panels (the circles of the panel with most answered queries fill their cell).
+        ``True`` (default): area-proportional circles on one common scale, so areas compare
+        across panels (the circles of the panel with most answered queries fill their cell).
+        ``False``: every panel has the same unweighted layout and the numbers carry the sizes.
     ncols
-        Panels per row (default 1 for one system, 2 for two or four, else 3).
+        Panels per row (default 1 for one system, 2 for two or four, 3 up to twelve, else 4).
     fig
         A figure to draw into (its size is kept); default a new figure one column wide for a
-        single panel and two columns wide otherwise.
+        single panel and two columns wide otherwise, as tall as the panels need.
     all_systems
         The analysis' full ordered system list, which fixes the colours
         (:func:`memdiag.plots.style.system_styles`); default the frame's systems.
+    labels
+        Aliases ``{system: label}`` for the titles (default ``attrs["labels"]``); long names
+        without one are shortened and listed under the panels.
 
     Returns
     -------
     matplotlib.figure.Figure
-        Each region label is ``"count\\n share%"`` (share of n); the title is
-        ``"system\\nnet +b−c (net rate pts [interval])"``. Artist ids (also in the SVG):
-        ``venn-<system>-tax|benefit|both|neither|title``.
+        Each region label is ``"flow\ncount\nshare%"`` (flow = tax, benefit or both; share of
+        n); the title is ``"label\nnet +b−c (net rate pts [interval])"`` (a long label takes
+        more lines). Artist ids (also in the SVG): ``venn-<system>-tax|benefit|both|neither|title``,
+        ``venn-key``.
 
     Notes
     -----
@@ -305,44 +316,56 @@ def venn(
     require(flows_frame, FLOW_COLUMNS, "the flows frame")
     block = _one_block(flows_frame, reference)
     reference = str(block["reference"].iloc[0])
-    names = list(block["system"]) if systems is None else list(systems)
+    if systems is None:
+        names = block.assign(_name=block["system"].astype(str)).sort_values(
+            ["net", "_name"], ascending=[False, True], kind="stable")["system"].tolist()
+    else:
+        names = list(systems)
     unknown = [s for s in names if s not in set(block["system"])]
     if unknown or not names:
         raise ValueError(f"no flows for system(s) {', '.join(unknown) or '(none given)'} against "
                          f"'{reference}' (the frame has {', '.join(block['system'])}).")
     rows = block.set_index("system")
+    aliases = labels_of(flows_frame, labels)
     styles = system_styles(list(all_systems) if all_systems is not None
-                           else [reference, *block["system"]], reference)
+                           else [reference, *block["system"]], reference, aliases)
+    outside = [s for s in names if s not in styles]
+    if outside:
+        raise ValueError(f"system '{outside[0]}' is not in all_systems ({', '.join(all_systems)}).")
     ncols, nrows = _grid(len(names), ncols)
-    width = ONE_COLUMN if ncols == 1 else TWO_COLUMN
-    key = _key(reference, fig.get_size_inches()[0] if fig is not None else width,
-               flows_frame.attrs.get("confidence_level", 0.95))
-    key_h = (key.count("\n") + 1) * SMALL_FONT_SIZE * 1.25 / 72 + 0.08
+    width = fig.get_size_inches()[0] if fig is not None else ONE_COLUMN if ncols == 1 else TWO_COLUMN
+    cell_w = width / ncols
+    titles = {s: f"{break_label(styles[s].label, cell_w - 2 * _SIDE, _TITLE_FONT)}\n"
+                 f"{_net_line(rows.loc[s], cell_w - 2 * _SIDE)}" for s in names}
+    title_h = max(text_size(t, _TITLE_FONT)[1] for t in titles.values()) + 0.08
+    notes = [_key(styles[reference].label, level(flows_frame), shared_scale, systems is None),
+             name_key({s: styles[s].label for s in [reference, *names]}, aliases)]
+    key_h = note_height(notes, width)
     if fig is None:
-        fig = new_figure(width, nrows * (_TITLE_H + _DIAGRAM_H + _BELOW_H) + key_h, constrained=False)
-    width, height = fig.get_size_inches()
-    cell_w, cell_h = width / ncols, (height - key_h) / nrows
-    if cell_h - _TITLE_H - _BELOW_H < 0.5:
+        fig = new_figure(width, nrows * (title_h + _DIAGRAM_H + _BELOW_H) + key_h, constrained=False)
+    height = fig.get_size_inches()[1]
+    cell_h = (height - key_h) / nrows
+    if cell_h - title_h - _BELOW_H < 0.5:
         raise ValueError(f"the figure is too small for {nrows} rows of Venn panels; make it at "
-                         f"least {nrows * (_TITLE_H + _BELOW_H + 0.5) + key_h:.1f} in tall.")
+                         f"least {nrows * (title_h + _BELOW_H + 0.5) + key_h:.1f} in tall.")
     unions = {s: int(rows.loc[s, "both"] + rows.loc[s, "benefit"] + rows.loc[s, "tax"]) for s in names}
     largest = max(unions.values())
     panels = []
+    box_w, box_h = cell_w - 2 * _SIDE, cell_h - title_h - _BELOW_H
     for i, name in enumerate(names):
-        if name not in styles:
-            raise ValueError(f"system '{name}' is not in all_systems ({', '.join(all_systems)}).")
         r, c = divmod(i, ncols)
         ax = fig.add_axes(((c * cell_w + _SIDE) / width,
                            (key_h + (nrows - 1 - r) * cell_h + _BELOW_H) / height,
-                           (cell_w - 2 * _SIDE) / width, (cell_h - _TITLE_H - _BELOW_H) / height))
+                           box_w / width, box_h / height))
         scale = unions[name] / largest if shared_scale and largest else None
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # "circles have zero area" on empty sets
-            panels.append(_panel(ax, name, rows.loc[name], reference, styles[name], scale))
+            panels.append(_panel(ax, name, titles[name], rows.loc[name], styles[name], scale))
     if shared_scale:
-        _shared_limits(panels)
-    fig.text(0.5, 0.04 / height, key, ha="center", va="bottom", fontsize=SMALL_FONT_SIZE,
-             gid="venn-key")
+        room = [text_size(_region_label(flow, 0, 1))[0] for flow in REGIONS]
+        _shared_limits(panels, (box_w, box_h), max(room) + 0.06,
+                       text_size(_region_label("both", 0, 1))[1] + 0.04)
+    add_note(fig, notes, gid="venn-key")
     _fit_labels(fig, panels)
     return fig
 
@@ -358,6 +381,8 @@ def venn3(
     reference: str | None = None,
     ax: Axes | None = None,
     all_systems: Sequence[str] | None = None,
+    *,
+    labels: Mapping[str, str] | None = None,
 ) -> Figure:
     """Three-set Venn of correct queries: reference, memory, memory + raw-source augmentation.
 
@@ -377,6 +402,8 @@ def venn3(
         Axes to draw on (default: a new one-column figure).
     all_systems
         The analysis' ordered system list fixing the colours (default: the frame's systems).
+    labels
+        Aliases ``{system: label}`` for the circle names (default ``attrs["labels"]``).
 
     Returns
     -------
@@ -422,9 +449,12 @@ def venn3(
     n = len(member)
     codes = ["".join("1" if m else "0" for m in row) for row in member]
     counts = {region: codes.count(region) for region in REGIONS3}
-    styles = system_styles(list(all_systems) if all_systems is not None else present, reference)
+    aliases = labels_of(verdicts, labels)
+    styles = system_styles(list(all_systems) if all_systems is not None else present, reference,
+                           aliases)
     fig, ax = figure_and_axes(ax, ONE_COLUMN, 3.0)
-    diagram = _venn3(subsets=tuple(counts[r] for r in REGIONS3), set_labels=tuple(systems),
+    names = tuple(break_label(styles[s].label, 1.4, SMALL_FONT_SIZE + 1) for s in systems)
+    diagram = _venn3(subsets=tuple(counts[r] for r in REGIONS3), set_labels=names,
                      set_colors=tuple(styles[s].color for s in systems), alpha=_ALPHA, ax=ax,
                      layout_algorithm=_Venn3Layout(fixed_subset_sizes=(1,) * 7),
                      subset_label_formatter=lambda count: _count_label(count, n))
@@ -444,4 +474,8 @@ def venn3(
                 textcoords="offset points", ha="center", va="top", fontsize=SMALL_FONT_SIZE,
                 gid="venn3-none")
     ax.set_title(f"n = {n} queries", fontsize=SMALL_FONT_SIZE + 1, gid="venn3-title")
+    key = name_key({s: styles[s].label for s in systems}, aliases)
+    if key:
+        fig.supxlabel(wrap(key, fig.get_size_inches()[0] - 0.12), fontsize=SMALL_FONT_SIZE,
+                      gid="venn3-names")
     return fig

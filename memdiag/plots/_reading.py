@@ -1,0 +1,107 @@
+"""What a figure says about how its numbers were made, read from the result frame it draws.
+
+STYLE: a figure never writes "Holm" (or 95%, or a test's name) unless the frame's ``attrs`` or
+columns say so (:mod:`memdiag._provenance`). These helpers turn ``attrs["correction"]``,
+``attrs["confidence_level"]``, the p-value columns and the ``test`` column into the words of
+legends and axis labels, and fail soft: a frame without the key gets neutral wording ("adjusted
+p", "interval").
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import pandas as pd
+
+#: Significance level of the markers and stars (a frame's ``attrs["alpha"]`` overrides it).
+ALPHA = 0.05
+#: How each correction of :data:`memdiag._checks.CORRECTIONS` is named in figures.
+CORRECTION_NAMES: dict[str, str] = {"holm": "Holm", "bonferroni": "Bonferroni",
+                                    "fdr_bh": "Benjamini–Hochberg", "none": "unadjusted"}
+#: Short names for column headers.
+CORRECTION_SHORT: dict[str, str] = {"holm": "Holm", "bonferroni": "Bonferroni", "fdr_bh": "BH"}
+#: Columns that may hold the family-adjusted p-value, in order of preference.
+ADJUSTED_P: tuple[str, ...] = ("p_adj", "p_adjusted")
+MINUS = "\u2212"
+
+
+def alpha(frame: pd.DataFrame) -> float:
+    """The significance level: ``attrs["alpha"]`` when set, else 0.05."""
+    return float(frame.attrs.get("alpha", ALPHA))
+
+
+def labels_of(frame: pd.DataFrame, labels: Mapping[str, str] | None) -> dict[str, str] | None:
+    """The aliases to draw: ``labels`` when given, else ``frame.attrs["labels"]`` (or None)."""
+    if labels is not None:
+        return dict(labels)
+    found = frame.attrs.get("labels")
+    return dict(found) if isinstance(found, Mapping) else None
+
+
+def adjusted_p_column(frame: pd.DataFrame) -> str | None:
+    """The column holding the family-adjusted p-value (``p_adj``), or None."""
+    return next((c for c in ADJUSTED_P if c in frame.columns), None)
+
+
+def correction(frame: pd.DataFrame) -> str:
+    """``"Holm-adjusted p"``, ``"Benjamini–Hochberg-adjusted p"`` … as ``attrs["correction"]``
+    says; ``"adjusted p"`` when the frame does not say which adjustment it used.
+
+    >>> f = pd.DataFrame({"p_adj": [0.01]}); f.attrs["correction"] = "bonferroni"
+    >>> correction(f)
+    'Bonferroni-adjusted p'
+    """
+    name = frame.attrs.get("correction")
+    if name is None:
+        return "adjusted p"
+    if name == "none":
+        return "unadjusted p"
+    return f"{CORRECTION_NAMES.get(name, str(name))}-adjusted p"
+
+
+def p_header(frame: pd.DataFrame) -> str:
+    """A column header for the adjusted p: ``"p (Holm)"``, ``"p (BH)"``; ``"adj. p"`` when the
+    frame does not name its adjustment, ``"p"`` when it says none was made.
+
+    >>> f = pd.DataFrame({"p_adj": [0.01]}); f.attrs["correction"] = "fdr_bh"
+    >>> p_header(f)
+    'p (BH)'
+    """
+    name = frame.attrs.get("correction")
+    if name is None:
+        return "adj. p"
+    if name == "none":
+        return "p"
+    return f"p ({CORRECTION_SHORT.get(name, str(name))})"
+
+
+def level(frame: pd.DataFrame) -> str:
+    """``"95% interval"`` from ``attrs["confidence_level"]``; ``"interval"`` when absent."""
+    value = frame.attrs.get("confidence_level")
+    return "interval" if value is None else f"{100 * float(value):g}% interval"
+
+
+def named_tests(frame: pd.DataFrame) -> str:
+    """The test(s) behind the p-values: the distinct values of a ``test`` column (or
+    ``attrs["test"]``) joined with " / "; ``""`` when the frame does not say."""
+    if "test" in frame.columns:
+        return " / ".join(str(t) for t in dict.fromkeys(frame["test"].dropna()))
+    return str(frame.attrs.get("test", ""))
+
+
+def p_text(p: float, alpha_: float = ALPHA) -> str:
+    """A p-value for a figure: ``< 0.001``, else two significant figures (three when two would
+    put it on the other side of ``alpha_``); ``–`` when undefined.
+
+    >>> [p_text(v) for v in (3e-14, 0.00053, 0.0312, 0.0496, 0.4035, 1.0, float("nan"))]
+    ['< 0.001', '< 0.001', '0.031', '0.0496', '0.40', '1.0', '–']
+    """
+    if p is None or (isinstance(p, float) and math.isnan(p)) or pd.isna(p):
+        return "–"
+    if p < 0.001:
+        return "< 0.001"
+    text = f"{float(f'{p:.2g}'):.{max(2 - 1 - math.floor(math.log10(p)), 1)}f}"
+    if (float(text) < alpha_) != (p < alpha_):
+        text = f"{float(f'{p:.3g}'):.{max(3 - 1 - math.floor(math.log10(p)), 1)}f}"
+    return text
