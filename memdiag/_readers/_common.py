@@ -94,6 +94,14 @@ def _convert(values: pd.Series, convert, records: pd.Series, source: object, fie
     """
     if pd.api.types.is_bool_dtype(values) or pd.api.types.is_numeric_dtype(values):
         return values.astype(float)
+    nested = np.flatnonzero(values.map(lambda v: isinstance(v, (list, dict, tuple, set))).to_numpy())
+    if nested.size:  # a list or an object cannot be a verdict (nor be hashed to count it)
+        value = values.iloc[nested[0]]
+        raise VerdictError(
+            f"{where(source, records.iloc[nested[0]], label or field)}: a JSON "
+            f"{'object' if isinstance(value, dict) else 'list'} ({str(value)[:60]}) is not {expect}. "
+            f"Point --field {field}=<field> at the field that holds it (nested fields as a.b)."
+        )
     codes, uniques = pd.factorize(values)
     converted = np.empty(len(uniques))
     for i, value in enumerate(uniques):
