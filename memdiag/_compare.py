@@ -237,7 +237,7 @@ def compare(
     out["design"] = prepared.design
     out["n_resamples"] = n_resamples
     out["seed"] = seed
-    notes = [describe(result, prepared.n_clusters)] + undefined_notes(result, [
+    notes = [describe(result, prepared.n_clusters, tests=out["test"])] + undefined_notes(result, [
         f"{prepared.systems[a]} − {prepared.systems[b]}" for a, b in chosen])
     mc = provenance_of(result, inference, scale=100)
     if exact:
@@ -249,12 +249,18 @@ def compare(
 
 def undefined_notes(result: Inference, labels: Sequence[str]) -> list[str]:
     """One note per output whose estimate was undefined in some replicates or leave-one-cluster-out
-    estimates (SPEC §4.4: counted, never silent)."""
+    estimates (SPEC §4.4: counted, never silent), and per interval of zero width (no replicate or
+    cluster varied: the data cannot measure the uncertainty, which is not zero)."""
     what = "leave-one-cluster-out estimates" if result.kind != "percentile" else "replicates"
     consequence = ("so its interval is undefined" if result.kind != "percentile"
                    else "left out of its interval and test")
-    return [f"{label}: undefined (empty denominator) in {share:.1%} of the {what}, {consequence}"
-            for label, share in zip(labels, result.undefined) if 0 < share < 1]
+    notes = [f"{label}: undefined (empty denominator) in {share:.1%} of the {what}, {consequence}"
+             for label, share in zip(labels, result.undefined) if 0 < share < 1]
+    flat = np.isfinite(result.ci_low) & (result.ci_low == result.ci_high)
+    source = "leave-one-cluster-out estimate" if result.kind != "percentile" else "replicate"
+    notes += [f"{label}: the interval has zero width because no {source} varied; the data cannot measure "
+              "its uncertainty, which is not zero" for label, zero in zip(labels, flat) if zero]
+    return notes
 
 
 def omnibus(

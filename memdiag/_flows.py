@@ -131,7 +131,8 @@ def _flows_table(prepared: Prepared, reference: str, names: list[str], threshold
         values = result.mc_se[end].reshape(-1, len(RATES))
         for j, rate in enumerate(RATES):
             mc_se[f"{rate}_{end}"] = [float(v) for v in values[:, j]]
-    return out[order], [describe(result, prepared.n_clusters)] + notes, {"method": result.method, "mc_se": mc_se}
+    return (out[order], [describe(result, prepared.n_clusters, tests=out["test"])] + notes,
+            {"method": result.method, "mc_se": mc_se})
 
 
 def flows(

@@ -446,8 +446,9 @@ def infer_cells(
 # --------------------------------------------------------------------------------------------
 # what a result says about its inference
 # --------------------------------------------------------------------------------------------
-def describe(inf: Inference, n_clusters: int | None) -> str:
-    """One note line naming the intervals and tests of a result and why (SPEC §4.1 rule).
+def describe(inf: Inference, n_clusters: int | None, tests: Sequence[str] | None = None) -> str:
+    """One note line naming the intervals and tests of a result and why (SPEC §4.1 rule); ``tests``
+    are the tests the result reports when a caller replaced some (exact McNemar).
 
     >>> cluster = np.repeat(np.arange(10), 3)
     >>> res = infer(np.ones((30, 1)), Design("cluster", cluster=cluster), lambda s: s[:, :1] / 30, test=False)
@@ -456,7 +457,8 @@ def describe(inf: Inference, n_clusters: int | None) -> str:
     """
     from memdiag._inference.rule import PERCENTILE_FROM
 
-    tests = list(dict.fromkeys(re.sub(r" \(\d+ (sign flips|patterns)\)", "", t) for t in inf.tests if t))
+    tests = list(dict.fromkeys(re.sub(r" \(\d+ (sign flips|patterns)\)", "", t)
+                               for t in (inf.tests if tests is None else tests) if t))
     line = f"intervals: {inf.method}"
     if tests:
         line += f"; tests: {'; '.join(tests)}"

@@ -177,25 +177,39 @@ class WildTest:
     weights: tuple[str, ...]
 
 
-def _studentized(V: np.ndarray, r: np.ndarray, omega: np.ndarray, strata: np.ndarray, sizes: np.ndarray,
-                 w1: np.ndarray, w2: np.ndarray) -> np.ndarray:
-    """t* of each weight row of ``V`` ``(b, z)`` for the z clusters with a nonzero contribution ``r``.
+def _studentized(V: np.ndarray, terms: tuple, unit: bool) -> np.ndarray:
+    """t* of each weight row of ``V`` ``(b, z)`` for the z clusters with a nonzero contribution.
 
-    Δ* = V @ r; residuals e*_g = v_g r_g − ω_g Δ* (for the other clusters −ω_g Δ*, summed through
-    ``w1`` = Σ ω and ``w2`` = Σ ω² per stratum); V* = Σ_h G_h/(G_h − 1) Σ_{g∈h} (e*_g − ē*_h)².
+    With r_g those contributions and ω_g the clusters' shares: Δ* = Σ v_g r_g, residuals
+    e*_g = v_g r_g − ω_g Δ* (for the clusters without a contribution −ω_g Δ*), and
+    V* = Σ_h G_h/(G_h − 1) · (Σ_{g∈h} e*_g² − (Σ_{g∈h} e*_g)²/G_h). The sums are expanded so that
+    a chunk of replicates costs three matrix products with per-stratum columns (``terms`` from
+    :func:`_terms`; ``unit``: every |v_g| = 1, so Σ v_g² r_g² needs no product).
     """
-    delta = V @ r
-    e = V * r[None, :] - delta[:, None] * omega[None, :]
-    var = np.zeros_like(delta)
-    for h, size in enumerate(sizes):
-        if size < 2:
-            continue
-        inside = strata == h
-        s1 = e[:, inside].sum(axis=1) - delta * w1[h]
-        s2 = (e[:, inside] ** 2).sum(axis=1) + delta ** 2 * w2[h]
-        var += size / (size - 1) * (s2 - s1 ** 2 / size)
+    R, Rw, R2, w1, w2, sizes, scale = terms
+    A = V @ R                                   # (b, H): Σ_{g∈h} v_g r_g
+    C = V @ Rw                                  # Σ_{g∈h} v_g r_g ω_g
+    Q = np.broadcast_to(R2.sum(axis=0), A.shape) if unit else (V * V) @ R2
+    delta = A.sum(axis=1, keepdims=True)
+    s1 = A - delta * w1
+    s2 = Q - 2.0 * delta * C + delta ** 2 * w2
+    var = ((s2 - s1 ** 2 / sizes) * scale).sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return delta / np.sqrt(np.maximum(var, 0.0))
+        return delta[:, 0] / np.sqrt(np.maximum(var, 0.0))
+
+
+def _terms(r: np.ndarray, omega: np.ndarray, codes: np.ndarray, informative: np.ndarray, n_strata: int) -> tuple:
+    """Per-stratum columns of the z informative clusters and the sums over all clusters that
+    :func:`_studentized` needs (Σ ω and Σ ω² per stratum, G_h, G_h/(G_h − 1))."""
+    z = np.flatnonzero(informative)
+    member = np.zeros((z.size, n_strata))
+    member[np.arange(z.size), codes[z]] = 1.0
+    R = member * r[z, None]
+    sizes = np.bincount(codes, minlength=n_strata).astype(np.float64)
+    scale = np.where(sizes > 1, sizes / np.maximum(sizes - 1, 1), 0.0)
+    w1 = np.bincount(codes, weights=omega, minlength=n_strata)
+    w2 = np.bincount(codes, weights=omega ** 2, minlength=n_strata)
+    return R, R * omega[z, None], R ** 2, w1, w2, sizes, scale
 
 
 def wild_test(restricted: np.ndarray, omega: np.ndarray, *, parts: np.ndarray | None = None,
@@ -286,17 +300,14 @@ def wild_test(restricted: np.ndarray, omega: np.ndarray, *, parts: np.ndarray | 
         kinds[j] = kind
         if z.size == 0:
             continue
-        out = ~nonzero[:, j]
-        w1 = np.bincount(codes[out], weights=omega[out], minlength=len(sizes))
-        w2 = np.bincount(codes[out], weights=omega[out] ** 2, minlength=len(sizes))
-        args = (r[z, j], omega[z], codes[z], sizes, w1, w2)
-        t_obs[j] = _studentized(np.ones((1, z.size)), *args)[0]
+        args = _terms(r[:, j], omega, codes, nonzero[:, j], len(sizes))
+        t_obs[j] = _studentized(np.ones((1, z.size)), args, True)[0]
         if np.isnan(t_obs[j]):     # θ̂ = θ₀ with no spread: no evidence either way
             t_obs[j] = 0.0
             continue
         tol = _TIE_RTOL * max(1.0, abs(t_obs[j])) if np.isfinite(t_obs[j]) else 0.0
         if kind == "exact":
-            t = np.concatenate([_studentized(V, *args) for V in _flip_chunks(z.size)])
+            t = np.concatenate([_studentized(V, args, True) for V in _flip_chunks(z.size)])
             p[j] = np.count_nonzero(np.abs(t) >= abs(t_obs[j]) - tol) / t.shape[0]
             n_draws[j] = t.shape[0]
         else:
@@ -311,7 +322,7 @@ def wild_test(restricted: np.ndarray, omega: np.ndarray, *, parts: np.ndarray | 
             for start in range(0, block.shape[0], chunk):
                 part = block[start:start + chunk]
                 for i, (j, z, args, tol) in enumerate(items):
-                    t = _studentized(part[:, z], *args)
+                    t = _studentized(part[:, z], args, kind == "rademacher")
                     counts[i] += np.count_nonzero(np.abs(t) >= abs(t_obs[j]) - tol)
         for i, (j, _, _, _) in enumerate(items):
             p[j] = (1.0 + counts[i]) / (1.0 + n_resamples)

@@ -198,3 +198,25 @@ def test_default_tolerance_is_half_a_unit_in_the_last_written_decimal():
     assert _half_unit(52.3) == pytest.approx(0.05)
     assert _half_unit(67) == pytest.approx(0.5)
     assert math.isclose(_half_unit(0.125), 0.0005)
+
+
+def test_claims_default_to_the_cluster_design_with_its_test_and_power(trpc):
+    """Without a stated design LoCoMo's conversations are clusters: the claim carries the pair's
+    row of md.compare under the cluster design, and power comes from the design's t test."""
+    from memdiag._inference import design_detectable_effect, design_power
+
+    claims = [{k: v for k, v in c.items() if k != "design"} for c in CLAIMS[:3]]
+    out = audit_claims(trpc, claims, n_resamples=2_000).set_index("id")
+    assert (out["design"] == "cluster").all()
+    assert out["test"].str.startswith("wild cluster bootstrap-t").all()
+    pairs = md.compare(trpc, n_resamples=2_000).set_index(["system_a", "system_b"])
+    row = pairs.loc[("auto_mysql", "auto_pgvector")]          # the claim is pgvector − mysql
+    claim = out.loc["pgvector-beats-mysql"]
+    assert claim["diff"] == pytest.approx(-row["diff"]) and claim["p"] == row["p"]
+    assert claim["ci_low"] == pytest.approx(-row["ci_high"]) and claim["ci_high"] == pytest.approx(-row["ci_low"])
+    assert claim["power_basis"] == "observed diff, t on 9 df with the cluster jackknife SE"
+    assert claim["detectable_effect"] == pytest.approx(design_detectable_effect(row["se"], 9, alpha=0.05 / 3))
+    assert claim["power"] == pytest.approx(design_power(abs(row["diff"]), row["se"], 9, alpha=0.05 / 3))
+    # the conversations make the detectable effect larger than McNemar's for independent queries
+    iid = audit_claims(trpc, CLAIMS[:3], n_resamples=500).set_index("id")
+    assert claim["detectable_effect"] > iid.loc["pgvector-beats-mysql", "detectable_effect"]

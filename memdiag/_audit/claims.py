@@ -177,7 +177,7 @@ def _power_columns(row: dict, alpha: float, power: float, level: float) -> dict:
                 "power_basis": f"{basis} diff, exact McNemar"}
     df = row["_df"]
     if df is not None:          # t interval of a cluster design: the design's SE and t(df)
-        se, how = row["_se"], f"t on {df:g} df with the {row['_method']} SE"
+        se, how = row["_se"], f"t on {df:.3g} df with the {row['_method'].split(',')[0]} SE"
     else:                       # percentile interval: its normal-equivalent SE
         se, df, how = (row["ci_high"] - row["ci_low"]) / (2 * stats.norm.ppf(0.5 + level / 2)), math.inf, \
             "normal with bootstrap SE"
