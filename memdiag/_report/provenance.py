@@ -45,6 +45,7 @@ class Settings:
     threshold: float = 0.5
     missing: str = "error"
     verdict_missing: str = "as-wrong"
+    inference: str = "auto"
 
 
 # --------------------------------------------------------------------------------------------
