@@ -36,7 +36,7 @@ from memdiag._pairs import contrast_codes
 from memdiag._prepare import SCORE_METRICS, Prepared, as_prepared
 from memdiag._provenance import stamp
 from memdiag._resampling import accuracy_difference, bootstrap_sums, omnibus_max_range, run_seed, unit_sums
-from memdiag._wild import wild_max_range
+from memdiag._wild import EXACT_UP_TO, wild_max_range
 from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy, Panel
 from memdiag.errors import VerdictError
 
@@ -216,16 +216,19 @@ def compare(
     estimates = cols.statistic(cols.X.sum(axis=0)[None, :])[0]
     result = pair_inference(prepared, cols, chosen, inference=inference, n_resamples=n_resamples, seed=seed,
                             confidence_level=confidence_level)
-    exact = cols.binary and prepared.design == "iid"
-    rows = []
+    rows, exact = [], np.zeros(len(chosen), dtype=bool)
     for k, (a, b) in enumerate(chosen):
         row = {"system_a": prepared.systems[a], "system_b": prepared.systems[b],
                "estimate_a": 100 * estimates[a], "estimate_b": 100 * estimates[b],
                "diff": 100 * result.estimate[k], "ci_low": 100 * result.ci_low[k],
                "ci_high": 100 * result.ci_high[k], "se": 100 * result.se[k]}
-        if exact:
+        if cols.binary and not prepared.resampling.clustered:
             ya, yb = cols.per_query[:, a] > 0.5, cols.per_query[:, b] > 0.5
-            row["p"] = mcnemar(benefit=int((ya & ~yb).sum()), tax=int((~ya & yb).sum())).p_value
+            benefit, tax = int((ya & ~yb).sum()), int((~ya & yb).sum())
+            # iid: the paper's test; stratified: exact where small (the sign-flip test of ±1 differences)
+            exact[k] = prepared.design == "iid" or benefit + tax <= EXACT_UP_TO
+        if exact[k]:
+            row["p"] = mcnemar(benefit=benefit, tax=tax).p_value
             row["p_floor"], row["test"] = False, "exact McNemar"
         else:
             row["p"], row["p_floor"], row["test"] = float(result.p_value[k]), bool(result.p_floor[k]), result.tests[k]
@@ -240,8 +243,7 @@ def compare(
     notes = [describe(result, prepared.n_clusters, tests=out["test"])] + undefined_notes(result, [
         f"{prepared.systems[a]} − {prepared.systems[b]}" for a, b in chosen])
     mc = provenance_of(result, inference, scale=100)
-    if exact:
-        mc["mc_se"]["p"] = [0.0] * len(chosen)
+    mc["mc_se"]["p"] = [0.0 if e else v for e, v in zip(exact, mc["mc_se"]["p"])]
     return stamp(out[list(COLUMNS)], "compare", prepared, notes=notes, metric=cols.label, n_resamples=n_resamples,
                  seed=seed, confidence_level=confidence_level, correction=correction, threshold=threshold,
                  unit="points", df=result.df, **mc)

@@ -234,6 +234,13 @@ def _clusters(queries) -> int:
     return int(queries["cluster"].nunique())
 
 
+def _nested(queries) -> bool:
+    """Whether every query has a stratum and every cluster lies in one stratum."""
+    if "stratum" not in queries or queries["stratum"].isna().any():
+        return False
+    return bool((queries.groupby("cluster")["stratum"].nunique() <= 1).all())
+
+
 def resolve_design(queries, design: str | None, scheme=None) -> tuple[str, str]:
     """The design to use for data with per-query attributes ``queries``, and one line saying why.
 
@@ -264,7 +271,9 @@ def resolve_design(queries, design: str | None, scheme=None) -> tuple[str, str]:
 
     1. the user's choice (when it is ``iid`` on data with clusters, the reason says what that
        ignores);
-    2. the scheme's design when every query has the columns it needs;
+    2. the scheme's design when every query has the columns it needs (``stratified-cluster``
+       when the scheme stratifies and the data's clusters nest in its strata; a cluster design
+       needs at least two clusters);
     3. ``cluster`` when every query has a ``cluster`` and there are at least two clusters, not all
        of one query;
     4. ``iid``.
@@ -288,11 +297,16 @@ def resolve_design(queries, design: str | None, scheme=None) -> tuple[str, str]:
                             "clusters as independent)")
         return design, f"design {design} (chosen by the user)"
     wanted = getattr(scheme, "design", None)
+    if wanted == "stratified" and 1 < n_clusters < len(queries) and _nested(queries):
+        return "stratified-cluster", (f"design stratified-cluster (default for scheme {scheme.name}: resample by "
+                                      f"stratum, and the queries come in {n_clusters} clusters within strata)")
     if wanted is not None:
         needed = COLUMNS[wanted]
         clustered = "cluster" in needed
         if all(c in queries and queries[c].notna().all() for c in needed) and not (clustered and n_clusters < 2):
             count = f", {n_clusters} clusters" if clustered else ""
+            if not clustered and 1 < n_clusters < len(queries):
+                count = f"; the data's {n_clusters} clusters cross strata, so they are not resampled whole"
             return wanted, (f"design {wanted} (default for scheme {scheme.name}: resample by "
                             f"{' and '.join(needed)}{count})")
         lacking = "which the data lack" if not (clustered and n_clusters == 1) else "but the data hold one cluster"

@@ -39,6 +39,7 @@ from memdiag._pairs import CELLS, THRESHOLD, binarize, contrast_codes
 from memdiag._prepare import Prepared, as_prepared
 from memdiag._provenance import stamp
 from memdiag._resampling import run_seed
+from memdiag._wild import EXACT_UP_TO
 from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
 from memdiag.errors import VerdictError
 
@@ -93,7 +94,10 @@ def _flows_table(prepared: Prepared, reference: str, names: list[str], threshold
     net = RATES.index("net_rate")
     p_net, floor_net = (v.reshape(-1, len(RATES))[:, net] for v in (result.p_value, result.p_floor))
     test_net = np.array(result.tests, dtype=object).reshape(-1, len(RATES))[:, net]
-    exact = prepared.design == "iid"
+    # iid: exact McNemar; stratified: exact where small (McNemar is the sign-flip test of ±1 differences)
+    exact = np.array([prepared.design == "iid" or (not prepared.resampling.clustered
+                                                   and counts[i, 1] + counts[i, 2] <= EXACT_UP_TO)
+                      for i in range(len(names))])
     rows, notes = [], []
     for i, name in enumerate(names):
         a, b, c, d = (int(v) for v in counts[i])
@@ -104,9 +108,9 @@ def _flows_table(prepared: Prepared, reference: str, names: list[str], threshold
             row[f"{rate}_ci_low"] = low[i, j]
             row[f"{rate}_ci_high"] = high[i, j]
         mcnemar_p = mcnemar(benefit=b, tax=c).p_value
-        row["p"] = mcnemar_p if exact else float(p_net[i])
-        row["p_floor"] = False if exact else bool(floor_net[i])
-        row["test"] = "exact McNemar" if exact else test_net[i]
+        row["p"] = mcnemar_p if exact[i] else float(p_net[i])
+        row["p_floor"] = False if exact[i] else bool(floor_net[i])
+        row["test"] = "exact McNemar" if exact[i] else test_net[i]
         row["p_mcnemar"] = mcnemar_p
         for rate in RATIOS:
             row[f"{rate}_undefined"] = float(undefined[i, RATES.index(rate)])
@@ -125,7 +129,7 @@ def _flows_table(prepared: Prepared, reference: str, names: list[str], threshold
              and not c.endswith("_undefined")]
     at = order.index("p") + 1
     order[at:at] = ["p_adj", "p_floor", "test", "method", "p_mcnemar"] + [f"{r}_undefined" for r in RATIOS]
-    mc_p = np.zeros(len(names)) if exact else result.mc_se["p"].reshape(-1, len(RATES))[:, net]
+    mc_p = np.where(exact, 0.0, result.mc_se["p"].reshape(-1, len(RATES))[:, net])
     mc_se = {"p": [float(v) for v in mc_p]}
     for end in ("ci_low", "ci_high"):
         values = result.mc_se[end].reshape(-1, len(RATES))

@@ -213,7 +213,6 @@ def _quantile_mc_se(dist: np.ndarray, level: float) -> np.ndarray:
 def _percentile(res: BootstrapResult, *, test: np.ndarray, keep: bool) -> Inference:
     """An :class:`Inference` from a percentile bootstrap with its replicates (p only where ``test``)."""
     dist = res.distribution
-    m = res.estimate.shape[0]
     defined = res.n_resamples - res.n_undefined
     alpha = (1.0 - res.confidence_level) / 2.0
     p = np.where(test, res.p_value, np.nan)

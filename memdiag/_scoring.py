@@ -17,8 +17,8 @@ import pandas as pd
 
 from memdiag import _checks
 from memdiag._prepare import Prepared, as_prepared
-from memdiag._provenance import stamp
 from memdiag._intervals import describe, infer
+from memdiag._provenance import stamp
 from memdiag._resampling import run_seed
 from memdiag._schemes import ALL, Scheme, get_scheme
 from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy

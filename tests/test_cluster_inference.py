@@ -21,7 +21,7 @@ from memdiag._inference.cluster import (
 )
 from memdiag._inference.power import design_detectable_effect, design_power
 from memdiag._intervals import infer, jackknife, linearize
-from memdiag._wild import _WEBB, sign_flips, weights_for, wild_max_range, wild_test, wild_weights
+from memdiag._wild import _WEBB, weights_for, wild_max_range, wild_test, wild_weights
 
 LOCOMO_SIZES = [152, 81, 152, 199, 178, 123, 150, 191, 156, 158]
 
@@ -349,6 +349,11 @@ def test_the_default_design_and_its_reason():
         "design iid (scheme locomo asks for cluster resampling by 'cluster', but the data hold one cluster)")
     assert resolve_design(q({"cluster": list("aabb")}), None, locomo)[1] == (
         "design cluster (default for scheme locomo: resample by cluster, 2 clusters)")
+    mab = md.get_scheme("memoryagentbench")
+    assert resolve_design(q({"stratum": list("aabb"), "cluster": list("xxyy")}), None, mab)[0] == "stratified-cluster"
+    assert resolve_design(q({"stratum": list("aabb"), "cluster": list("xyxy")}), None, mab)[1] == (
+        "design stratified (default for scheme memoryagentbench: resample by stratum; the data's 2 clusters "
+        "cross strata, so they are not resampled whole)")
 
 
 def test_inference_options_are_checked():
@@ -376,3 +381,15 @@ def test_stratified_cluster_jackknife_uses_g_minus_h_degrees_of_freedom():
     X = np.column_stack([rng.random((240, 2)) < 0.6, np.ones(240)]).astype(float)
     res = infer(X, Design("stratified-cluster", cluster=cluster, stratum=stratum), _difference, n_resamples=500)
     assert res.df == 9 and res.method == "cluster jackknife, t(9)"
+
+
+def test_stratified_binary_contrast_with_few_discordant_queries_is_exact_mcnemar():
+    ids = [f"q{i:02d}" for i in range(40)]
+    a = [1.0] * 5 + [1.0, 0.0] * 17 + [0.0]
+    b = [0.0] * 5 + [1.0, 0.0] * 17 + [0.0]
+    df = pd.DataFrame({"system": ["a"] * 40 + ["b"] * 40, "query_id": ids * 2, "score": a + b,
+                       "stratum": [f"s{i % 4}" for i in range(40)] * 2})
+    row = md.compare(df, design="stratified", n_resamples=20_000).iloc[0]
+    assert row["test"] == "exact McNemar" and row["p"] == pytest.approx(0.0625) and not row["p_floor"]
+    flows = md.flows(df, "b", design="stratified", n_resamples=2_000).iloc[0]
+    assert flows["test"] == "exact McNemar" and flows["p"] == pytest.approx(0.0625)

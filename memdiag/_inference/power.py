@@ -190,6 +190,12 @@ def design_power(delta: float, se: float, df: float, *, alpha: float = 0.05) -> 
     detectable difference at G = 10 is about 3.15·se (noncentral t on 9 df), against 2.80·se with
     a normal reference.
 
+    References
+    ----------
+    Donner, A. & Klar, N. (2000). Design and Analysis of Cluster Randomization Trials in Health
+    Research. Arnold (power with the design effect of clusters; t reference on cluster df).
+    Cameron, A. C. & Miller, D. L. (2015). Journal of Human Resources 50(2), 317–372.
+
     Examples
     --------
     >>> round(design_power(0.0, 1.0, 9), 4)

@@ -65,7 +65,7 @@ def _analyse(df: pd.DataFrame, settings: Settings, inputs: dict, scheme: Scheme 
              systems_table, claims, write_log, bar: tqdm) -> Analysis:
     ctx, why, n_queries = _context(df, settings, scheme, systems_table, claims, write_log)
     signature_attrs = {"scheme": scheme.name if scheme else None, "design": ctx.design,
-                       "n_clusters": ctx.prepared.n_clusters if ctx.prepared.resampling.clustered else None,
+                       "n_clusters": ctx.prepared.n_clusters,
                        "n_resamples": settings.n_resamples, "seed": settings.seed,
                        "confidence_level": settings.confidence_level,
                        "correction": settings.correction, "threshold": settings.threshold,
