@@ -150,5 +150,6 @@ def attribute_change(
         notes.append(f"{len(unknown)} changed query ids are not among the aligned queries and were ignored: "
                      f"{listing(sorted(unknown))}")
     stamp(out, "attribute_change", prepared, notes=notes, n_resamples=n_resamples, seed=seed,
-          confidence_level=confidence_level, unit="points", method=res.method)
+          confidence_level=confidence_level, unit="points", method=res.method,
+          mc_se={end: [float(100 * v) for v in res.mc_se[end]] for end in ("ci_low", "ci_high")})
     return out

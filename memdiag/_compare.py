@@ -20,6 +20,7 @@ with one random stream per pair of systems, so a pair gets the same interval in 
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -243,7 +244,7 @@ def compare(
     notes = [describe(result, prepared.n_clusters, tests=out["test"])] + undefined_notes(result, [
         f"{prepared.systems[a]} − {prepared.systems[b]}" for a, b in chosen])
     mc = provenance_of(result, inference, scale=100)
-    mc["mc_se"]["p"] = [0.0 if e else v for e, v in zip(exact, mc["mc_se"]["p"])]
+    mc["mc_se"]["p"] = [0.0 if e else v for e, v in zip(exact, mc["mc_se"].get("p", [math.nan] * len(chosen)))]
     return stamp(out[list(COLUMNS)], "compare", prepared, notes=notes, metric=cols.label, n_resamples=n_resamples,
                  seed=seed, confidence_level=confidence_level, correction=correction, threshold=threshold,
                  unit="points", df=result.df, **mc)
@@ -448,23 +449,31 @@ def bootstrap(
         labels = list(prepared.systems) if m == len(prepared.systems) else [f"statistic {i}" for i in range(m)]
     X = np.asarray(X, dtype=float)
     n_units = prepared.resampling.n_units if prepared.resampling.clustered else None
-    if method_for(prepared.design, n_units, inference) == "percentile":
+    kind = method_for(prepared.design, n_units, inference)
+    if method not in ("percentile", "bca"):
+        raise VerdictError(f"unknown method {method!r}; use percentile or bca.")
+    if method == "bca":
+        if kind != "percentile":
+            raise VerdictError(f"method='bca' is a bootstrap interval for the iid design; with "
+                               f"{prepared.n_clusters} clusters the SPEC §4.1 rule uses the {kind}. Pass "
+                               "design='iid' (and inference='percentile') to get BCa.")
         res = bootstrap_sums(X, prepared.resampling, fn, n_resamples=n_resamples, seed=seed,
                              ci=confidence_level, method=method)
-        low, high, se, how = res.ci_low, res.ci_high, res.standard_error, f"{method} bootstrap ({prepared.design})"
-        estimate, notes = res.estimate, []
+        low, high, se, estimate = res.ci_low, res.ci_high, res.standard_error, res.estimate
+        notes, extra = [f"bca bootstrap ({prepared.design}) interval"], {"method": f"bca bootstrap ({prepared.design})"}
     else:
         inf = infer(X, prepared.resampling, fn, inference=inference, test=False, n_resamples=n_resamples,
                     seed=seed, confidence_level=confidence_level, bounds=bounds)
-        low, high, se, how, estimate = inf.ci_low, inf.ci_high, inf.se, inf.method, inf.estimate
+        low, high, se, estimate = inf.ci_low, inf.ci_high, inf.se, inf.estimate
         notes = [describe(inf, prepared.n_clusters)] + undefined_notes(inf, labels)
+        extra = provenance_of(inf, inference, scale=scale)
     out = pd.DataFrame({"system": labels, "estimate": scale * estimate, "ci_low": scale * low,
                         "ci_high": scale * high, "se": scale * se})
     out["n"] = prepared.n
     out["design"] = prepared.design
     out["n_resamples"] = n_resamples
     out["seed"] = seed
-    return stamp(out, "bootstrap", prepared, notes=notes or [f"{how} interval"],
+    return stamp(out, "bootstrap", prepared, notes=notes,
                  metric=name if isinstance(statistic, str) else "user statistic", n_resamples=n_resamples,
                  seed=seed, confidence_level=confidence_level, threshold=threshold,
-                 unit="points" if isinstance(statistic, str) else None, inference=inference, method=how)
+                 unit="points" if isinstance(statistic, str) else None, **{"inference": inference, **extra})

@@ -90,7 +90,8 @@ def evidence(
         design with fewer than 200 clusters the cluster jackknife with t(G − 1) (SPEC §4.1).
         Utilization is NaN — reported as undefined, never 0 — when Σ C = 0; replicates (or
         leave-one-cluster-out estimates) in which Σ C* = 0 are counted in ``attrs["notes"]``,
-        and their share is the column ``utilization_undefined``.
+        and their share is the column ``utilization_undefined``. ``attrs["mc_se"]`` holds the
+        Monte-Carlo standard errors of every interval end (0 for t intervals).
 
     Notes
     -----
@@ -132,9 +133,11 @@ def evidence(
     labels_ = [f"{q} of '{name}'" for q in QUANTITIES for name in panel.systems]
     notes += undefined_notes(res, labels_)
     out["utilization_undefined"] = res.undefined.reshape(len(QUANTITIES), s)[1]
+    mc_se = {f"{name}_{end}": [float(100 * v) for v in res.mc_se[end].reshape(len(QUANTITIES), s)[q]]
+             for q, name in enumerate(QUANTITIES) for end in ("ci_low", "ci_high")}
     return stamp(out, "evidence", prepared, notes=notes, metric="coverage, utilization",
                  n_resamples=n_resamples, seed=seed, confidence_level=confidence_level, unit="points",
-                 inference=inference, method=res.method)
+                 inference=inference, method=res.method, mc_se=mc_se)
 
 
 def evidence_tests(
@@ -270,7 +273,8 @@ def path_given_result(
         notes.append(f"{int(inconsistent.sum())} inconsistent rows (path = 1, result = 0) counted and kept")
     return stamp(out, "path_given_result", prepared, notes=notes, metric="P(path | result)",
                  n_resamples=n_resamples, seed=seed, confidence_level=confidence_level, unit="points",
-                 inference=inference, method=res.method)
+                 inference=inference, method=res.method,
+                 mc_se={f"retention_{end}": [float(100 * v) for v in res.mc_se[end]] for end in ("ci_low", "ci_high")})
 
 
 def evidence_length(data: pd.DataFrame | Prepared, *, budget: float = 5_000) -> pd.DataFrame:

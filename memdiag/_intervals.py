@@ -474,9 +474,10 @@ def describe(inf: Inference, n_clusters: int | None, tests: Sequence[str] | None
 
 def provenance_of(inf: Inference, inference: str, scale: float = 1.0) -> dict:
     """The ``attrs`` an inference adds to a result: the option, the method and the Monte-Carlo
-    standard errors (``mc_se``: ``p`` and the interval ends, scaled like the result, one value
-    per output)."""
-    return {"inference": inference, "method": inf.method,
-            "mc_se": {"p": [float(v) for v in inf.mc_se["p"]],
-                      "ci_low": [float(scale * v) for v in inf.mc_se["ci_low"]],
-                      "ci_high": [float(scale * v) for v in inf.mc_se["ci_high"]]}}
+    standard errors (``mc_se``: ``p`` when tested, and the interval ends scaled like the result,
+    one value per output)."""
+    mc_se = {"ci_low": [float(scale * v) for v in inf.mc_se["ci_low"]],
+             "ci_high": [float(scale * v) for v in inf.mc_se["ci_high"]]}
+    if not np.isnan(inf.p_value).all():
+        mc_se = {"p": [float(v) for v in inf.mc_se["p"]], **mc_se}
+    return {"inference": inference, "method": inf.method, "mc_se": mc_se}

@@ -86,7 +86,8 @@ def score(
         ``source``, ``metric``, ``missing``, ``verdict_missing``, ``complete``,
         ``missing_groups``, ``notes`` (one line per exclusion, gate and policy application).
         With ``n_resamples > 0`` also ``design``, ``n_resamples``, ``seed`` (the int that
-        reproduces the replicates), ``confidence_level``, ``inference`` and ``method``; ``notes``
+        reproduces the replicates), ``confidence_level``, ``inference``, ``method`` and ``mc_se``
+        (Monte-Carlo standard errors of the interval ends, 0 for a t interval); ``notes``
         then say why that design and that interval were used (and how often the overall was
         undefined, if ever).
 
@@ -168,7 +169,9 @@ def score(
         table.insert(2, "overall_ci_low", 100 * res.ci_low)
         table.insert(3, "overall_ci_high", 100 * res.ci_high)
         settings = {"n_resamples": n_resamples, "seed": seed, "confidence_level": confidence_level,
-                    "inference": inference, "method": res.method}
+                    "inference": inference, "method": res.method,
+                    "mc_se": {f"overall_{end}": [float(100 * v) for v in res.mc_se[end]]
+                              for end in ("ci_low", "ci_high")}}
         notes.append(describe(res, prepared.n_clusters))
         share = float(np.max(res.undefined))
         if share > 0:

@@ -393,3 +393,17 @@ def test_stratified_binary_contrast_with_few_discordant_queries_is_exact_mcnemar
     assert row["test"] == "exact McNemar" and row["p"] == pytest.approx(0.0625) and not row["p_floor"]
     flows = md.flows(df, "b", design="stratified", n_resamples=2_000).iloc[0]
     assert flows["test"] == "exact McNemar" and flows["p"] == pytest.approx(0.0625)
+
+
+def test_every_resampled_number_has_its_monte_carlo_error_in_attrs():
+    df = md.simulate(n_queries=300, systems=("raw-rag", "mem0", "zep"), reference="raw-rag", seed=4)
+    iid = md.flows(df, "raw-rag", design="iid", n_resamples=1_000)
+    assert set(iid.attrs["mc_se"]) == {"p"} | {f"{r}_{e}" for r in md._flows.RATES for e in ("ci_low", "ci_high")}
+    assert all(len(v) == len(iid) for v in iid.attrs["mc_se"].values())
+    assert iid.attrs["mc_se"]["p"] == [0.0, 0.0]                       # exact McNemar
+    assert all(v > 0 for v in iid.attrs["mc_se"]["net_rate_ci_low"])   # percentile ends
+    clustered = md.flows(df, "raw-rag", n_resamples=1_000)             # 30 conversations
+    assert all(v == 0 for v in clustered.attrs["mc_se"]["net_rate_ci_low"])   # jackknife: exact
+    for frame in (md.evidence(df, design="iid", n_resamples=500), md.score(df, design="iid", n_resamples=500),
+                  md.bootstrap(df, design="iid", n_resamples=500)):
+        assert frame.attrs["mc_se"] and all(np.isfinite(v).all() for v in frame.attrs["mc_se"].values())

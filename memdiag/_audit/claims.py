@@ -231,7 +231,8 @@ def _evaluate(df: pd.DataFrame, claim: Mapping, n_resamples: int, seed: int, lev
         out = table.iloc[0]
         row["_notes"] = notes + table.attrs["notes"][1 + len(prepared.notes):]
         row.update({k: out[k] for k in ("estimate_a", "estimate_b", "diff", "ci_low", "ci_high", "p", "test")})
-        row.update(_se=out["se"], _df=table.attrs.get("df"), _method=out["method"])
+        row.update(_se=out["se"], _df=table.attrs.get("df"), _method=out["method"],
+                   _mc={k: v[0] for k, v in table.attrs["mc_se"].items()})
         if exact:
             ya, yb = cols.per_query[:, 0] > 0.5, cols.per_query[:, 1] > 0.5
             row["_discordant"] = (int((ya & ~yb).sum()), int((~ya & yb).sum()))
@@ -248,7 +249,9 @@ def _evaluate(df: pd.DataFrame, claim: Mapping, n_resamples: int, seed: int, lev
     row.update({"estimate_a": 100 * estimate, "estimate_b": math.nan, "diff": 100 * estimate - claim["threshold"],
                 "ci_low": 100 * float(res.ci_low[0]) - claim["threshold"],
                 "ci_high": 100 * float(res.ci_high[0]) - claim["threshold"], "p": p, "test": test,
-                "_se": 100 * float(res.se[0]), "_df": res.df, "_method": res.method})
+                "_se": 100 * float(res.se[0]), "_df": res.df, "_method": res.method,
+                "_mc": {"p": 0.0 if test == "exact binomial" else float(res.mc_se["p"][0]),
+                        "ci_low": 100 * float(res.mc_se["ci_low"][0]), "ci_high": 100 * float(res.mc_se["ci_high"][0])}})
     return row
 
 
@@ -324,7 +327,8 @@ def audit_claims(
         scheme, direction, estimate_a, estimate_b, diff, ci_low, ci_high, p, p_adj, test, n,
         design, detectable_effect, power, power_basis, reported_value, reported_diff,
         reported_p, tolerance``. Estimates, differences, intervals and detectable effects are in
-        points; ``diff`` = a − b, or a − threshold.
+        points; ``diff`` = a − b, or a − threshold. ``attrs["mc_se"]`` holds the Monte-Carlo
+        standard errors of each claim's p and interval ends (NaN for a claim not checkable).
 
     Notes
     -----
@@ -412,9 +416,12 @@ def audit_claims(
                "direction", "estimate_a", "estimate_b", "diff", "ci_low", "ci_high", "p", "p_adj", "test",
                "n", "design", "detectable_effect", "power", "power_basis", "reported_value", "reported_diff",
                "reported_p", "tolerance"]
+    mc_se = {key: [float(r["_mc"].get(key, math.nan)) if "_mc" in r else math.nan for r in rows]
+             for key in ("p", "ci_low", "ci_high")}
     out = pd.DataFrame(rows).reindex(columns=columns)
     out["n"] = out["n"].astype("Int64")
     return stamp(out, "audit_claims", notes=notes, unit="points", alpha=alpha, power=power, inference=inference,
+                 mc_se=mc_se,
                  n_resamples=n_resamples, seed=seed, confidence_level=confidence_level,
                  correction="holm per family", missing=missing, verdict_missing=verdict_missing,
                  precedence=" > ".join(VERDICTS))
