@@ -154,7 +154,7 @@ def _unit_layout(design: Design) -> tuple[np.ndarray, np.ndarray | None]:
     return sizes / sizes.sum(), strata
 
 
-def _test_name(exact: bool, n_units: int, draws: int, weights: str, clustered: bool) -> str:
+def _test_name(exact: bool, draws: int, weights: str, clustered: bool) -> str:
     units = "clusters" if clustered else "queries"
     if draws == 0:
         return f"no {units[:-1]} differs: p = 1"
@@ -188,8 +188,7 @@ def _wild_p(psi: np.ndarray, estimate: np.ndarray, null: np.ndarray, omega: np.n
                         n_resamples=n_resamples, seed=seed, weights="exact" if exact_only else None)
         p[mask], floor[mask], mc_se[mask] = out.p_value, out.floor, out.mc_se
         for i, j in enumerate(np.flatnonzero(mask)):
-            names[j] = _test_name(bool(out.exact[i]), int(nonzero[j]), int(out.n_draws[i]), out.weights[i],
-                                  clustered)
+            names[j] = _test_name(bool(out.exact[i]), int(out.n_draws[i]), out.weights[i], clustered)
     return p, names, floor, mc_se, mask
 
 
