@@ -27,11 +27,13 @@ _WHERE: dict[str, str] = {
         "memdiag.plots": ("plot",),
         "memdiag._agreement": ("agreement", "missing_verdict_effect"),
         "memdiag._attribution": ("attribute_change",),
-        "memdiag._audit": ("audit_claims", "check_aggregate", "rank_stability", "read_claims"),
+        "memdiag._audit": ("audit_claims", "audit_independence", "check_aggregate", "rank_stability",
+                           "read_claims"),
         "memdiag._compare": ("bootstrap", "compare", "omnibus"),
         "memdiag._evidence": ("evidence", "evidence_length", "evidence_tests", "path_given_result"),
         "memdiag._flows": ("flows",),
-        "memdiag._inference": ("adjust", "cochrans_q", "detectable_effect", "mcnemar", "mcnemar_from_outcomes",
+        "memdiag._inference": ("adjust", "clustered_mcnemar", "cochrans_q", "design_detectable_effect",
+                               "design_power", "detectable_effect", "mcnemar", "mcnemar_from_outcomes",
                                "mcnemar_power"),
         "memdiag._pairs": ("pairwise_matrix",),
         "memdiag._prepare": ("Prepared", "prepare"),
@@ -69,12 +71,13 @@ if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
     from memdiag import plots as plot
     from memdiag._agreement import agreement, missing_verdict_effect
     from memdiag._attribution import attribute_change
-    from memdiag._audit import audit_claims, check_aggregate, rank_stability, read_claims
+    from memdiag._audit import audit_claims, audit_independence, check_aggregate, rank_stability, read_claims
     from memdiag._compare import bootstrap, compare, omnibus
     from memdiag._evidence import evidence, evidence_length, evidence_tests, path_given_result
     from memdiag._flows import flows
     from memdiag._inference import (
-        adjust, cochrans_q, detectable_effect, mcnemar, mcnemar_from_outcomes, mcnemar_power,
+        adjust, clustered_mcnemar, cochrans_q, design_detectable_effect, design_power, detectable_effect, mcnemar,
+        mcnemar_from_outcomes, mcnemar_power,
     )
     from memdiag._pairs import pairwise_matrix
     from memdiag._prepare import Prepared, prepare

@@ -20,7 +20,8 @@ from memdiag import _checks
 from memdiag._prepare import prepare
 from memdiag._provenance import stamp
 from memdiag.errors import SchemeError, VerdictError, listing
-from memdiag._resampling import bootstrap_sums, run_seed
+from memdiag._inference.intervals import describe, infer
+from memdiag._resampling import run_seed
 from memdiag._schemes import Scheme, resolve_scheme
 from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
 
@@ -78,7 +79,9 @@ def attribute_change(
         A question-weighted scheme whose exclusions apply (e.g. ``locomo``); schemes with
         group weights do not split additively and are refused.
     design, n_resamples, seed, confidence_level
-        The paired bootstrap of the contributions (SPEC §4); default design from the data.
+        The paired intervals of the contributions under the design (SPEC §4; default from the
+        scheme and data): percentile bootstrap, or the cluster jackknife t interval with fewer
+        than 200 clusters (SPEC §4.1); ``attrs["method"]`` says which.
 
     Returns
     -------
@@ -93,7 +96,7 @@ def attribute_change(
     With Δ_i = after_i − before_i over the N aligned queries, the total change is
     (1/N) Σ_i Δ_i = (1/N) Σ_{i changed} Δ_i + (1/N) Σ_{i unchanged} Δ_i, and each term is that
     part's contribution (paper A.4.4). The parts add up to the total exactly, in the point
-    estimate and in every replicate.
+    estimate and in every replicate (and every leave-one-cluster-out estimate).
 
     Examples
     --------
@@ -129,8 +132,8 @@ def attribute_change(
         parts = sums[:, :2] / sums[:, 2:3]
         return np.column_stack([parts, parts.sum(axis=1)])
 
-    res = bootstrap_sums(X, prepared.resampling, contributions, n_resamples=_checks.n_resamples(n_resamples),
-                         seed=seed, ci=_checks.confidence_level(confidence_level))
+    res = infer(X, prepared.resampling, contributions, test=False, n_resamples=_checks.n_resamples(n_resamples),
+                seed=seed, confidence_level=_checks.confidence_level(confidence_level), bounds=(-1.0, 1.0))
     masks = (mask == 1, mask == 0, np.ones(n, dtype=bool))
     out = pd.DataFrame({
         "part": PARTS,
@@ -142,10 +145,11 @@ def attribute_change(
         "before": [100 * panel.scores[m, 0].mean() if m.any() else np.nan for m in masks],
         "after": [100 * panel.scores[m, 1].mean() if m.any() else np.nan for m in masks],
     })
-    notes = []
+    notes = [describe(res, prepared.n_clusters)]
     if unknown:
         notes.append(f"{len(unknown)} changed query ids are not among the aligned queries and were ignored: "
                      f"{listing(sorted(unknown))}")
     stamp(out, "attribute_change", prepared, notes=notes, n_resamples=n_resamples, seed=seed,
-          confidence_level=confidence_level, unit="points")
+          confidence_level=confidence_level, unit="points", method=res.method,
+          mc_se={end: [float(100 * v) for v in res.mc_se[end]] for end in ("ci_low", "ci_high")})
     return out

@@ -16,6 +16,8 @@ from memdiag.errors import shown as _shown
 
 #: The resampling designs of SPEC §4 (what each needs: :mod:`memdiag._designs`).
 KINDS: tuple[str, ...] = ("iid", "stratified", "cluster", "stratified-cluster")
+#: How intervals and tests are made (SPEC §4.1): the rule, or one method by name.
+INFERENCE: tuple[str, ...] = ("auto", "percentile", "jackknife", "cr2")
 #: The multiplicity corrections offered everywhere (statsmodels' names).
 CORRECTIONS: tuple[str, ...] = ("holm", "bonferroni", "fdr_bh")
 #: The missing-query policies of SPEC §1.

@@ -1,24 +1,26 @@
 """Paired comparisons of systems: differences with intervals, tests and family adjustment, the
-omnibus test, and per-system bootstrap intervals (SPEC §4, §5).
+omnibus test, and per-system intervals (SPEC §4, §4.1, §5).
 
 :func:`compare` gives one row per pair of systems, :func:`omnibus` one test across all systems,
 :func:`bootstrap` each system's estimate with its interval (or any user statistic of group
 sums). Each works on :class:`~memdiag._prepare.Prepared` data: a metric becomes per-query
-additive columns and a vectorised statistic of their sums (:mod:`memdiag._metrics`), which the
-resampling engine (:mod:`memdiag._resampling`) recomputes in every replicate.
+additive columns and a vectorised statistic of their sums (:mod:`memdiag._metrics`), and
+:mod:`memdiag._inference.intervals` gives the intervals and tests the design calls for.
 
-Test choice (paper C.6, A.5.1): a difference of a binary per-query metric scored as a plain
-question-weighted mean under the ``iid`` design is tested with the exact McNemar test; anything
-else (fractional scores, official macro-averages and gates, ratio metrics such as utilization,
-clustered or stratified designs) with the two-sided bootstrap sign test of SPEC §4. Binary
-plain-mean contrasts are resampled through their 2x2 cells (:func:`memdiag._resampling.cell_bootstrap`),
+Test choice (SPEC §4.1 rule, :mod:`memdiag._inference.rule`): under the ``iid`` design a
+difference of a binary plain-mean metric gets the exact McNemar test and anything else the
+bootstrap sign test (paper C.6, A.5.1), both with percentile intervals; under a cluster design
+with fewer than 200 clusters the interval is the cluster jackknife with t(G − 1) and the test the
+restricted wild cluster bootstrap-t (all sign flips, an exact randomization test, when at most 16
+clusters differ); ``inference="percentile"`` reproduces the paper's percentile bootstrap. Binary
+plain-mean contrasts are resampled through their 2x2 cells (:func:`memdiag._inference.intervals.infer_cells`),
 with one random stream per pair of systems, so a pair gets the same interval in every table.
 """
 
 from __future__ import annotations
 
 import itertools
-import warnings
+import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -28,25 +30,23 @@ import pandas as pd
 
 from memdiag import _checks
 from memdiag._inference import adjust, cochrans_q, mcnemar
+from memdiag._inference.rule import method_for
+from memdiag._inference.intervals import Inference, describe, infer, infer_cells, linearize, provenance_of
 from memdiag._metrics import MetricColumns, metric_columns
 from memdiag._pairs import contrast_codes
-from memdiag._prepare import Prepared, as_prepared
+from memdiag._prepare import SCORE_METRICS, Prepared, as_prepared
 from memdiag._provenance import stamp
-from memdiag._resampling import (
-    BootstrapResult, accuracy_difference, bootstrap_sums, cell_bootstrap, run_seed, omnibus_max_range,
-)
+from memdiag._resampling import accuracy_difference, bootstrap_sums, omnibus_max_range, run_seed, unit_sums
+from memdiag._inference.wild import EXACT_UP_TO, wild_max_range
 from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy, Panel
 from memdiag.errors import VerdictError
 
 if TYPE_CHECKING:  # pragma: no cover
     from memdiag._schemes import Scheme
 
-#: A cluster-design interval wider than the iid one by this factor is a material design effect.
-DESIGN_EFFECT_WARNING = 1.10
-
 #: The columns of a :func:`compare` table, in order.
-COLUMNS: tuple[str, ...] = ("system_a", "system_b", "estimate_a", "estimate_b", "diff", "ci_low", "ci_high",
-                            "p", "p_adj", "test", "n", "design", "n_resamples", "seed")
+COLUMNS: tuple[str, ...] = ("system_a", "system_b", "estimate_a", "estimate_b", "diff", "ci_low", "ci_high", "se",
+                            "p", "p_adj", "p_floor", "test", "method", "n", "design", "n_resamples", "seed")
 
 
 def index_pairs(systems: Sequence[str], pairs: str, reference: str | None) -> list[tuple[int, int]]:
@@ -75,21 +75,22 @@ def _differences(statistic: Callable[[np.ndarray], np.ndarray], pairs: list[tupl
     return diff
 
 
-def pair_bootstrap(prepared: Prepared, cols: MetricColumns, pairs: list[tuple[int, int]], *,
-                   n_resamples: int, seed: int, confidence_level: float) -> BootstrapResult:
-    """The bootstrap of each pair's difference a − b under the prepared design (SPEC §4).
+def pair_inference(prepared: Prepared, cols: MetricColumns, pairs: list[tuple[int, int]], *, inference: str,
+                   n_resamples: int, seed: int, confidence_level: float) -> Inference:
+    """Intervals and tests of each pair's difference a − b under the prepared design (SPEC §4, §4.1).
 
-    A binary plain-mean metric goes through its 2x2 cells (:func:`~memdiag._resampling.cell_bootstrap`,
-    one stream per pair of systems); anything else through the general engine, every system in one
-    set of shared replicates (:func:`~memdiag._resampling.bootstrap_sums`).
+    A binary plain-mean metric goes through its 2x2 cells (:func:`~memdiag._inference.intervals.infer_cells`,
+    one stream per pair of systems); anything else through the statistic of sums, every system in
+    one set of shared replicates (:func:`~memdiag._inference.intervals.infer`).
     """
+    bounds = (-1.0, 1.0) if cols.binary or cols.label.split(" ")[0] in SCORE_METRICS else None
+    common = dict(inference=inference, n_resamples=n_resamples, seed=seed, confidence_level=confidence_level,
+                  bounds=bounds)
     if cols.binary:
         codes, keys, swap = contrast_codes(cols.per_query, prepared.systems, pairs)
-        return cell_bootstrap(codes, prepared.resampling, accuracy_difference, n_resamples=n_resamples,
-                              seed=seed, keys=keys, swap=swap, concordant=False,
-                              confidence_level=confidence_level)
-    return bootstrap_sums(cols.X, prepared.resampling, _differences(cols.statistic, pairs),
-                          n_resamples=n_resamples, seed=seed, ci=confidence_level)
+        return infer_cells(codes, prepared.resampling, accuracy_difference, keys=keys, swap=swap,
+                           concordant=False, **common)
+    return infer(cols.X, prepared.resampling, _differences(cols.statistic, pairs), **common)
 
 
 def compare(
@@ -100,6 +101,7 @@ def compare(
     pairs: str = "all",
     reference: str | None = None,
     design: str | None = None,
+    inference: str = "auto",
     n_resamples: int = 20_000,
     seed: int | np.random.Generator = 0,
     confidence_level: float = 0.95,
@@ -128,13 +130,15 @@ def compare(
         The reference system of ``pairs="reference"``.
     design
         ``iid``, ``stratified``, ``cluster`` or ``stratified-cluster``; None follows the scheme
-        and the data (:func:`memdiag._designs.resolve_design`); the choice and its reason are in
-        ``attrs``. When ``iid`` is used on data with clusters whose design effect is material
-        (cluster interval ≥ 10% wider), a warning is issued and the cluster-design interval is
-        added in ``ci_low_cluster`` / ``ci_high_cluster``.
+        and the data (:func:`memdiag._designs.resolve_design`: data with a ``cluster`` column are
+        analysed as clustered); the choice and its reason are in ``attrs`` and the notes.
+    inference
+        ``auto`` (the SPEC §4.1 rule by design and number of clusters), ``percentile`` (the
+        paper's percentile bootstrap and sign test, to reproduce it), ``jackknife`` or ``cr2``
+        (cluster designs); see :mod:`memdiag._inference.rule`.
     n_resamples, seed, confidence_level
-        Bootstrap replicates B (default 20,000), seed (int or Generator; the int used is
-        recorded), interval level.
+        Bootstrap replicates or wild draws B (default 20,000), seed (int or Generator; the int
+        used is recorded), interval level.
     correction
         ``holm`` (default), ``bonferroni`` or ``fdr_bh`` over the pairs of this call (one
         benchmark-metric family, paper C.6).
@@ -148,9 +152,14 @@ def compare(
     -------
     pandas.DataFrame
         One row per pair: ``system_a, system_b, estimate_a, estimate_b, diff, ci_low, ci_high,
-        p, p_adj, test, n, design, n_resamples, seed``. Estimates and differences are in points;
-        ``diff = estimate_a − estimate_b``; the interval is the percentile bootstrap interval of
-        the difference under the design. ``attrs`` hold the provenance (:mod:`memdiag._provenance`).
+        se, p, p_adj, p_floor, test, method, n, design, n_resamples, seed``. Estimates and
+        differences are in points; ``diff = estimate_a − estimate_b``; ``se`` is the standard
+        error of the difference (the replicates' standard deviation, or the cluster jackknife's);
+        ``method`` names the interval and ``test`` the p-value; ``p_floor`` is True where a resampled p sits at its
+        Monte-Carlo floor (read it as "< p"). ``attrs`` hold the provenance
+        (:mod:`memdiag._provenance`), including ``n_clusters``, ``inference``, ``method``, the
+        degrees of freedom ``df`` of t intervals and the Monte-Carlo standard errors ``mc_se`` of p
+        and of the interval ends.
 
     Raises
     ------
@@ -162,22 +171,35 @@ def compare(
     Notes
     -----
     Exact McNemar (binary plain-mean metric, iid design): p = min(1, 2·BinomCDF(min(b, c);
-    b + c, ½)) with b, c the discordant counts. Bootstrap sign test otherwise: p = min(1,
-    2·min(p₋, p₊)), p₋ = (1 + #{Δ* ≤ 0})/(1 + B), p₊ = (1 + #{Δ* ≥ 0})/(1 + B). SPEC §4–§5.
+    b + c, ½)) with b, c the discordant counts. Bootstrap sign test (other metrics under
+    query-level designs, and the percentile method): p = min(1, 2·min(p₋, p₊)),
+    p₋ = (1 + #{Δ* ≤ 0})/(1 + B), p₊ = (1 + #{Δ* ≥ 0})/(1 + B). Cluster designs with G < 200:
+    Δ̂ ± t_{G−1}·√V_J with the cluster jackknife variance V_J, and the restricted wild cluster
+    bootstrap-t p-value on the cluster contributions r_g = D_g/N (SPEC §4.1). Whatever the
+    method, at most 16 units with a nonzero contribution make the p-value an exact sign-flip
+    randomization p. SPEC §4–§5.
 
     References
     ----------
     McNemar, Q. (1947). Note on the sampling error of the difference between correlated
     proportions or percentages. Psychometrika 12(2).
     Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scand. J. Stat. 6(2).
+    Cameron, A. C., Gelbach, J. B. & Miller, D. L. (2008). Bootstrap-based improvements for
+    inference with clustered errors. Review of Economics and Statistics 90(3), 414–427.
+    MacKinnon, J. G., Nielsen, M. Ø. & Webb, M. D. (2023). Cluster-robust inference: a guide to
+    empirical practice. Journal of Econometrics 232(2), 272–299.
 
     Examples
     --------
     >>> import memdiag as md
     >>> df = md.simulate(n_queries=300, systems={"raw-rag": 0.6, "mem": 0.7}, seed=1)
-    >>> out = md.compare(df, n_resamples=2000, seed=0)
-    >>> out[["system_a", "system_b", "test"]].to_dict("records")
-    [{'system_a': 'mem', 'system_b': 'raw-rag', 'test': 'exact McNemar'}]
+    >>> out = md.compare(df, n_resamples=2000, seed=0)       # 30 simulated conversations
+    >>> out[["system_a", "system_b", "design", "method"]].to_dict("records")
+    [{'system_a': 'mem', 'system_b': 'raw-rag', 'design': 'cluster', 'method': 'cluster jackknife, t(29)'}]
+    >>> out.attrs["n_clusters"], out["test"].iloc[0]
+    (30, 'wild cluster bootstrap-t, exact (65536 sign flips)')
+    >>> md.compare(df, design="iid", n_resamples=2000)["test"].iloc[0]
+    'exact McNemar'
     >>> bool(out["ci_low"].iloc[0] <= out["diff"].iloc[0] <= out["ci_high"].iloc[0])
     True
     """
@@ -193,59 +215,55 @@ def compare(
     cols = metric_columns(prepared, metric, threshold)
     chosen = index_pairs(prepared.systems, pairs, reference)
     estimates = cols.statistic(cols.X.sum(axis=0)[None, :])[0]
-    result = pair_bootstrap(prepared, cols, chosen, n_resamples=n_resamples, seed=seed,
+    result = pair_inference(prepared, cols, chosen, inference=inference, n_resamples=n_resamples, seed=seed,
                             confidence_level=confidence_level)
-    exact = cols.binary and prepared.design == "iid"
-    rows = []
+    rows, exact = [], np.zeros(len(chosen), dtype=bool)
     for k, (a, b) in enumerate(chosen):
         row = {"system_a": prepared.systems[a], "system_b": prepared.systems[b],
                "estimate_a": 100 * estimates[a], "estimate_b": 100 * estimates[b],
                "diff": 100 * result.estimate[k], "ci_low": 100 * result.ci_low[k],
-               "ci_high": 100 * result.ci_high[k]}
-        if exact:
+               "ci_high": 100 * result.ci_high[k], "se": 100 * result.se[k]}
+        if cols.binary and not prepared.resampling.clustered:
             ya, yb = cols.per_query[:, a] > 0.5, cols.per_query[:, b] > 0.5
-            row["p"] = mcnemar(benefit=int((ya & ~yb).sum()), tax=int((~ya & yb).sum())).p_value
-            row["test"] = "exact McNemar"
+            benefit, tax = int((ya & ~yb).sum()), int((~ya & yb).sum())
+            # iid: the paper's test; stratified: exact where small (the sign-flip test of ±1 differences)
+            exact[k] = prepared.design == "iid" or benefit + tax <= EXACT_UP_TO
+        if exact[k]:
+            row["p"] = mcnemar(benefit=benefit, tax=tax).p_value
+            row["p_floor"], row["test"] = False, "exact McNemar"
         else:
-            row["p"] = float(result.p_value[k])
-            row["test"] = f"bootstrap sign test ({prepared.design})"
+            row["p"], row["p_floor"], row["test"] = float(result.p_value[k]), bool(result.p_floor[k]), result.tests[k]
         rows.append(row)
     out = pd.DataFrame(rows)
     out["p_adj"] = adjust(out["p"].to_numpy(), method=correction)
+    out["method"] = result.method
     out["n"] = prepared.n
     out["design"] = prepared.design
     out["n_resamples"] = n_resamples
     out["seed"] = seed
-    notes = []
-    if np.any(np.asarray(result.n_undefined) > 0):
-        notes.append(f"{int(np.max(result.n_undefined))} of {n_resamples} replicates gave an undefined "
-                     "statistic (empty denominator) and were left out of the interval")
-    if prepared.design == "iid" and (prepared.n_clusters or 0) > 1:
-        notes += _design_effect(out, cols, prepared, chosen, n_resamples, seed, confidence_level)
-    out = out[list(COLUMNS) + [c for c in ("ci_low_cluster", "ci_high_cluster") if c in out]]
-    return stamp(out, "compare", prepared, notes=notes, metric=cols.label, n_resamples=n_resamples,
+    notes = [describe(result, prepared.n_clusters, tests=out["test"])] + undefined_notes(result, [
+        f"{prepared.systems[a]} − {prepared.systems[b]}" for a, b in chosen])
+    mc = provenance_of(result, inference, scale=100)
+    mc["mc_se"]["p"] = [0.0 if e else v for e, v in zip(exact, mc["mc_se"].get("p", [math.nan] * len(chosen)))]
+    return stamp(out[list(COLUMNS)], "compare", prepared, notes=notes, metric=cols.label, n_resamples=n_resamples,
                  seed=seed, confidence_level=confidence_level, correction=correction, threshold=threshold,
-                 unit="points")
+                 unit="points", df=result.df, **mc)
 
 
-def _design_effect(out: pd.DataFrame, cols: MetricColumns, prepared: Prepared, pairs: list[tuple[int, int]],
-                   n_resamples: int, seed: int, confidence_level: float) -> list[str]:
-    """Add the cluster-design interval beside an iid one when the design effect is material."""
-    clustered = pair_bootstrap(prepared.with_design("cluster"), cols, pairs, n_resamples=n_resamples,
-                               seed=seed, confidence_level=confidence_level)
-    iid_width = (out["ci_high"] - out["ci_low"]).to_numpy()
-    cluster_width = 100 * (clustered.ci_high - clustered.ci_low)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        ratio = np.nanmax(cluster_width / iid_width)
-    if not np.isfinite(ratio) or ratio < DESIGN_EFFECT_WARNING:
-        return []
-    out["ci_low_cluster"] = 100 * clustered.ci_low
-    out["ci_high_cluster"] = 100 * clustered.ci_high
-    message = (f"the data are clustered and the cluster-design interval is up to {ratio:.2f}x wider "
-               "than the iid one: iid intervals understate the uncertainty (see ci_low_cluster / "
-               "ci_high_cluster, or use design='cluster')")
-    warnings.warn(message, stacklevel=3)
-    return [message]
+def undefined_notes(result: Inference, labels: Sequence[str]) -> list[str]:
+    """One note per output whose estimate was undefined in some replicates or leave-one-cluster-out
+    estimates (SPEC §4.4: counted, never silent), and per interval of zero width (no replicate or
+    cluster varied: the data cannot measure the uncertainty, which is not zero)."""
+    what = "leave-one-cluster-out estimates" if result.kind != "percentile" else "replicates"
+    consequence = ("so its interval is undefined" if result.kind != "percentile"
+                   else "left out of its interval and test")
+    notes = [f"{label}: undefined (empty denominator) in {share:.1%} of the {what}, {consequence}"
+             for label, share in zip(labels, result.undefined) if 0 < share < 1]
+    flat = np.isfinite(result.ci_low) & (result.ci_low == result.ci_high)
+    source = "leave-one-cluster-out estimate" if result.kind != "percentile" else "replicate"
+    notes += [f"{label}: the interval has zero width because no {source} varied; the data cannot measure "
+              "its uncertainty, which is not zero" for label, zero in zip(labels, flat) if zero]
+    return notes
 
 
 def omnibus(
@@ -254,6 +272,7 @@ def omnibus(
     metric: str = "accuracy",
     scheme: str | Path | Scheme | None = None,
     design: str | None = None,
+    inference: str = "auto",
     n_resamples: int = 20_000,
     seed: int | np.random.Generator = 0,
     threshold: float | None = None,
@@ -261,22 +280,22 @@ def omnibus(
     missing: MissingQueryPolicy | None = None,
     verdict_missing: MissingVerdictPolicy | None = None,
 ) -> pd.DataFrame:
-    """One test of "all systems equal" (SPEC §4–§5; paper C.6, A.5.1).
+    """One test of "all systems equal" (SPEC §4–§5, §4.1; paper C.6, A.5.1).
 
     Parameters
     ----------
     data
         Canonical verdicts, or :func:`memdiag.prepare` output.
-    metric, scheme, design, threshold, systems, missing, verdict_missing
+    metric, scheme, design, inference, threshold, systems, missing, verdict_missing
         As in :func:`compare`.
     n_resamples, seed
-        Replicates and seed of the bootstrap omnibus (unused by Cochran's Q).
+        Replicates or wild draws and their seed (unused by Cochran's Q and by enumerated sign flips).
 
     Returns
     -------
     pandas.DataFrame
-        One row: ``metric, test, statistic, df, p, k, n, design, n_resamples, seed``; the
-        max-range statistic is in points.
+        One row: ``metric, test, statistic, df, p, p_floor, k, n, design, n_resamples, seed``;
+        the max-range statistic is in points.
 
     Raises
     ------
@@ -286,20 +305,29 @@ def omnibus(
     Notes
     -----
     Cochran's Q (k − 1 df) for a binary plain-mean metric under the ``iid`` design with k ≥ 3
-    systems (accuracy on binary verdicts, coverage); otherwise the centered max-range bootstrap:
-    T = max θ̂ − min θ̂, T* = max(θ* − θ̂) − min(θ* − θ̂), p = (1 + #{T* ≥ T})/(1 + B).
+    systems (accuracy on binary verdicts, coverage). Otherwise the centred max-range statistic
+    T = max θ̂ − min θ̂ with p = (1 + #{T* ≥ T})/(1 + B): under query-level designs (and the
+    percentile method) T* = max(θ* − θ̂) − min(θ* − θ̂) over bootstrap replicates; under a cluster
+    design with G < 200 over wild cluster replicates of the centred deviations Σ_g v_g ψ̃_gs
+    (weights by :func:`memdiag._inference.wild.weights_for` of G). The clustered counterpart of Cochran's Q — a Wald test of
+    the S − 1 differences with a cluster-robust covariance — would invert a matrix of rank at most
+    G − 1, singular as soon as S − 1 ≥ G (LoCoMo: 10 conversations); the max-range inverts nothing
+    (SPEC §4.1).
 
     References
     ----------
     Cochran, W. G. (1950). The comparison of percentages in matched samples. Biometrika 37(3/4).
+    Cameron, A. C., Gelbach, J. B. & Miller, D. L. (2008). Review of Economics and Statistics 90(3).
 
     Examples
     --------
     >>> import memdiag as md
     >>> df = md.simulate(n_queries=200, systems={"raw-rag": 0.5, "b": 0.6, "c": 0.7}, seed=2)
-    >>> md.omnibus(df)[["test", "df", "k", "n"]]
+    >>> md.omnibus(df, design="iid")[["test", "df", "k", "n"]]
               test  df  k    n
     0  Cochran's Q   2  3  200
+    >>> md.omnibus(df, n_resamples=2000)["test"].iloc[0]
+    'centered max-range, wild cluster bootstrap, rademacher weights, B = 2000'
     """
     prepared = as_prepared(data, scheme=scheme, metric=metric, systems=systems, missing=missing,
                            verdict_missing=verdict_missing, design=design)
@@ -313,19 +341,39 @@ def omnibus(
         raise VerdictError(f"an omnibus test needs at least two {unit}; the data hold {units}, so no resample "
                            "can differ from the data and the p-value would mean nothing.")
     cols = metric_columns(prepared, metric, threshold)
-    row = {"metric": cols.label, "k": len(prepared.systems), "n": prepared.n, "design": prepared.design}
+    kind = method_for(prepared.design, prepared.resampling.n_units if prepared.resampling.clustered else None,
+                      inference)
+    row = {"metric": cols.label, "k": len(prepared.systems), "n": prepared.n, "design": prepared.design,
+           "p_floor": False}
+    notes = []
     if cols.binary and prepared.design == "iid" and len(prepared.systems) >= 3:
         q = cochrans_q(cols.per_query)
         row.update(test="Cochran's Q", statistic=float(q.statistic), df=int(q.df), p=float(q.p_value),
                    n_resamples=None, seed=None)
-    else:
+    elif kind == "percentile":
         res = omnibus_max_range(cols.X, prepared.resampling, cols.statistic, n_resamples=n_resamples, seed=seed)
         row.update(test=f"centered max-range bootstrap ({prepared.design})", statistic=100 * float(res.statistic),
-                   df=None, p=float(res.p_value), n_resamples=n_resamples, seed=seed)
-    out = pd.DataFrame([row])[["metric", "test", "statistic", "df", "p", "k", "n", "design",
+                   df=None, p=float(res.p_value), n_resamples=n_resamples, seed=seed,
+                   p_floor=bool(res.p_value <= 1.0 / (1.0 + n_resamples - res.n_undefined)))
+    else:
+        design_ = prepared.resampling
+        units = unit_sums(cols.X, design_)
+        total = units.sum(axis=0)
+        estimate = cols.statistic(total[None, :])[0]
+        strata = design_.unit_stratum if design_.kind == "stratified-cluster" else None
+        T, p, draws, exact, weights = wild_max_range(linearize(cols.statistic, total, units), estimate,
+                                                     strata=strata, n_resamples=n_resamples, seed=seed)
+        how = f"exact ({draws} sign flips)" if exact else f"{weights} weights, B = {draws}"
+        row.update(test=f"centered max-range, wild cluster bootstrap, {how}", statistic=100 * T, df=None, p=p,
+                   n_resamples=None if exact else n_resamples, seed=None if exact else seed,
+                   p_floor=bool(not exact and p <= 1.0 / (1.0 + draws)))
+        if len(prepared.systems) - 1 >= design_.n_units:
+            notes.append(f"a cluster-robust Wald test of the {len(prepared.systems) - 1} differences is singular "
+                         f"with {design_.n_units} clusters (rank at most G − 1); the max-range needs no inverse")
+    out = pd.DataFrame([row])[["metric", "test", "statistic", "df", "p", "p_floor", "k", "n", "design",
                                "n_resamples", "seed"]]
-    return stamp(out, "omnibus", prepared, metric=cols.label, n_resamples=row["n_resamples"],
-                 seed=row["seed"], threshold=threshold)
+    return stamp(out, "omnibus", prepared, notes=notes, metric=cols.label, n_resamples=row["n_resamples"],
+                 seed=row["seed"], threshold=threshold, inference=inference)
 
 
 def bootstrap(
@@ -334,6 +382,7 @@ def bootstrap(
     *,
     scheme: str | Path | Scheme | None = None,
     design: str | None = None,
+    inference: str = "auto",
     n_resamples: int = 20_000,
     seed: int | np.random.Generator = 0,
     confidence_level: float = 0.95,
@@ -343,7 +392,7 @@ def bootstrap(
     missing: MissingQueryPolicy | None = None,
     verdict_missing: MissingVerdictPolicy | None = None,
 ) -> pd.DataFrame:
-    """Per-system estimates with paired bootstrap intervals under a design (SPEC §4).
+    """Per-system estimates with paired intervals under a design (SPEC §4, §4.1).
 
     Parameters
     ----------
@@ -353,18 +402,21 @@ def bootstrap(
         A metric name (as in :func:`compare`), or a callable ``f(panel) -> (X, g)`` returning
         per-query additive columns ``X (N, K)`` and a vectorised ``g(sums (b, K)) -> (b, m)``;
         the engine evaluates ``g`` on a whole chunk of replicates at once.
-    scheme, design, threshold, systems, missing, verdict_missing
+    scheme, design, inference, threshold, systems, missing, verdict_missing
         As in :func:`compare`.
     n_resamples, seed, confidence_level
         Replicates B, seed, interval level.
     method
-        ``percentile`` or ``bca`` (``iid`` design only).
+        The bootstrap interval where the percentile bootstrap runs: ``percentile`` or ``bca``
+        (``iid`` design only).
 
     Returns
     -------
     pandas.DataFrame
         One row per system (or per output of a callable statistic): ``system, estimate, ci_low,
-        ci_high, se, n, design, n_resamples, seed``; estimates of a named metric in points.
+        ci_high, se, n, design, n_resamples, seed``; estimates of a named metric in points. Under
+        a cluster design with fewer than 200 clusters the interval is the cluster jackknife with
+        t(G − 1) (SPEC §4.1); ``attrs["method"]`` says which.
 
     Raises
     ------
@@ -380,8 +432,8 @@ def bootstrap(
     >>> import memdiag as md
     >>> df = md.simulate(n_queries=400, systems={"raw-rag": 0.6, "mem": 0.7}, seed=1)
     >>> out = md.bootstrap(df, n_resamples=2000, seed=0)
-    >>> out["system"].tolist(), bool((out["ci_low"] < out["estimate"]).all())
-    (['mem', 'raw-rag'], True)
+    >>> out["system"].tolist(), bool((out["ci_low"] < out["estimate"]).all()), out.attrs["method"]
+    (['mem', 'raw-rag'], True, 'cluster jackknife, t(29)')
     """
     name = statistic if isinstance(statistic, str) else "accuracy"
     prepared = as_prepared(data, scheme=scheme, metric=name, systems=systems, missing=missing,
@@ -393,20 +445,39 @@ def bootstrap(
     if isinstance(statistic, str):
         cols = metric_columns(prepared, statistic, threshold)
         X, fn, scale, labels = cols.X, cols.statistic, 100.0, list(prepared.systems)
+        bounds = (0.0, 1.0) if statistic in SCORE_METRICS else None
     else:
         X, fn = statistic(prepared.panel)
-        scale = 1.0
+        scale, bounds = 1.0, None
         m = np.asarray(fn(np.asarray(X, dtype=float).sum(axis=0)[None, :])).shape[1]
         labels = list(prepared.systems) if m == len(prepared.systems) else [f"statistic {i}" for i in range(m)]
-    res = bootstrap_sums(np.asarray(X, dtype=float), prepared.resampling, fn, n_resamples=n_resamples,
-                         seed=seed, ci=confidence_level, method=method)
-    out = pd.DataFrame({"system": labels, "estimate": scale * res.estimate, "ci_low": scale * res.ci_low,
-                        "ci_high": scale * res.ci_high, "se": scale * res.standard_error})
+    X = np.asarray(X, dtype=float)
+    n_units = prepared.resampling.n_units if prepared.resampling.clustered else None
+    kind = method_for(prepared.design, n_units, inference)
+    if method not in ("percentile", "bca"):
+        raise VerdictError(f"unknown method {method!r}; use percentile or bca.")
+    if method == "bca":
+        if kind != "percentile":
+            raise VerdictError(f"method='bca' is a bootstrap interval for the iid design; with "
+                               f"{prepared.n_clusters} clusters the SPEC §4.1 rule uses the {kind}. Pass "
+                               "design='iid' (and inference='percentile') to get BCa.")
+        res = bootstrap_sums(X, prepared.resampling, fn, n_resamples=n_resamples, seed=seed,
+                             ci=confidence_level, method=method)
+        low, high, se, estimate = res.ci_low, res.ci_high, res.standard_error, res.estimate
+        notes, extra = [f"bca bootstrap ({prepared.design}) interval"], {"method": f"bca bootstrap ({prepared.design})"}
+    else:
+        inf = infer(X, prepared.resampling, fn, inference=inference, test=False, n_resamples=n_resamples,
+                    seed=seed, confidence_level=confidence_level, bounds=bounds)
+        low, high, se, estimate = inf.ci_low, inf.ci_high, inf.se, inf.estimate
+        notes = [describe(inf, prepared.n_clusters)] + undefined_notes(inf, labels)
+        extra = provenance_of(inf, inference, scale=scale)
+    out = pd.DataFrame({"system": labels, "estimate": scale * estimate, "ci_low": scale * low,
+                        "ci_high": scale * high, "se": scale * se})
     out["n"] = prepared.n
     out["design"] = prepared.design
     out["n_resamples"] = n_resamples
     out["seed"] = seed
-    return stamp(out, "bootstrap", prepared, notes=[f"{method} interval"],
+    return stamp(out, "bootstrap", prepared, notes=notes,
                  metric=name if isinstance(statistic, str) else "user statistic", n_resamples=n_resamples,
                  seed=seed, confidence_level=confidence_level, threshold=threshold,
-                 unit="points" if isinstance(statistic, str) else None)
+                 unit="points" if isinstance(statistic, str) else None, **{"inference": inference, **extra})

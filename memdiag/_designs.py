@@ -227,6 +227,20 @@ def as_design(design: Design | str, n: int) -> Design:
 
 
 
+def _clusters(queries) -> int:
+    """The number of clusters when every query carries one (0 when the column is absent or incomplete)."""
+    if "cluster" not in queries or queries["cluster"].isna().any():
+        return 0
+    return int(queries["cluster"].nunique())
+
+
+def _nested(queries) -> bool:
+    """Whether every query has a stratum and every cluster lies in one stratum."""
+    if "stratum" not in queries or queries["stratum"].isna().any():
+        return False
+    return bool((queries.groupby("cluster")["stratum"].nunique() <= 1).all())
+
+
 def resolve_design(queries, design: str | None, scheme=None) -> tuple[str, str]:
     """The design to use for data with per-query attributes ``queries``, and one line saying why.
 
@@ -235,16 +249,15 @@ def resolve_design(queries, design: str | None, scheme=None) -> tuple[str, str]:
     queries
         One row per query with its attributes (``Panel.queries``).
     design
-        The user's choice (returned as is, after checking the data carry its columns), or None
-        for the default.
+        The user's choice (returned as is), or None for the default.
     scheme
-        The benchmark scheme; its ``design`` (e.g. MEME: ``cluster``) is the default when the
-        data carry the columns it needs.
+        The benchmark scheme; its ``design`` (LoCoMo, PersonaMem, MEME: ``cluster``;
+        MemoryAgentBench: ``stratified``) is the default when the data carry the columns it needs.
 
     Returns
     -------
     tuple of str
-        ``(kind, reason)``.
+        ``(kind, reason)``. The reason names the number of clusters whenever the data have them.
 
     Raises
     ------
@@ -253,27 +266,57 @@ def resolve_design(queries, design: str | None, scheme=None) -> tuple[str, str]:
 
     Notes
     -----
-    SPEC §4: the design follows the benchmark. The user's choice wins; otherwise the scheme's
-    design when every query has the columns it needs; otherwise ``iid``.
+    SPEC §4.2: queries that share a conversation, episode or persona are not independent, so the
+    design follows the data's clusters unless the user says otherwise. In order:
+
+    1. the user's choice (when it is ``iid`` on data with clusters, the reason says what that
+       ignores);
+    2. the scheme's design when every query has the columns it needs (``stratified-cluster``
+       when the scheme stratifies and the data's clusters nest in its strata; a cluster design
+       needs at least two clusters);
+    3. ``cluster`` when every query has a ``cluster`` and there are at least two clusters, not all
+       of one query;
+    4. ``iid``.
 
     Examples
     --------
     >>> import pandas as pd
-    >>> resolve_design(pd.DataFrame({"cluster": ["a", "b"]}), None)
-    ('iid', 'design iid (default)')
-    >>> resolve_design(pd.DataFrame({"cluster": ["a", "b"]}), "cluster")[1]
-    'design cluster (chosen by the user)'
+    >>> resolve_design(pd.DataFrame({"cluster": ["a", "a", "b", "b"]}), None)
+    ('cluster', 'design cluster (default: the queries come in 2 clusters, resampled whole)')
+    >>> resolve_design(pd.DataFrame({"cluster": ["a", "a", "b", "b"]}), "iid")[1]
+    'design iid (chosen by the user; it treats the queries of the 2 clusters as independent)'
+    >>> resolve_design(pd.DataFrame({"category": ["x", "y"]}), None)
+    ('iid', 'design iid (default: the queries carry no cluster)')
     """
+    n_clusters = _clusters(queries)
     if design is not None:
         if design not in KINDS:
             raise ValueError(f"unknown design {design!r}; use one of {', '.join(KINDS)}.")
+        if design == "iid" and n_clusters > 1:
+            return design, (f"design iid (chosen by the user; it treats the queries of the {n_clusters} "
+                            "clusters as independent)")
         return design, f"design {design} (chosen by the user)"
     wanted = getattr(scheme, "design", None)
+    if wanted == "stratified" and 1 < n_clusters < len(queries) and _nested(queries):
+        return "stratified-cluster", (f"design stratified-cluster (default for scheme {scheme.name}: resample by "
+                                      f"stratum, and the queries come in {n_clusters} clusters within strata)")
     if wanted is not None:
         needed = COLUMNS[wanted]
-        if all(c in queries and queries[c].notna().all() for c in needed):
+        clustered = "cluster" in needed
+        if all(c in queries and queries[c].notna().all() for c in needed) and not (clustered and n_clusters < 2):
+            count = f", {n_clusters} clusters" if clustered else ""
+            if not clustered and 1 < n_clusters < len(queries):
+                count = f"; the data's {n_clusters} clusters cross strata, so they are not resampled whole"
             return wanted, (f"design {wanted} (default for scheme {scheme.name}: resample by "
-                            f"{' and '.join(needed)})")
+                            f"{' and '.join(needed)}{count})")
+        lacking = "which the data lack" if not (clustered and n_clusters == 1) else "but the data hold one cluster"
         return "iid", (f"design iid (scheme {scheme.name} asks for {wanted} resampling by "
-                       f"{' and '.join(repr(c) for c in needed)}, which the data lack)")
-    return "iid", "design iid (default)"
+                       f"{' and '.join(repr(c) for c in needed)}, {lacking})")
+    if n_clusters > 1 and n_clusters < len(queries):
+        return "cluster", (f"design cluster (default: the queries come in {n_clusters} clusters, "
+                           "resampled whole)")
+    if n_clusters > 1:
+        return "iid", "design iid (default: every query is its own cluster)"
+    if n_clusters == 1:
+        return "iid", "design iid (default: all queries are in one cluster)"
+    return "iid", "design iid (default: the queries carry no cluster)"

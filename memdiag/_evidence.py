@@ -17,11 +17,12 @@ import numpy as np
 import pandas as pd
 
 from memdiag import _checks
-from memdiag._compare import compare, omnibus
+from memdiag._compare import compare, omnibus, undefined_notes
+from memdiag._inference.intervals import describe, infer
 from memdiag._metrics import complete_matrix, labels
 from memdiag._prepare import Prepared, as_prepared
 from memdiag._provenance import stamp
-from memdiag._resampling import bootstrap_sums, run_seed
+from memdiag._resampling import run_seed
 from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
 from memdiag.errors import VerdictError
 
@@ -56,6 +57,7 @@ def evidence(
     data: pd.DataFrame | Prepared,
     *,
     design: str | None = None,
+    inference: str = "auto",
     n_resamples: int = 20_000,
     seed: int | np.random.Generator = 0,
     confidence_level: float = 0.95,
@@ -67,9 +69,22 @@ def evidence(
 ) -> pd.DataFrame:
     """Coverage, utilization and the accuracy decomposition per system, with intervals (SPEC §3).
 
-    Queries whose ``sufficient`` label is missing for some system are left out of this diagnostic
-    (``label_missing="exclude"``, the default; counted per system in ``attrs["notes"]``) or refused
-    (``"error"``); accuracy here is over the same labelled queries, so the decomposition is exact.
+    Parameters
+    ----------
+    data
+        Canonical verdicts with a ``sufficient`` column, or :func:`memdiag.prepare` output.
+    design, inference
+        The resampling design (None: the scheme's or the data's clusters, SPEC §4.2) and the
+        interval method (``auto``: the SPEC §4.1 rule; see :func:`memdiag.compare`).
+    n_resamples, seed, confidence_level
+        Replicates, seed and level of the intervals.
+    scheme, systems, missing, verdict_missing
+        As in :func:`memdiag.compare`.
+    label_missing
+        Queries whose ``sufficient`` label is missing for some system are left out of this
+        diagnostic (``"exclude"``, the default; counted per system in ``attrs["notes"]``) or
+        refused (``"error"``); accuracy here is over the same labelled queries, so the
+        decomposition is exact.
 
     Returns
     -------
@@ -77,9 +92,12 @@ def evidence(
         One row per system: ``n`` (N), ``n_sufficient`` (Σ C), ``coverage``, ``utilization``,
         ``accuracy``, ``covered_term`` (Ĉ·Û = (1/N) Σ C·Y) and ``uncovered_term``
         ((1/N) Σ (1 − C)·Y), all in points, each with ``_ci_low`` / ``_ci_high`` from one paired
-        bootstrap (shared replicates across systems). Utilization is NaN — reported as
-        undefined, never 0 — when Σ C = 0; replicates in which Σ C* = 0 are left out of its
-        interval and counted in ``attrs["notes"]``.
+        paired analysis (shared across systems): the percentile bootstrap, or under a cluster
+        design with fewer than 200 clusters the cluster jackknife with t(G − 1) (SPEC §4.1).
+        Utilization is NaN — reported as undefined, never 0 — when Σ C = 0; replicates (or
+        leave-one-cluster-out estimates) in which Σ C* = 0 are counted in ``attrs["notes"]``,
+        and their share is the column ``utilization_undefined``. ``attrs["mc_se"]`` holds the
+        Monte-Carlo standard errors of every interval end (0 for t intervals).
 
     Notes
     -----
@@ -105,8 +123,8 @@ def evidence(
     y = panel.scores
     s, n = len(panel.systems), panel.n
     X = np.hstack([c, c * y, (1 - c) * y, np.ones((n, 1))])
-    res = bootstrap_sums(X, prepared.resampling, _decomposition(s), n_resamples=n_resamples, seed=seed,
-                         ci=confidence_level)
+    res = infer(X, prepared.resampling, _decomposition(s), inference=inference, test=False, n_resamples=n_resamples,
+                seed=seed, confidence_level=confidence_level, bounds=(0.0, 1.0))
     est = 100 * res.estimate.reshape(len(QUANTITIES), s)
     low = 100 * res.ci_low.reshape(len(QUANTITIES), s)
     high = 100 * res.ci_high.reshape(len(QUANTITIES), s)
@@ -115,22 +133,24 @@ def evidence(
         out[name] = est[q]
         out[f"{name}_ci_low"] = low[q]
         out[f"{name}_ci_high"] = high[q]
-    notes = []
+    notes = [describe(res, prepared.n_clusters)]
     for name in out.loc[out["n_sufficient"] == 0, "system"]:
         notes.append(f"utilization of '{name}' is undefined: no query has sufficient evidence")
-    undefined = np.asarray(res.n_undefined).reshape(len(QUANTITIES), s)[1] if res.n_undefined is not None else []
-    for name, k in zip(panel.systems, undefined):
-        if 0 < k < n_resamples:
-            notes.append(f"utilization of '{name}': {int(k)} of {n_resamples} replicates had no "
-                         "sufficient query and were left out of its interval")
+    labels_ = [f"{q} of '{name}'" for q in QUANTITIES for name in panel.systems]
+    notes += undefined_notes(res, labels_)
+    out["utilization_undefined"] = res.undefined.reshape(len(QUANTITIES), s)[1]
+    mc_se = {f"{name}_{end}": [float(100 * v) for v in res.mc_se[end].reshape(len(QUANTITIES), s)[q]]
+             for q, name in enumerate(QUANTITIES) for end in ("ci_low", "ci_high")}
     return stamp(out, "evidence", prepared, notes=notes, metric="coverage, utilization",
-                 n_resamples=n_resamples, seed=seed, confidence_level=confidence_level, unit="points")
+                 n_resamples=n_resamples, seed=seed, confidence_level=confidence_level, unit="points",
+                 inference=inference, method=res.method, mc_se=mc_se)
 
 
 def evidence_tests(
     data: pd.DataFrame | Prepared,
     *,
     design: str | None = None,
+    inference: str = "auto",
     n_resamples: int = 20_000,
     seed: int | np.random.Generator = 0,
     confidence_level: float = 0.95,
@@ -143,10 +163,12 @@ def evidence_tests(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The pairwise and omnibus tests of coverage and utilization (paper A.5.1, C.6).
 
-    Coverage: Cochran's Q across systems, then exact McNemar per pair (iid design; a bootstrap
-    sign test under clustered or stratified designs). Utilization (a system-specific
-    denominator): the centered max-range bootstrap omnibus and two-sided bootstrap sign tests.
-    Holm adjustment is over the pairs of one metric (one benchmark–metric family).
+    Coverage: Cochran's Q across systems, then exact McNemar per pair (iid design; under other
+    designs the design's test, SPEC §4.1). Utilization (a system-specific denominator): the
+    centered max-range omnibus and the design's pairwise test (bootstrap sign test under
+    query-level designs, wild cluster bootstrap-t under a cluster design with fewer than 200
+    clusters). Holm adjustment is over the pairs of one metric (one benchmark–metric family).
+    ``design`` and ``inference`` as in :func:`memdiag.compare`.
 
     Returns
     -------
@@ -157,7 +179,7 @@ def evidence_tests(
     _require(data, ["sufficient"], "evidence_tests()")
     prepared = as_prepared(data, scheme=scheme, metric="coverage", systems=systems, missing=missing,
                            verdict_missing=verdict_missing, design=design, label_missing=label_missing)
-    common = dict(n_resamples=n_resamples, seed=run_seed(seed))
+    common = dict(n_resamples=n_resamples, seed=run_seed(seed), inference=inference)
     pairs, tests = [], []
     for metric in ("coverage", "utilization"):
         table = compare(prepared, metric=metric, correction=correction, confidence_level=confidence_level,
@@ -179,6 +201,7 @@ def path_given_result(
     phase: str | None = "after",
     allow_inconsistent: bool = False,
     design: str | None = None,
+    inference: str = "auto",
     n_resamples: int = 20_000,
     seed: int | np.random.Generator = 0,
     confidence_level: float = 0.95,
@@ -201,13 +224,16 @@ def path_given_result(
     phase
         Keep only this phase when the data have a ``phase`` column (default ``"after"``;
         ``None`` keeps all).
+    design, inference
+        As in :func:`memdiag.compare` (MEME episodes are clusters).
 
     Returns
     -------
     pandas.DataFrame
         One row per system: ``n`` (selected questions), ``n_result`` (Σ result), ``n_path_and_result``,
         ``n_inconsistent``, ``retention`` (points) with ``_ci_low`` / ``_ci_high``; NaN (undefined)
-        when Σ result = 0.
+        when Σ result = 0; ``retention_undefined``, the share of replicates (or leave-one-cluster-out
+        estimates) in which it was undefined.
     """
     _require(data, ["result_covered", "path_covered"], "path_given_result()")
     prepared = as_prepared(data, systems=systems, missing=missing, verdict_missing=verdict_missing,
@@ -241,19 +267,22 @@ def path_given_result(
             return sums[:, :s] / sums[:, s:]
 
     X = np.hstack([path * result, result])
-    res = bootstrap_sums(X, prepared.resampling, retention, n_resamples=n_resamples, seed=seed,
-                         ci=confidence_level)
+    res = infer(X, prepared.resampling, retention, inference=inference, test=False, n_resamples=n_resamples,
+                seed=seed, confidence_level=confidence_level, bounds=(0.0, 1.0))
     out = pd.DataFrame({"system": panel.systems, "n": panel.n,
                         "n_result": result.sum(axis=0).astype(np.int64),
                         "n_path_and_result": (path * result).sum(axis=0).astype(np.int64),
                         "n_inconsistent": inconsistent,
                         "retention": 100 * res.estimate, "retention_ci_low": 100 * res.ci_low,
                         "retention_ci_high": 100 * res.ci_high})
-    notes = []
+    out["retention_undefined"] = res.undefined
+    notes = [describe(res, prepared.n_clusters)] + undefined_notes(res, [f"retention of '{s_}'" for s_ in panel.systems])
     if inconsistent.any():
         notes.append(f"{int(inconsistent.sum())} inconsistent rows (path = 1, result = 0) counted and kept")
     return stamp(out, "path_given_result", prepared, notes=notes, metric="P(path | result)",
-                 n_resamples=n_resamples, seed=seed, confidence_level=confidence_level, unit="points")
+                 n_resamples=n_resamples, seed=seed, confidence_level=confidence_level, unit="points",
+                 inference=inference, method=res.method,
+                 mc_se={f"retention_{end}": [float(100 * v) for v in res.mc_se[end]] for end in ("ci_low", "ci_high")})
 
 
 def evidence_length(data: pd.DataFrame | Prepared, *, budget: float = 5_000) -> pd.DataFrame:

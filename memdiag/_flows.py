@@ -13,13 +13,14 @@ Against a reference R (usually raw-history RAG), each query of a system M falls 
 
 and memdiag reports the counts, the rates b/N and c/N, net = b − c and (b − c)/N (the accuracy
 difference for binary scores), retention a/(a + c) (share of R's successes kept) and recovery
-b/(b + d) (share of R's failures fixed), each rate in points with a paired bootstrap interval
-under the benchmark's resampling design, and the exact McNemar test of net ≠ 0 with a family
-adjustment across the systems compared with one reference (Memory Tax review; SPEC §2, §5).
+b/(b + d) (share of R's failures fixed), each rate in points with a paired interval under the
+benchmark's resampling design, and the design's test of net ≠ 0 — exact McNemar for independent
+queries, the wild cluster bootstrap for clustered ones — with a family adjustment across the
+systems compared with one reference (Memory Tax review; SPEC §2, §4.1, §5).
 
-Every rate is a function of the four cell counts, so the bootstrap draws the cells themselves
-(:func:`memdiag._resampling.cell_bootstrap`): conditional binomials per stratum under the
-query-level designs, count-weights times per-cluster cells under the cluster designs.
+Every rate is a function of the four cell counts, so intervals and tests work on the cells
+(:func:`memdiag._inference.intervals.infer_cells`): the bootstrap draws conditional binomials per stratum
+under the query-level designs; the cluster methods use each cluster's cell counts.
 """
 
 from __future__ import annotations
@@ -33,10 +34,12 @@ import pandas as pd
 
 from memdiag import _checks
 from memdiag._inference import adjust, mcnemar
+from memdiag._inference.intervals import describe, infer_cells
 from memdiag._pairs import CELLS, THRESHOLD, binarize, contrast_codes
 from memdiag._prepare import Prepared, as_prepared
 from memdiag._provenance import stamp
-from memdiag._resampling import cell_bootstrap, run_seed
+from memdiag._resampling import run_seed
+from memdiag._inference.wild import EXACT_UP_TO
 from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
 from memdiag.errors import VerdictError
 
@@ -48,6 +51,12 @@ UNLABELLED = "(none)"
 
 #: The rates that get intervals, in column order.
 RATES: tuple[str, ...] = ("benefit_rate", "tax_rate", "net_rate", "retention", "recovery")
+#: The range of each rate in points (t intervals are clipped to it).
+_LOW = np.array([0.0, 0.0, -100.0, 0.0, 0.0])
+_HIGH = np.full(len(RATES), 100.0)
+#: The ratios whose denominator can be empty in a replicate: the share of replicates where each was
+#: undefined is a column beside its interval.
+RATIOS: tuple[str, ...] = ("retention", "recovery")
 
 
 def flow_rates(cells: np.ndarray) -> np.ndarray:
@@ -65,21 +74,30 @@ def flow_rates(cells: np.ndarray) -> np.ndarray:
 
 
 def _flows_table(prepared: Prepared, reference: str, names: list[str], threshold: float | None,
-                 n_resamples: int, seed: int, confidence_level: float,
-                 correction: str) -> tuple[pd.DataFrame, list[str]]:
-    """The flows of ``names`` against ``reference`` on prepared data, and the notes it needs."""
+                 inference: str, n_resamples: int, seed: int, confidence_level: float,
+                 correction: str) -> tuple[pd.DataFrame, list[str], dict]:
+    """The flows of ``names`` against ``reference`` on prepared data, the notes it needs and the
+    inference's provenance."""
     panel = prepared.panel
     correct = binarize(panel.scores, threshold)
     ref = panel.system_index(reference)
     contrasts = [(panel.system_index(s), ref) for s in names]
     codes, keys, swap = contrast_codes(correct, panel.systems, contrasts)
-    result = cell_bootstrap(codes, prepared.resampling, flow_rates, n_resamples=n_resamples, seed=seed,
-                            keys=keys, swap=swap, confidence_level=confidence_level)
+    tested = np.tile(np.array([rate == "net_rate" for rate in RATES]), len(names))
+    result = infer_cells(codes, prepared.resampling, flow_rates, inference=inference, test=tested, keys=keys,
+                         swap=swap, n_resamples=n_resamples, seed=seed, confidence_level=confidence_level,
+                         bounds=(np.tile(_LOW, len(names)), np.tile(_HIGH, len(names))))
     counts = np.stack([(codes == k).sum(axis=0) for k in range(4)], axis=1)   # drawn orientation
     counts[swap] = counts[swap][:, [0, 2, 1, 3]]
-    point, low, high = (v.reshape(-1, len(RATES)) for v in (result.estimate, result.ci_low, result.ci_high))
-    p_net = result.p_value.reshape(-1, len(RATES))[:, RATES.index("net_rate")]
-    undefined = result.n_undefined.reshape(-1, len(RATES))
+    point, low, high, undefined = (v.reshape(-1, len(RATES)) for v in
+                                   (result.estimate, result.ci_low, result.ci_high, result.undefined))
+    net = RATES.index("net_rate")
+    p_net, floor_net = (v.reshape(-1, len(RATES))[:, net] for v in (result.p_value, result.p_floor))
+    test_net = np.array(result.tests, dtype=object).reshape(-1, len(RATES))[:, net]
+    # iid: exact McNemar; stratified: exact where small (McNemar is the sign-flip test of ±1 differences)
+    exact = np.array([prepared.design == "iid" or (not prepared.resampling.clustered
+                                                   and counts[i, 1] + counts[i, 2] <= EXACT_UP_TO)
+                      for i in range(len(names))])
     rows, notes = [], []
     for i, name in enumerate(names):
         a, b, c, d = (int(v) for v in counts[i])
@@ -89,15 +107,36 @@ def _flows_table(prepared: Prepared, reference: str, names: list[str], threshold
             row[rate] = point[i, j]
             row[f"{rate}_ci_low"] = low[i, j]
             row[f"{rate}_ci_high"] = high[i, j]
-            if 0 < undefined[i, j] < n_resamples:
-                notes.append(f"{name} vs {reference}: {rate} undefined in {int(undefined[i, j])} of "
-                             f"{n_resamples} replicates (empty denominator), left out of its interval")
-        row["p"] = mcnemar(benefit=b, tax=c).p_value
-        row["p_bootstrap"] = float(p_net[i])
+        mcnemar_p = mcnemar(benefit=b, tax=c).p_value
+        row["p"] = mcnemar_p if exact[i] else float(p_net[i])
+        row["p_floor"] = False if exact[i] else bool(floor_net[i])
+        row["test"] = "exact McNemar" if exact[i] else test_net[i]
+        row["p_mcnemar"] = mcnemar_p
+        for rate in RATIOS:
+            row[f"{rate}_undefined"] = float(undefined[i, RATES.index(rate)])
         rows.append(row)
+        what = "leave-one-cluster-out estimates" if result.kind != "percentile" else "replicates"
+        for rate in RATIOS:
+            share = undefined[i, RATES.index(rate)]
+            if 0 < share < 1:
+                notes.append(f"{name} vs {reference}: {rate} undefined (empty denominator) in {share:.1%} of the "
+                             f"{what}" + (", left out of its interval" if result.kind == "percentile"
+                                          else ", so its interval is undefined"))
     out = pd.DataFrame(rows)
     out["p_adj"] = adjust(out["p"].to_numpy(), method=correction)
-    return out, notes
+    out["method"] = result.method
+    order = [c for c in out.columns if c not in ("p_adj", "p_floor", "test", "method", "p_mcnemar")
+             and not c.endswith("_undefined")]
+    at = order.index("p") + 1
+    order[at:at] = ["p_adj", "p_floor", "test", "method", "p_mcnemar"] + [f"{r}_undefined" for r in RATIOS]
+    mc_p = np.where(exact, 0.0, result.mc_se["p"].reshape(-1, len(RATES))[:, net])
+    mc_se = {"p": [float(v) for v in mc_p]}
+    for end in ("ci_low", "ci_high"):
+        values = result.mc_se[end].reshape(-1, len(RATES))
+        for j, rate in enumerate(RATES):
+            mc_se[f"{rate}_{end}"] = [float(v) for v in values[:, j]]
+    return (out[order], [describe(result, prepared.n_clusters, tests=out["test"])] + notes,
+            {"method": result.method, "mc_se": mc_se})
 
 
 def flows(
@@ -108,6 +147,7 @@ def flows(
     systems: Sequence[str] | None = None,
     threshold: float | None = None,
     design: str | None = None,
+    inference: str = "auto",
     n_resamples: int = 20_000,
     seed: int | np.random.Generator = 0,
     confidence_level: float = 0.95,
@@ -116,7 +156,7 @@ def flows(
     missing: MissingQueryPolicy | None = None,
     verdict_missing: MissingVerdictPolicy | None = None,
 ) -> pd.DataFrame:
-    """Memory benefit and memory tax of every system against one or more references (SPEC §2).
+    """Memory benefit and memory tax of every system against one or more references (SPEC §2, §4.1).
 
     Parameters
     ----------
@@ -135,12 +175,15 @@ def flows(
         (default None: 0.5, SPEC §2).
     design
         ``iid``, ``stratified``, ``cluster`` or ``stratified-cluster``; None follows the scheme and
-        the data, as in every function (:func:`memdiag._designs.resolve_design`).
+        the data, as in every function (:func:`memdiag._designs.resolve_design`: data with a
+        ``cluster`` column are analysed as clustered).
+    inference
+        ``auto``, ``percentile``, ``jackknife`` or ``cr2`` (:mod:`memdiag._inference.rule`).
     n_resamples, seed, confidence_level
-        The paired bootstrap for the rate intervals (SPEC §4).
+        Bootstrap replicates (or wild draws) for the rate intervals and the test (SPEC §4, §4.1).
     correction
-        Multiplicity adjustment of the McNemar p-values across the systems compared with one
-        reference: ``holm`` (default), ``bonferroni`` or ``fdr_bh``.
+        Multiplicity adjustment of ``p`` across the systems compared with one reference:
+        ``holm`` (default), ``bonferroni`` or ``fdr_bh``.
     scheme
         A benchmark scheme whose query selection applies (e.g. ``locomo`` drops the adversarial
         category, ``meme`` keeps after-phase answers and their before twins); flows count
@@ -153,9 +196,14 @@ def flows(
     pandas.DataFrame
         One row per (reference, [group,] system): ``system, reference, n, both, benefit, tax,
         neither, net, benefit_rate, tax_rate, net_rate, retention, recovery`` (rates in points,
-        each with ``_ci_low`` / ``_ci_high``), ``p`` (exact McNemar on benefit and tax),
-        ``p_bootstrap`` (the two-sided bootstrap sign test of net ≠ 0 under the design) and
-        ``p_adj`` (McNemar, adjusted). ``attrs`` hold the provenance.
+        each with ``_ci_low`` / ``_ci_high``); ``p``, the design's test of net ≠ 0 (named in
+        ``test``: exact McNemar under ``iid``, the wild cluster bootstrap under a cluster design),
+        ``p_adj`` (``p`` adjusted), ``p_floor`` (``p`` at its Monte-Carlo floor: read "< p"),
+        ``method`` (how the intervals were made), ``p_mcnemar`` (exact McNemar, which treats
+        queries as independent — shown beside the design's test under clustering), and
+        ``retention_undefined`` / ``recovery_undefined`` (the share of replicates, or of
+        leave-one-cluster-out estimates, in which the ratio was undefined). ``attrs`` hold the
+        provenance, ``attrs["mc_se"]`` the Monte-Carlo standard errors of p and every interval end.
 
     Raises
     ------
@@ -168,16 +216,20 @@ def flows(
     benefit_rate = b/N, tax_rate = c/N, net = b − c, net_rate = (b − c)/N (equal to the accuracy
     difference for binary scores), retention = a/(a + c), recovery = b/(b + d); McNemar
     p = min(1, 2·BinomCDF(min(b, c); b + c, ½)), 1 when b + c = 0. Retention or recovery is NaN
-    (undefined) when its denominator is 0; replicates where it is undefined are counted in the
-    notes and left out of its interval. SPEC §2 and §5; Memory Tax review.
+    (undefined) when its denominator is 0; the share of replicates where it is undefined is its
+    ``_undefined`` column (and a note), and those replicates are left out of its interval.
+    SPEC §2 and §5; Memory Tax review.
 
-    McNemar's test treats queries as independent. Under a clustered design (LoCoMo
-    conversations, MEME episodes) read ``p_bootstrap``, which resamples whole clusters; a note
-    says so.
+    McNemar's test treats queries as independent. Under a cluster design (LoCoMo conversations,
+    MEME episodes) with fewer than 200 clusters the rates get cluster jackknife t intervals
+    (clipped to their range) and ``p`` is the restricted wild cluster bootstrap-t on the
+    clusters' net counts b_g − c_g, exact over all sign flips when at most 16 clusters have a
+    nonzero net (SPEC §4.1).
 
     References
     ----------
     McNemar, Q. (1947). Psychometrika 12(2), 153–157.
+    Cameron, A. C., Gelbach, J. B. & Miller, D. L. (2008). Review of Economics and Statistics 90(3).
 
     Examples
     --------
@@ -198,7 +250,7 @@ def flows(
     threshold = _checks.threshold(threshold)
     for ref in references:
         prepared.panel.system_index(ref)
-    blocks, notes = [], []
+    blocks, notes, mc_se, method = [], [], {}, None
     for ref in references:
         names = [s for s in (systems or prepared.systems) if s != ref]
         if not names:
@@ -211,18 +263,22 @@ def flows(
             if (codes < 0).any():  # queries without a label form their own group, never dropped
                 groups.append((UNLABELLED, prepared.subset(codes < 0)))
         for label, part in groups:
-            block, block_notes = _flows_table(part, ref, names, threshold, n_resamples, seed,
-                                              confidence_level, correction)
+            block, block_notes, mc = _flows_table(part, ref, names, threshold, inference, n_resamples, seed,
+                                                  confidence_level, correction)
+            method = method or mc["method"]
+            for column, values in mc["mc_se"].items():
+                mc_se.setdefault(column, []).extend(values)
             if by is not None:
                 block.insert(0, "group", label)
                 block.insert(0, "by", by)
-                block_notes = [f"{by} {label}: {n}" for n in block_notes]
+                block_notes = block_notes[:1] + [f"{by} {label}: {n}" for n in block_notes[1:]]
             blocks.append(block)
             notes += block_notes
     out = pd.concat(blocks, ignore_index=True)
-    if prepared.design in ("cluster", "stratified-cluster"):
-        notes.append("p is the exact McNemar test, which treats queries as independent; "
-                     f"p_bootstrap is the bootstrap sign test under the {prepared.design} design")
-    return stamp(out, "flows", prepared, notes=notes, n_resamples=n_resamples, seed=seed,
+    if prepared.design != "iid":
+        notes.append(f"p is the {prepared.design} design's test; p_mcnemar is exact McNemar, which treats "
+                     "queries as independent")
+    return stamp(out, "flows", prepared, notes=list(dict.fromkeys(notes)), n_resamples=n_resamples, seed=seed,
                  confidence_level=confidence_level, correction=correction,
-                 threshold=THRESHOLD if threshold is None else threshold, unit="points")
+                 threshold=THRESHOLD if threshold is None else threshold, unit="points", inference=inference,
+                 method=method, mc_se=mc_se)

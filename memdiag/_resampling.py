@@ -33,7 +33,10 @@ drawn in fixed-size internal *blocks*; block ``k`` uses its own generator
 ``Generator(PCG64(SeedSequence(seed, spawn_key=(k,))))`` (= ``SeedSequence(seed).spawn(...)[k]``)
 and the block size depends only on the number of resampling units. ``chunk_size`` only regroups
 finished blocks before the statistic is called, so it never changes a number: any chunk size
-gives byte-identical output. Nothing touches the global RNG.
+gives byte-identical output. Nothing touches the global RNG. The wild cluster bootstrap
+(:mod:`memdiag._inference.wild`) draws its per-cluster weights in the same fixed blocks under spawn keys
+``(2, k)``, and the per-pair cell streams below use ``(1, key)``, so no two kinds of draw share a
+stream.
 """
 
 from __future__ import annotations

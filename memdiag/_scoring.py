@@ -17,8 +17,9 @@ import pandas as pd
 
 from memdiag import _checks
 from memdiag._prepare import Prepared, as_prepared
+from memdiag._inference.intervals import describe, infer
 from memdiag._provenance import stamp
-from memdiag._resampling import bootstrap_sums, run_seed
+from memdiag._resampling import run_seed
 from memdiag._schemes import ALL, Scheme, get_scheme
 from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
 from memdiag.errors import VerdictError
@@ -30,6 +31,7 @@ def score(
     scheme: str | Path | Scheme | None = None,
     metric: str = "score",
     design: str | None = None,
+    inference: str = "auto",
     n_resamples: int = 0,
     seed: int | np.random.Generator = 0,
     confidence_level: float = 0.95,
@@ -55,9 +57,14 @@ def score(
         :func:`~memdiag._verdicts.align` (default ``error`` and ``as-wrong``).
     design
         Resampling design of the interval (``iid``, ``stratified``, ``cluster``,
-        ``stratified-cluster``); None follows the benchmark (:func:`~memdiag._compare.resolve_design`:
-        MEME resamples whole episodes (``cluster``), MemoryAgentBench resamples within each of its
-        14 sources (``stratified``), anything else ``iid``).
+        ``stratified-cluster``); None follows the benchmark and the data
+        (:func:`~memdiag._designs.resolve_design`: LoCoMo and MEME resample whole conversations
+        and episodes (``cluster``), MemoryAgentBench resamples within each of its 14 sources
+        (``stratified``), data with a ``cluster`` column are clustered, anything else ``iid``).
+    inference
+        ``auto`` (the SPEC §4.1 rule: the cluster jackknife with t(G − 1) under a cluster design
+        with fewer than 200 clusters, else the percentile bootstrap), ``percentile``,
+        ``jackknife`` or ``cr2`` (:mod:`memdiag._inference.rule`).
     n_resamples
         Bootstrap replicates B for the interval of ``overall``; 0 (default) computes no interval.
         SPEC §4 uses 20,000.
@@ -65,7 +72,7 @@ def score(
         Seed of the replicates (int or ``numpy.random.Generator``); the same seed gives the same
         interval on every run.
     confidence_level
-        Level of the percentile interval.
+        Level of the interval.
 
     Returns
     -------
@@ -79,8 +86,10 @@ def score(
         ``source``, ``metric``, ``missing``, ``verdict_missing``, ``complete``,
         ``missing_groups``, ``notes`` (one line per exclusion, gate and policy application).
         With ``n_resamples > 0`` also ``design``, ``n_resamples``, ``seed`` (the int that
-        reproduces the replicates) and ``confidence_level``; ``notes`` then ends with the line
-        saying why that design was used (and how many replicates were undefined, if any).
+        reproduces the replicates), ``confidence_level``, ``inference``, ``method`` and ``mc_se``
+        (Monte-Carlo standard errors of the interval ends, 0 for a t interval); ``notes``
+        then say why that design and that interval were used (and how often the overall was
+        undefined, if ever).
 
     Raises
     ------
@@ -105,7 +114,9 @@ def score(
     recomputed in every replicate; the interval is the α/2 and 1 − α/2 quantiles of the B
     replicate values (:func:`~memdiag._resampling.bootstrap_sums`). Under the cluster design a
     MEME episode keeps all its questions and both phases of every gated pair together, so the
-    gate is applied to the twins exactly as in the data.
+    gate is applied to the twins exactly as in the data. With fewer than 200 clusters the
+    interval is θ̂ ± t_{G−1}·√V_J instead, V_J the cluster jackknife variance of the same
+    official statistic recomputed without each cluster (SPEC §4.1).
 
     Examples
     --------
@@ -116,7 +127,7 @@ def score(
       system    overall  temporal  n  n_temporal
     0    rag  66.666667      50.0  3           2
 
-    With an interval (iid here: the locomo scheme asks for no particular design):
+    With an interval (iid here: the locomo scheme resamples conversations, which these rows lack):
 
     >>> ci = score(df, scheme="locomo", n_resamples=2000, seed=0)
     >>> ci.columns[:4].tolist(), ci.attrs["design"], ci.attrs["n_resamples"]
@@ -152,16 +163,23 @@ def score(
     notes = layout.notes_text()
     settings = {}
     if n_resamples:
-        res = bootstrap_sums(layout.columns(), prepared.resampling, layout.statistic,
-                             n_resamples=n_resamples, seed=seed, ci=_checks.confidence_level(confidence_level))
+        res = infer(layout.columns(), prepared.resampling, layout.statistic, inference=inference, test=False,
+                    n_resamples=n_resamples, seed=seed, confidence_level=_checks.confidence_level(confidence_level),
+                    bounds=(0.0, 1.0))
         table.insert(2, "overall_ci_low", 100 * res.ci_low)
         table.insert(3, "overall_ci_high", 100 * res.ci_high)
-        settings = {"n_resamples": n_resamples, "seed": seed, "confidence_level": confidence_level}
-        undefined = np.asarray(res.n_undefined)
-        if (undefined > 0).any():
-            notes.append(f"{int(undefined.max())} of {n_resamples} replicates gave an undefined overall (a "
-                         "weighted group, or every included query, absent from the replicate) and were "
-                         "left out of the interval")
+        settings = {"n_resamples": n_resamples, "seed": seed, "confidence_level": confidence_level,
+                    "inference": inference, "method": res.method,
+                    "mc_se": {f"overall_{end}": [float(100 * v) for v in res.mc_se[end]]
+                              for end in ("ci_low", "ci_high")}}
+        notes.append(describe(res, prepared.n_clusters))
+        share = float(np.max(res.undefined))
+        if share > 0:
+            what = "replicates" if res.kind == "percentile" else "leave-one-cluster-out estimates"
+            notes.append(f"the overall was undefined (a weighted group, or every included query, absent) in "
+                         f"{share:.1%} of the {what}"
+                         + (" and those were left out of the interval" if res.kind == "percentile"
+                            else ", so its interval is undefined"))
     stamp(table, "score", prepared, notes=notes, resampled=bool(n_resamples), metric=metric, unit="points",
           description=chosen.description,
           source=chosen.source, complete=layout.complete, missing_groups=list(layout.missing_groups),

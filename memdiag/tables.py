@@ -23,9 +23,9 @@ from memdiag._escape import csv_cell, latex, latex_comment, markdown, one_line
 Format = Literal["table", "md", "csv", "json", "latex"]
 
 #: Provenance keys printed in the signature line, in this order.
-_SIGNATURE_KEYS = ("scheme", "metric", "design", "n_resamples", "seed", "confidence_level",
+_SIGNATURE_KEYS = ("scheme", "metric", "design", "n_clusters", "n_resamples", "seed", "confidence_level",
                    "correction", "threshold", "missing", "verdict_missing", "judges")
-_SHORT = {"n_resamples": "B", "confidence_level": "ci", "verdict_missing": "verdict-missing"}
+_SHORT = {"n_clusters": "G", "n_resamples": "B", "confidence_level": "ci", "verdict_missing": "verdict-missing"}
 
 
 def signature(attrs: Mapping[str, object], escape: Callable[[object], str] = one_line) -> str:
@@ -34,8 +34,8 @@ def signature(attrs: Mapping[str, object], escape: Callable[[object], str] = one
     Each value goes through ``escape`` (default :func:`~memdiag._escape.one_line`; a scheme name
     comes from the user's file), the separators do not.
 
-    >>> signature({"design": "cluster", "n_resamples": 20000, "seed": 0, "version": "0.1.0"})
-    'memdiag 0.1.0 | design=cluster | B=20000 | seed=0'
+    >>> signature({"design": "cluster", "n_clusters": 10, "n_resamples": 20000, "seed": 0, "version": "0.1.0"})
+    'memdiag 0.1.0 | design=cluster | G=10 | B=20000 | seed=0'
     """
     from memdiag import __version__
 
@@ -89,7 +89,14 @@ def _ci_label(level: object) -> str:
 
 def display(df: pd.DataFrame, level: object = None) -> pd.DataFrame:
     """Cells as text, as every human-readable format shows them: each estimate merged with its
-    interval as ``est [low, high]`` (column ``name [95% CI]``), p-values to 4 significant digits."""
+    interval as ``est [low, high]`` (column ``name [95% CI]``), p-values to 4 significant digits,
+    and a p-value at its Monte-Carlo floor (``p_floor`` True: no replicate as extreme as the data)
+    as the bound it is, ``< 2/(B + 1)`` (SPEC §4.4).
+
+    >>> f = pd.DataFrame({"p": [1 / 10_000.5, 0.5], "p_floor": [True, False]})
+    >>> display(f)["p"].tolist()
+    ['< 1.00e-04', '0.5']
+    """
     columns = [str(c) for c in df.columns]
     pairs = _interval_pairs(columns)
     hidden = {c for pair in pairs.values() for c in pair}
@@ -101,6 +108,9 @@ def display(df: pd.DataFrame, level: object = None) -> pd.DataFrame:
         group = [c, *pairs.get(c, ())]
         decimals = _decimals(pd.concat([df[g] for g in group], ignore_index=True))
         cells = [_cell(v, c, decimals) for v in df[c].tolist()]
+        if c in ("p", "p_adj") and "p_floor" in columns:   # a p at its Monte-Carlo floor is a bound
+            cells = [f"< {v}" if floored is True and v not in ("", "1") else v
+                     for v, floored in zip(cells, df["p_floor"].tolist())]
         if c in pairs:
             low, high = pairs[c]
             cells = [f"{v} [{_cell(lo, low, decimals)}, {_cell(hi, high, decimals)}]"

@@ -21,20 +21,23 @@ from memdiag.errors import VerdictError
 TRPC = "trpc-group__trpc-agent-go/data_nohistory_gpt4omini"
 EXAMPLE = Path(__file__).resolve().parents[1] / "data" / "example"
 
+# The published-style claims below state design iid (queries independent) so that their numbers
+# can be checked against statsmodels' McNemar and scipy's binomial test; the conversations of
+# LoCoMo make cluster the default design (issue 13), checked in test_claims_default_to_the_cluster_design.
 CLAIMS = [
     # one family of three comparisons over all 1,986 questions (Holm over three)
     {"id": "lc-beats-rag", "family": "trpc", "system_a": "long_context", "system_b": "rag_observation_pgvector",
-     "direction": "greater"},
+     "direction": "greater", "design": "iid"},
     {"id": "pgvector-beats-mysql", "family": "trpc", "system_a": "auto_pgvector", "system_b": "auto_mysql",
-     "direction": "greater"},
+     "direction": "greater", "design": "iid"},
     {"id": "rag-beats-lc", "family": "trpc", "system_a": "rag_observation_pgvector", "system_b": "long_context",
-     "direction": "greater"},
+     "direction": "greater", "design": "iid"},
     # REPORT.md's LLM scores (mean llm_score, 0-1, here in points): 0.523 holds, 0.362 does not
     # (the data give 0.361455: the report's rounding slip, see test_formats_trpc_locomo)
     {"id": "lc-llm-score", "system_a": "long_context", "metric": "llm_confidence", "threshold": 50,
-     "direction": "greater", "reported_value": 52.3},
+     "direction": "greater", "reported_value": 52.3, "design": "iid"},
     {"id": "mysql-llm-score", "system_a": "auto_mysql", "metric": "llm_confidence", "threshold": 30,
-     "direction": "greater", "reported_value": 36.2},
+     "direction": "greater", "reported_value": 36.2, "design": "iid"},
     # the data cannot answer these
     {"id": "memgpt", "system_a": "memgpt", "system_b": "long_context", "direction": "less"},
     {"id": "rouge", "system_a": "long_context", "system_b": "auto_mysql", "metric": "rouge_l", "direction": "greater"},
@@ -121,8 +124,8 @@ def test_unknown_system_or_metric_is_not_checkable_with_the_reason(audited):
 
 
 def test_binary_threshold_claim_uses_the_exact_binomial_test(trpc):
-    out = audit_claims(trpc, [{"id": "t", "system_a": "long_context", "threshold": 50, "direction": "greater"}],
-                       n_resamples=500).iloc[0]
+    out = audit_claims(trpc, [{"id": "t", "system_a": "long_context", "threshold": 50, "direction": "greater",
+                               "design": "iid"}], n_resamples=500).iloc[0]
     expected = stats.binomtest(1073, 1986, 0.5).pvalue      # 1,073 of 1,986 correct
     assert out["test"] == "exact binomial" and out["p"] == pytest.approx(expected, rel=1e-12)
     assert out["verdict"] == "supported"
@@ -195,3 +198,25 @@ def test_default_tolerance_is_half_a_unit_in_the_last_written_decimal():
     assert _half_unit(52.3) == pytest.approx(0.05)
     assert _half_unit(67) == pytest.approx(0.5)
     assert math.isclose(_half_unit(0.125), 0.0005)
+
+
+def test_claims_default_to_the_cluster_design_with_its_test_and_power(trpc):
+    """Without a stated design LoCoMo's conversations are clusters: the claim carries the pair's
+    row of md.compare under the cluster design, and power comes from the design's t test."""
+    from memdiag._inference import design_detectable_effect, design_power
+
+    claims = [{k: v for k, v in c.items() if k != "design"} for c in CLAIMS[:3]]
+    out = audit_claims(trpc, claims, n_resamples=2_000).set_index("id")
+    assert (out["design"] == "cluster").all()
+    assert out["test"].str.startswith("wild cluster bootstrap-t").all()
+    pairs = md.compare(trpc, n_resamples=2_000).set_index(["system_a", "system_b"])
+    row = pairs.loc[("auto_mysql", "auto_pgvector")]          # the claim is pgvector − mysql
+    claim = out.loc["pgvector-beats-mysql"]
+    assert claim["diff"] == pytest.approx(-row["diff"]) and claim["p"] == row["p"]
+    assert claim["ci_low"] == pytest.approx(-row["ci_high"]) and claim["ci_high"] == pytest.approx(-row["ci_low"])
+    assert claim["power_basis"] == "observed diff, t on 9 df with the cluster jackknife SE"
+    assert claim["detectable_effect"] == pytest.approx(design_detectable_effect(row["se"], 9, alpha=0.05 / 3))
+    assert claim["power"] == pytest.approx(design_power(abs(row["diff"]), row["se"], 9, alpha=0.05 / 3))
+    # the conversations make the detectable effect larger than McNemar's for independent queries
+    iid = audit_claims(trpc, CLAIMS[:3], n_resamples=500).set_index("id")
+    assert claim["detectable_effect"] > iid.loc["pgvector-beats-mysql", "detectable_effect"]

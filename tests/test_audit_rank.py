@@ -24,11 +24,16 @@ def _verdicts(seed: int = 0, n: int = 120) -> pd.DataFrame:
 
 
 def test_rank_stability_is_deterministic_for_a_seed():
+    # iid: bootstrap replicates, which the seed fixes (the 12 clusters of _verdicts would make the
+    # default the wild cluster bootstrap over all 4,096 sign patterns, which needs no seed)
     df = _verdicts()
-    a = rank_stability(df, n_resamples=3_000, seed=5)
-    b = rank_stability(df, n_resamples=3_000, seed=5)
+    a = rank_stability(df, design="iid", n_resamples=3_000, seed=5)
+    b = rank_stability(df, design="iid", n_resamples=3_000, seed=5)
     pd.testing.assert_frame_equal(a, b)
-    assert not rank_stability(df, n_resamples=3_000, seed=6)["p_first"].equals(a["p_first"])
+    assert not rank_stability(df, design="iid", n_resamples=3_000, seed=6)["p_first"].equals(a["p_first"])
+    clustered = rank_stability(df, n_resamples=3_000, seed=5)
+    pd.testing.assert_frame_equal(clustered.drop(columns="seed"),
+                                  rank_stability(df, n_resamples=3_000, seed=6).drop(columns="seed"))
 
 
 def test_rank_probabilities_sum_to_one_over_systems_and_ranks():
@@ -43,7 +48,7 @@ def test_rank_probabilities_sum_to_one_over_systems_and_ranks():
 
 def test_mean_rank_and_p_first_agree_with_scipy_rankdata_on_the_same_replicates():
     df = _verdicts(seed=2)
-    out = rank_stability(df, n_resamples=2_000, seed=3).set_index("system")
+    out = rank_stability(df, design="iid", n_resamples=2_000, seed=3).set_index("system")
     # the oracle: the engine's replicates, ranked by scipy (average ranks, 1 = best)
     panel = md.align(df)
     s = len(panel.systems)
@@ -77,3 +82,27 @@ def test_long_context_ranks_first_on_trpc_locomo(real_data):
     rag = out.set_index("system").loc[["rag_observation_pgvector", "rag_observation_mysql"]]
     assert rag["estimate"].round(2).tolist() == [19.81, 19.42]
     assert (rag["p_rank_4"].between(0.2, 0.8)).all()
+
+
+def test_few_clusters_rank_from_all_wild_sign_patterns_of_the_cluster_contributions():
+    """The oracle: each system's plain mean θ_s and its cluster contributions ψ_gs = (S_gs − θ_s n_g)/N,
+    centred and scaled by √(G/(G − 1)), every one of the 2^12 sign patterns written out with
+    itertools, replicates θ_s + Σ_g v_g ψ̃_gs ranked by scipy."""
+    import itertools
+
+    df = _verdicts(seed=4)
+    out = rank_stability(df, n_resamples=500).set_index("system")
+    assert out.attrs["method"].startswith("wild cluster bootstrap (all 4096 sign flips")
+    wide = df.pivot(index="query_id", columns="system", values="score")
+    cluster = df.drop_duplicates("query_id").set_index("query_id").loc[wide.index, "cluster"]
+    sums = wide.groupby(cluster.to_numpy()).sum().to_numpy()            # (G, S)
+    sizes = wide.groupby(cluster.to_numpy()).size().to_numpy()[:, None]
+    N, G = len(wide), len(sizes)
+    theta = sums.sum(axis=0) / N
+    psi = (sums - theta * sizes) / N
+    psi = np.sqrt(G / (G - 1)) * (psi - psi.mean(axis=0))
+    signs = np.array(list(itertools.product([1.0, -1.0], repeat=G)))
+    replicates = theta + signs @ psi
+    ranks = rankdata(-replicates, method="average", axis=1)
+    for j, system in enumerate(wide.columns):
+        assert out.loc[system, "mean_rank"] == pytest.approx(ranks[:, j].mean(), rel=1e-9)

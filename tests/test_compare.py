@@ -13,8 +13,6 @@ from statsmodels.stats.multitest import multipletests
 
 import memdiag as md
 
-pytestmark = pytest.mark.filterwarnings("ignore:the data are clustered:UserWarning")
-
 TRPC = "trpc-group__trpc-agent-go/data_nohistory_gpt4omini"
 MEME_TASKS = ("ER", "Agg", "Tr", "Del", "Cas", "Abs")
 
@@ -30,9 +28,10 @@ def _wide(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def test_compare_binary_iid_uses_exact_mcnemar_matching_statsmodels(trpc):
-    # LoCoMo's 10 conversations matter: the cluster interval is several times wider than iid
-    with pytest.warns(UserWarning, match="cluster-design interval is up to"):
-        out = md.compare(trpc, design="iid", n_resamples=2_000)
+    # LoCoMo's 10 conversations make cluster the default; iid chosen by the user is said to ignore them
+    out = md.compare(trpc, design="iid", n_resamples=2_000)
+    assert out.attrs["notes"][0] == ("design iid (chosen by the user; it treats the queries of the 10 clusters "
+                                     "as independent)")
     wide = _wide(trpc) > 0.5
     assert len(out) == 3 and (out["test"] == "exact McNemar").all()
     for _, row in out.iterrows():
@@ -46,7 +45,7 @@ def test_compare_binary_iid_uses_exact_mcnemar_matching_statsmodels(trpc):
 
 
 def test_compare_interval_agrees_with_scipy_paired_bootstrap_on_real_locomo(trpc):
-    out = md.compare(trpc, pairs="reference", reference="rag_observation_pgvector", n_resamples=20_000)
+    out = md.compare(trpc, pairs="reference", reference="rag_observation_pgvector", design="iid", n_resamples=20_000)
     row = out.set_index("system_a").loc["long_context"]
     wide = _wide(trpc)
     res = stats.bootstrap((wide["long_context"].to_numpy(), wide["rag_observation_pgvector"].to_numpy()),
@@ -59,15 +58,21 @@ def test_compare_interval_agrees_with_scipy_paired_bootstrap_on_real_locomo(trpc
 
 
 def test_compare_is_deterministic_for_a_seed(trpc):
-    a = md.compare(trpc, n_resamples=1_000, seed=4)
-    b = md.compare(trpc, n_resamples=1_000, seed=4)
+    a = md.compare(trpc, design="iid", n_resamples=1_000, seed=4)
+    b = md.compare(trpc, design="iid", n_resamples=1_000, seed=4)
+    pd.testing.assert_frame_equal(a, b)
+    c = md.compare(trpc, design="iid", n_resamples=1_000, seed=5)
+    assert not np.allclose(a["ci_low"], c["ci_low"])
+    # 10 conversations: jackknife intervals need no seed; the Webb wild bootstrap p-values do
+    a, b = md.compare(trpc, n_resamples=1_000, seed=4), md.compare(trpc, n_resamples=1_000, seed=4)
     pd.testing.assert_frame_equal(a, b)
     c = md.compare(trpc, n_resamples=1_000, seed=5)
-    assert not np.allclose(a["ci_low"], c["ci_low"])
+    np.testing.assert_array_equal(a["ci_low"], c["ci_low"])
+    assert a["test"].str.contains("webb weights").all() and not np.array_equal(a["p"], c["p"])
 
 
 def test_omnibus_cochrans_q_matches_statsmodels(trpc):
-    out = md.omnibus(trpc).iloc[0]
+    out = md.omnibus(trpc, design="iid").iloc[0]
     q = cochrans_q((_wide(trpc) > 0.5).to_numpy().astype(int))
     assert out["test"] == "Cochran's Q" and out["df"] == 2
     assert out["statistic"] == pytest.approx(q.statistic, rel=1e-12)
@@ -75,27 +80,35 @@ def test_omnibus_cochrans_q_matches_statsmodels(trpc):
 
 
 def test_fractional_metric_uses_bootstrap_sign_test(trpc):
-    out = md.compare(trpc, metric="f1", n_resamples=2_000)
+    out = md.compare(trpc, metric="f1", design="iid", n_resamples=2_000)
     assert (out["test"] == "bootstrap sign test (iid)").all()
     wide = trpc.pivot_table(index="query_id", columns="system", values="f1")
     row = out.iloc[0]
     assert row["diff"] == pytest.approx(100 * (wide[row["system_a"]].mean() - wide[row["system_b"]].mean()))
 
 
-def test_iid_on_clustered_data_warns_and_shows_cluster_interval():
+def test_clustered_data_are_analysed_as_clustered_and_forcing_iid_is_said_not_warned():
     df = md.simulate(n_queries=1_200, n_clusters=20, icc=0.3, seed=2)
-    with pytest.warns(UserWarning, match="cluster-design interval is up to"):
-        out = md.compare(df, design="iid", pairs="reference", reference="raw-rag", n_resamples=2_000)
-    assert {"ci_low_cluster", "ci_high_cluster"} <= set(out.columns)
-    assert ((out["ci_high_cluster"] - out["ci_low_cluster"]) > (out["ci_high"] - out["ci_low"])).any()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clustered = md.compare(df, pairs="reference", reference="raw-rag", n_resamples=2_000)
+        iid = md.compare(df, design="iid", pairs="reference", reference="raw-rag", n_resamples=2_000)
+    assert (clustered["design"] == "cluster").all() and clustered.attrs["n_clusters"] == 20
+    assert (clustered["method"] == "cluster jackknife, t(19)").all()
+    assert clustered.attrs["notes"][0] == "design cluster (default: the queries come in 20 clusters, resampled whole)"
+    assert iid.attrs["notes"][0].endswith("it treats the queries of the 20 clusters as independent)")
+    assert not {"ci_low_cluster", "ci_high_cluster"} & set(iid.columns)
+    # with icc 0.3 the honest intervals are wider
+    assert ((clustered["ci_high"] - clustered["ci_low"]) > (iid["ci_high"] - iid["ci_low"])).all()
 
 
-def test_unclustered_data_give_no_design_effect_warning():
+def test_every_query_its_own_cluster_is_iid_without_warnings():
     df = md.simulate(n_queries=400, n_clusters=400, icc=0.0, seed=2)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        out = md.compare(df, design="iid", n_resamples=500)
-    assert "ci_low_cluster" not in out
+        out = md.compare(df, n_resamples=500)
+    assert out.attrs["design"] == "iid" and (out["test"] == "exact McNemar").all()
+    assert out.attrs["notes"][0] == "design iid (default: every query is its own cluster)"
 
 
 def _meme(n_episodes: int = 100, seed: int = 0) -> pd.DataFrame:
@@ -128,9 +141,12 @@ def _meme_gated(df: pd.DataFrame) -> pd.DataFrame:
 
 def test_meme_cluster_contrast_reproduces_episode_bootstrap_by_direct_resampling():
     df = _meme()
-    out = md.compare(df, scheme="meme", pairs="reference", reference="raw-rag", n_resamples=4_000, seed=3)
+    # the paper's percentile episode bootstrap, asked for by name
+    out = md.compare(df, scheme="meme", pairs="reference", reference="raw-rag", inference="percentile",
+                     n_resamples=4_000, seed=3)
     row = out.iloc[0]
     assert row["design"] == "cluster" and row["test"] == "bootstrap sign test (cluster)"
+    assert row["method"] == "percentile bootstrap (cluster)"
     gated = _meme_gated(df)
     point = gated.groupby(["system", "category"])["score"].mean().groupby(level=0).mean()
     assert row["diff"] == pytest.approx(100 * (point["mem0"] - point["raw-rag"]), abs=1e-9)
@@ -152,8 +168,29 @@ def test_meme_cluster_contrast_reproduces_episode_bootstrap_by_direct_resampling
     assert row["ci_high"] == pytest.approx(hi, abs=0.1 * width)
 
 
+def test_meme_default_is_the_episode_jackknife_recomputed_by_leaving_out_each_episode():
+    df = _meme()
+    row = md.compare(df, scheme="meme", pairs="reference", reference="raw-rag", n_resamples=2_000).iloc[0]
+    assert row["method"] == "cluster jackknife, t(99)" and row["test"].startswith("wild cluster bootstrap-t")
+    # the oracle: drop each of the 100 episodes, gate and macro-average again with pandas
+    gated = _meme_gated(df)
+    episodes = sorted(gated["cluster"].unique())
+    leave_out = []
+    for episode in episodes:
+        kept = gated[gated["cluster"] != episode]
+        macro = kept.groupby(["system", "category"])["score"].mean().groupby(level=0).mean()
+        leave_out.append(100 * (macro["mem0"] - macro["raw-rag"]))
+    leave_out = np.array(leave_out)
+    G = len(episodes)
+    se = np.sqrt((G - 1) / G * ((leave_out - leave_out.mean()) ** 2).sum())
+    half = stats.t.ppf(0.975, G - 1) * se
+    assert row["se"] == pytest.approx(se, rel=1e-9)
+    assert row["ci_low"] == pytest.approx(row["diff"] - half, rel=1e-9)
+    assert row["ci_high"] == pytest.approx(row["diff"] + half, rel=1e-9)
+
+
 def test_bootstrap_reports_per_system_intervals_and_bca_for_iid(trpc):
-    out = md.bootstrap(trpc, "accuracy", n_resamples=5_000, method="bca").set_index("system")
+    out = md.bootstrap(trpc, "accuracy", design="iid", n_resamples=5_000, method="bca").set_index("system")
     acc = 100 * _wide(trpc).mean()
     for system in out.index:
         assert out.loc[system, "estimate"] == pytest.approx(acc[system])

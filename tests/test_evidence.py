@@ -53,7 +53,7 @@ def test_missing_evidence_columns_name_the_column():
 
 
 def test_coverage_tests_agree_with_statsmodels(sim):
-    pairs, omni = md.evidence_tests(sim, n_resamples=500)
+    pairs, omni = md.evidence_tests(sim, design="iid", n_resamples=500)   # sim has clusters: iid by choice
     wide = sim.groupby(["query_id", "system"])["sufficient"].first().unstack()
     q = cochrans_q(wide.to_numpy())
     row = omni.set_index("metric").loc["coverage"]

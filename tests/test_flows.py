@@ -39,7 +39,13 @@ def test_flows_match_crosstab_on_trpc_locomo(trpc_runs):
         assert out.loc[system, "neither"] == table.loc[False, False]
         assert out.loc[system, "n"] == 1986
         p = sm_mcnemar(table.to_numpy(), exact=True).pvalue
-        assert out.loc[system, "p"] == pytest.approx(p, rel=1e-12)
+        # LoCoMo's conversations make the cluster design's test the headline p; exact McNemar is
+        # kept beside it, and is the headline under iid
+        assert out.loc[system, "p_mcnemar"] == pytest.approx(p, rel=1e-12)
+    assert out["test"].str.startswith("wild cluster bootstrap-t").all()
+    iid = md.flows(trpc_runs, reference="rag_observation_pgvector", design="iid", n_resamples=500)
+    np.testing.assert_array_equal(iid["p"], iid["p_mcnemar"])
+    assert (iid["test"] == "exact McNemar").all()
 
 
 def test_net_equals_accuracy_difference_times_n(trpc_runs):
@@ -98,13 +104,15 @@ def test_several_references_stack_one_block_each():
 def test_rate_intervals_contain_the_estimate_and_are_seeded():
     df = md.simulate(n_queries=500, seed=7)
     reference = df.attrs["truth"]["reference"]
-    a = md.flows(df, reference=reference, n_resamples=1_000, seed=11)
-    b = md.flows(df, reference=reference, n_resamples=1_000, seed=11)
-    pd.testing.assert_frame_equal(a, b)
-    for rate in ("benefit_rate", "tax_rate", "net_rate", "retention", "recovery"):
-        assert (a[f"{rate}_ci_low"] <= a[rate]).all() and (a[rate] <= a[f"{rate}_ci_high"]).all()
-    c = md.flows(df, reference=reference, n_resamples=1_000, seed=12)
-    assert not np.allclose(a["net_rate_ci_low"], c["net_rate_ci_low"])
+    for design in ("iid", None):     # None: the simulated 30 conversations, cluster jackknife intervals
+        a = md.flows(df, reference=reference, design=design, n_resamples=1_000, seed=11)
+        b = md.flows(df, reference=reference, design=design, n_resamples=1_000, seed=11)
+        pd.testing.assert_frame_equal(a, b)
+        for rate in ("benefit_rate", "tax_rate", "net_rate", "retention", "recovery"):
+            assert (a[f"{rate}_ci_low"] <= a[rate]).all() and (a[rate] <= a[f"{rate}_ci_high"]).all()
+        c = md.flows(df, reference=reference, design=design, n_resamples=1_000, seed=12)
+        # bootstrap intervals move with the seed; jackknife intervals have none
+        assert np.allclose(a["net_rate_ci_low"], c["net_rate_ci_low"]) == (design is None)
 
 
 def test_unknown_reference_is_a_clear_error():

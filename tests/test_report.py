@@ -26,10 +26,11 @@ EXAMPLE = REPO / "data" / "example"
 
 FIGURES = ("venn", "forest", "matrix", "evidence_matrix", "bubble", "mutation_rates")
 TABLES = ("inputs", "validation", "scores", "accuracy", "flows", "flows_by_category", "pairwise", "pairwise_vs_reference", "omnibus",
-          "rank_stability", "evidence", "evidence_omnibus", "evidence_pairs", "evidence_length", "costs",
+          "rank_stability", "independence", "evidence", "evidence_omnibus", "evidence_pairs", "evidence_length", "costs",
           "agreement", "write_audit", "claims")
 SECTIONS = ("Data and validation", "Official scores", "Memory benefit and tax against raw-rag",
-            "Pairwise tests, omnibus and ranking", "Evidence diagnostics", "Cost and accuracy",
+            "Pairwise tests, omnibus and ranking", "Clustered queries: which iid conclusions survive",
+            "Evidence diagnostics", "Cost and accuracy",
             "Judge agreement", "Write-action audit", "Claims audit")
 
 
@@ -115,7 +116,7 @@ def test_analysis_json_records_version_hashes_settings_and_numbers(demo):
     assert doc["settings"] == {"reference": "raw-rag", "design": "cluster", "n_resamples": 20000, "seed": 0,
                                "confidence_level": 0.95, "correction": "holm", "threshold": 0.5,
                                "missing": "error", "verdict_missing": "as-wrong", "judges": None,
-                               "label_missing": "exclude"}
+                               "label_missing": "exclude", "inference": "auto"}
     assert doc["design"]["used"] == "cluster"
     files = doc["inputs"]["verdicts"]["rerun"]["files"]
     assert len(files) == 7 and all(f["sha256"] == sha256(Path(f["path"])) for f in files)

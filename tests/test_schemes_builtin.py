@@ -58,7 +58,7 @@ OLD: dict[str, dict] = {name: {**_DEFAULTS, "name": name, **fields} for name, fi
     "mean": {"description": "question-weighted mean over every query (per-category columns when present)"},
     "locomo": {
         "exclude": ("adversarial",), "required_groups": ("multi-hop", "temporal", "open-domain", "single-hop"),
-        "expected_n": 1540,
+        "expected_n": 1540, "design": "cluster",   # issue 13: the 10 conversations are clusters
         "aliases": {"1": "multi-hop", "2": "temporal", "3": "open-domain", "4": "single-hop", "5": "adversarial",
                     "temporal-reasoning": "temporal", "temporal reasoning": "temporal"},
         "description": "LoCoMo-10: category 5 (adversarial) excluded; question-weighted mean over the 1,540 "
@@ -92,7 +92,7 @@ OLD: dict[str, dict] = {name: {**_DEFAULTS, "name": name, **fields} for name, fi
                        "InfBench-Sum); CR = mean(FactConsolidation-SH, -MH); Overall = mean(AR, TTL, LRU, CR)",
         "source": "SPEC §6; Raw-RAG paper D.5 eq. 6, D.1.4"},
     "personamem": {
-        "expected_n": 5000,
+        "expected_n": 5000, "design": "cluster",   # issue 13: personas are clusters when given
         "description": "PersonaMem-v2: question-weighted multiple-choice accuracy over 5,000 questions",
         "source": "SPEC §6; Raw-RAG paper D.5, D.1.5"},
 }.items()}

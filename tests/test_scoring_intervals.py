@@ -45,7 +45,9 @@ def test_interval_brackets_the_estimate_and_records_design_b_seed_level():
         {"design": "stratified", "n_resamples": 1000, "seed": 3, "confidence_level": 0.9}
     reason = "design stratified (default for scheme memoryagentbench: resample by stratum)"
     assert table.attrs["design_reason"] == reason and table.attrs["notes"][0] == reason
-    assert table.attrs["notes"][1:] == plain.attrs["notes"]
+    assert table.attrs["notes"][1:-1] == plain.attrs["notes"]
+    assert table.attrs["notes"][-1] == "intervals: percentile bootstrap (stratified)"
+    assert table.attrs["method"] == "percentile bootstrap (stratified)" and table.attrs["inference"] == "auto"
     # no interval by default: no columns, no design keys
     assert "overall_ci_low" not in plain and "design" not in plain.attrs and "n_resamples" not in plain.attrs
 
@@ -54,11 +56,14 @@ def test_meme_interval_resamples_episodes_by_default_and_follows_a_chosen_design
     df = simulate_meme(n_episodes=40, systems=("raw-rag", "mem0"), seed=2)
     clustered = score(df, scheme="meme", n_resamples=1000, seed=0)
     assert clustered.attrs["design"] == "cluster"
-    assert clustered.attrs["design_reason"] == "design cluster (default for scheme meme: resample by cluster)"
+    assert clustered.attrs["design_reason"] == ("design cluster (default for scheme meme: resample by cluster, "
+                                                "40 clusters)")
+    assert clustered.attrs["method"] == "cluster jackknife, t(39)"
     assert ((clustered["overall_ci_low"] <= clustered["overall"])
             & (clustered["overall"] <= clustered["overall_ci_high"])).all()
     iid = score(df, scheme="meme", design="iid", n_resamples=1000, seed=0)
-    assert iid.attrs["design"] == "iid" and iid.attrs["design_reason"] == "design iid (chosen by the user)"
+    assert iid.attrs["design"] == "iid" and iid.attrs["design_reason"] == (
+        "design iid (chosen by the user; it treats the queries of the 40 clusters as independent)")
     np.testing.assert_array_equal(iid["overall"], clustered["overall"])
     # without the cluster column the default falls back to iid and says why
     fallback = score(df.drop(columns="cluster"), scheme="meme", n_resamples=200)
@@ -107,7 +112,8 @@ def test_memoryagentbench_interval_matches_physical_stratified_resampling():
 
 def test_meme_interval_matches_physical_episode_resampling():
     df = simulate_meme(n_episodes=60, systems=("raw-rag", "a-mem"), seed=5)
-    table = score(df, scheme="meme", n_resamples=4000, seed=2).set_index("system")
+    # the paper's percentile episode bootstrap, by name (60 episodes default to the jackknife)
+    table = score(df, scheme="meme", inference="percentile", n_resamples=4000, seed=2).set_index("system")
     # whole episodes drawn with replacement, gates applied in the data (twins share an episode)
     gated = meme_gated(df)
     totals = gated.pivot_table(index="cluster", columns=["system", "category"], values="credit", aggfunc="sum")
@@ -131,7 +137,7 @@ def test_meme_interval_matches_physical_episode_resampling():
 
 def test_question_weighted_scheme_interval_is_the_iid_mean_interval():
     df = simulate(n_queries=200, systems=("rag", "m"), reference="rag", costs=False, seed=3)
-    table = score(df, n_resamples=2000, seed=0).set_index("system")
+    table = score(df, design="iid", n_resamples=2000, seed=0).set_index("system")   # 30 clusters: iid by choice
     assert table.attrs["design"] == "iid"
     # iid bootstrap of a mean of 0/1 verdicts: the interval is close to p ± 1.96 √(p(1 − p)/N)
     for system in ("rag", "m"):

@@ -9,7 +9,6 @@ power (:mod:`memdiag._inference.power`) — and gives it a verdict with one line
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -21,11 +20,12 @@ from scipy import stats
 from memdiag import _checks
 from memdiag._checks import KINDS
 from memdiag._compare import compare
-from memdiag._inference import adjust, detectable_effect, mcnemar_power
+from memdiag._inference import adjust, design_detectable_effect, design_power, detectable_effect, mcnemar_power
+from memdiag._inference.intervals import infer
 from memdiag._metrics import EVIDENCE_METRICS, metric_columns
 from memdiag._prepare import prepare
 from memdiag._provenance import stamp
-from memdiag._resampling import bootstrap_sums, run_seed
+from memdiag._resampling import run_seed
 from memdiag._schemes import Scheme, known_schemes, resolve_scheme
 from memdiag._side_files import read_csv, read_text
 from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
@@ -174,11 +174,6 @@ def _half_unit(value: float) -> float:
     return 0.5 * 10.0 ** -decimals
 
 
-def _normal_power(delta: float, se: float, alpha: float) -> float:
-    z = stats.norm.isf(alpha / 2)
-    return float(stats.norm.cdf(delta / se - z) + stats.norm.cdf(-delta / se - z))
-
-
 def _power_columns(row: dict, alpha: float, power: float, level: float) -> dict:
     """Detectable effect and power of one checked claim (points), see :func:`audit_claims`."""
     target = abs(row["reported_diff"]) if not math.isnan(row["reported_diff"]) else abs(row["diff"])
@@ -190,12 +185,18 @@ def _power_columns(row: dict, alpha: float, power: float, level: float) -> dict:
         return {"detectable_effect": 100 * detectable_effect(n, psi, alpha=alpha, power=power) if psi else math.nan,
                 "power": mcnemar_power(n, (psi + delta) / 2, (psi - delta) / 2, alpha=alpha) if psi else math.nan,
                 "power_basis": f"{basis} diff, exact McNemar"}
-    se = (row["ci_high"] - row["ci_low"]) / (2 * stats.norm.ppf(0.5 + level / 2))
+    df = row["_df"]
+    if df is not None:          # t interval of a cluster design: the design's SE and t(df)
+        se, how = row["_se"], f"t on {df:.3g} df with the {row['_method'].split(',')[0]} SE"
+    else:                       # percentile interval: its normal-equivalent SE
+        se, df, how = (row["ci_high"] - row["ci_low"]) / (2 * stats.norm.ppf(0.5 + level / 2)), math.inf, \
+            "normal with bootstrap SE"
     if not se > 0:
         return {"detectable_effect": math.nan, "power": math.nan, "power_basis": "undefined (no spread)"}
-    z = stats.norm.isf(alpha / 2) + stats.norm.ppf(power)
-    return {"detectable_effect": z * se, "power": _normal_power(target, se, alpha),
-            "power_basis": f"{basis} diff, normal with bootstrap SE"}
+    detectable = (design_detectable_effect(se, df, alpha=alpha, power=power) if math.isfinite(df)
+                  else (stats.norm.isf(alpha / 2) + stats.norm.ppf(power)) * se)
+    return {"detectable_effect": detectable, "power": design_power(target, se, df, alpha=alpha),
+            "power_basis": f"{basis} diff, {how}"}
 
 
 def _checkable(df: pd.DataFrame, claim: Mapping) -> tuple[pd.DataFrame, Scheme | None]:
@@ -220,7 +221,7 @@ def _checkable(df: pd.DataFrame, claim: Mapping) -> tuple[pd.DataFrame, Scheme |
     return df, resolve_scheme(scheme)
 
 
-def _evaluate(df: pd.DataFrame, claim: Mapping, n_resamples: int, seed: int, level: float,
+def _evaluate(df: pd.DataFrame, claim: Mapping, n_resamples: int, seed: int, level: float, inference: str,
               missing: MissingQueryPolicy, verdict_missing: MissingVerdictPolicy) -> dict:
     """Recomputed numbers of one claim (no verdict yet); raises if it cannot be checked."""
     data, scheme = _checkable(df, claim)
@@ -235,28 +236,32 @@ def _evaluate(df: pd.DataFrame, claim: Mapping, n_resamples: int, seed: int, lev
     row = {"scheme": scheme.name if scheme else None, "n": prepared.n, "design": kind, "_discordant": None,
            "_notes": notes}
     if b is not None:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            out = compare(prepared, metric=claim["metric"], n_resamples=n_resamples, seed=seed,
-                          confidence_level=level).iloc[0]
-        row["_notes"] = notes + [str(w.message) for w in caught]
+        table = compare(prepared, metric=claim["metric"], n_resamples=n_resamples, seed=seed,
+                        confidence_level=level, inference=inference)
+        out = table.iloc[0]
+        row["_notes"] = notes + table.attrs["notes"][1 + len(prepared.notes):]
         row.update({k: out[k] for k in ("estimate_a", "estimate_b", "diff", "ci_low", "ci_high", "p", "test")})
+        row.update(_se=out["se"], _df=table.attrs.get("df"), _method=out["method"],
+                   _mc={k: v[0] for k, v in table.attrs["mc_se"].items()})
         if exact:
             ya, yb = cols.per_query[:, 0] > 0.5, cols.per_query[:, 1] > 0.5
             row["_discordant"] = (int((ya & ~yb).sum()), int((~ya & yb).sum()))
         return row
     null = claim["threshold"] / 100
-    res = bootstrap_sums(cols.X, prepared.resampling, cols.statistic, n_resamples=n_resamples,
-                         seed=seed, ci=level, null=null)
+    res = infer(cols.X, prepared.resampling, cols.statistic, inference=inference, null=null,
+                n_resamples=n_resamples, seed=seed, confidence_level=level)
     estimate = float(res.estimate[0])
     if exact and 0 <= null <= 1:
         successes = int(cols.per_query[:, 0].sum())
         p, test = float(stats.binomtest(successes, prepared.n, null).pvalue), "exact binomial"
     else:
-        p, test = float(res.p_value[0]), f"bootstrap sign test ({kind})"
+        p, test = float(res.p_value[0]), res.tests[0]
     row.update({"estimate_a": 100 * estimate, "estimate_b": math.nan, "diff": 100 * estimate - claim["threshold"],
                 "ci_low": 100 * float(res.ci_low[0]) - claim["threshold"],
-                "ci_high": 100 * float(res.ci_high[0]) - claim["threshold"], "p": p, "test": test})
+                "ci_high": 100 * float(res.ci_high[0]) - claim["threshold"], "p": p, "test": test,
+                "_se": 100 * float(res.se[0]), "_df": res.df, "_method": res.method,
+                "_mc": {"p": 0.0 if test == "exact binomial" else float(res.mc_se["p"][0]),
+                        "ci_low": 100 * float(res.mc_se["ci_low"][0]), "ci_high": 100 * float(res.mc_se["ci_high"][0])}})
     return row
 
 
@@ -298,6 +303,7 @@ def audit_claims(
     *,
     alpha: float = 0.05,
     power: float = 0.8,
+    inference: str = "auto",
     n_resamples: int = 20_000,
     seed: int | np.random.Generator = 0,
     confidence_level: float = 0.95,
@@ -314,8 +320,13 @@ def audit_claims(
         A claims file or table (see :func:`read_claims` for the fields).
     alpha, power
         Significance level (on Holm-adjusted p-values) and the power of the detectable effect.
+    inference
+        ``auto`` (the SPEC §4.1 rule), ``percentile``, ``jackknife`` or ``cr2``, as in
+        :func:`memdiag.compare`; each claim's design is its own (by default its scheme's or its
+        data's clusters).
     n_resamples, seed, confidence_level
-        Bootstrap for the intervals (and the sign test where no exact test applies).
+        Bootstrap replicates or wild draws for the intervals and the tests where no exact test
+        applies.
     missing, verdict_missing
         Alignment policies (:func:`memdiag.align`).
 
@@ -326,16 +337,18 @@ def audit_claims(
         scheme, direction, estimate_a, estimate_b, diff, ci_low, ci_high, p, p_adj, test, n,
         design, detectable_effect, power, power_basis, reported_value, reported_diff,
         reported_p, tolerance``. Estimates, differences, intervals and detectable effects are in
-        points; ``diff`` = a − b, or a − threshold.
+        points; ``diff`` = a − b, or a − threshold. ``attrs["mc_se"]`` holds the Monte-Carlo
+        standard errors of each claim's p and interval ends (NaN for a claim not checkable).
 
     Notes
     -----
     Numbers: a comparison is recomputed by :func:`memdiag._compare.compare` on the two systems
-    (exact McNemar for a binary plain-mean metric under the iid design, else the bootstrap sign
-    test under the design — by default the scheme's); a system-vs-threshold claim by the exact
-    binomial test (``scipy.stats.binomtest``) of a binary plain mean under iid, else the
-    bootstrap sign test of θ − threshold. All p-values are two-sided. Holm's adjustment runs over
-    the checkable claims of each ``family``; a claim without a family is its own family.
+    (exact McNemar for a binary plain-mean metric under the iid design, else the design's test —
+    the bootstrap sign test under query-level designs, the wild cluster bootstrap-t under a
+    cluster design with fewer than 200 clusters, SPEC §4.1); a system-vs-threshold claim by the
+    exact binomial test (``scipy.stats.binomtest``) of a binary plain mean under iid, else the
+    design's test of θ − threshold. All p-values are two-sided. Holm's adjustment runs over the
+    checkable claims of each ``family``; a claim without a family is its own family.
 
     Verdicts, in precedence order (the first that applies):
 
@@ -354,9 +367,11 @@ def audit_claims(
     Detectable effect and power (beside, not part of the verdict): for an exact-McNemar claim,
     :func:`detectable_effect` at the observed discordance ψ = (b + c)/N and level α/m (m the
     family size: Holm's first step, so a conservative bound), and :func:`mcnemar_power` at the
-    reported difference if given, else the observed one (capped at ψ). Otherwise the normal
-    approximation with the bootstrap standard error se = (ci_high − ci_low)/(2 z):
-    detectable = (z_{1−α/(2m)} + z_power)·se.
+    reported difference if given, else the observed one (capped at ψ). Under a cluster design
+    with a t interval, the design's t test with the cluster jackknife standard error on G − 1 df
+    (:func:`memdiag._inference.power.design_power`, noncentral t: the observed clusters' design
+    effect is in that standard error). Otherwise the normal approximation with the bootstrap
+    standard error se = (ci_high − ci_low)/(2 z): detectable = (z_{1−α/(2m)} + z_power)·se.
 
     Examples
     --------
@@ -385,7 +400,8 @@ def audit_claims(
     results: list[dict | str] = []          # recomputed numbers, or why the claim is not checkable
     for claim in records:
         try:
-            results.append(_evaluate(df, claim, n_resamples, seed, confidence_level, missing, verdict_missing))
+            results.append(_evaluate(df, claim, n_resamples, seed, confidence_level, inference, missing,
+                                     verdict_missing))
         except (VerdictError, SchemeError) as error:
             results.append(str(error).rstrip("."))
     checked = np.array([isinstance(r, dict) for r in results])
@@ -410,9 +426,12 @@ def audit_claims(
                "direction", "estimate_a", "estimate_b", "diff", "ci_low", "ci_high", "p", "p_adj", "test",
                "n", "design", "detectable_effect", "power", "power_basis", "reported_value", "reported_diff",
                "reported_p", "tolerance"]
+    mc_se = {key: [float(r["_mc"].get(key, math.nan)) if "_mc" in r else math.nan for r in rows]
+             for key in ("p", "ci_low", "ci_high")}
     out = pd.DataFrame(rows).reindex(columns=columns)
     out["n"] = out["n"].astype("Int64")
-    return stamp(out, "audit_claims", notes=notes, unit="points", alpha=alpha, power=power,
+    return stamp(out, "audit_claims", notes=notes, unit="points", alpha=alpha, power=power, inference=inference,
+                 mc_se=mc_se,
                  n_resamples=n_resamples, seed=seed, confidence_level=confidence_level,
                  correction="holm per family", missing=missing, verdict_missing=verdict_missing,
                  precedence=" > ".join(VERDICTS))

@@ -16,11 +16,14 @@ import pandas as pd
 from typing import TYPE_CHECKING
 
 from memdiag import _checks
+from memdiag._inference.rule import method_for
+from memdiag._inference.intervals import linearize
 from memdiag._metrics import metric_columns
 from memdiag._prepare import Prepared, as_prepared
 from memdiag._provenance import stamp
-from memdiag._resampling import bootstrap_sums, run_seed
+from memdiag._resampling import bootstrap_sums, run_seed, unit_sums
 from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
+from memdiag._inference.wild import wild_replicates
 
 if TYPE_CHECKING:  # pragma: no cover
     from memdiag._schemes import Scheme
@@ -51,6 +54,7 @@ def rank_stability(
     metric: str = "accuracy",
     scheme: str | Path | Scheme | None = None,
     design: str | None = None,
+    inference: str = "auto",
     n_resamples: int = 20_000,
     seed: int | np.random.Generator = 0,
     confidence_level: float = 0.95,
@@ -70,7 +74,12 @@ def rank_stability(
         As in :func:`memdiag._compare.compare`: the per-system statistic, recomputed under the
         scheme's official aggregation in every replicate.
     design
-        Resampling design (default: the scheme's, see :func:`memdiag._compare.resolve_design`).
+        Resampling design (default: the scheme's or the data's clusters, see
+        :func:`memdiag._designs.resolve_design`).
+    inference
+        ``auto``: under a cluster design with fewer than 200 clusters the replicates come from the
+        wild cluster bootstrap (below); otherwise, and with ``percentile``, from the percentile
+        bootstrap. ``jackknife`` and ``cr2`` also use the wild replicates.
     n_resamples, seed, confidence_level
         Bootstrap replicates, seed (the same seed gives the same table), level of the rank
         interval.
@@ -94,6 +103,13 @@ def rank_stability(
     two-way tie for first as ½, and ``mean_rank`` = Σ r·P(rank = r) is the mean fractional rank.
     A replicate where some θ* is undefined (NaN) is left out and counted in the notes.
 
+    With few clusters the cluster bootstrap's replicates are too narrow (SPEC §4.1), which would
+    make a ranking look more certain than it is. Under a cluster design with G < 200 the
+    replicates are instead θ*_s = θ̂_s + Σ_g v_g ψ̃_gs: the clusters' linearised contributions
+    ψ_gs, centred and scaled by √(G/(G − 1)) so that each system's replicate variance is its CR1
+    variance, times wild weights v_g shared by all systems (paired) — every one of the 2^G sign
+    patterns once when G ≤ 16, else B Rademacher draws.
+
     Examples
     --------
     >>> df = pd.DataFrame({"system": ["a"] * 6 + ["b"] * 6, "query_id": list("uvwxyz") * 2,
@@ -112,21 +128,35 @@ def rank_stability(
     panel = prepared.panel
     notes = ["ties split rank credit equally"]
     cols = metric_columns(prepared, metric, threshold)
-    res = bootstrap_sums(cols.X, prepared.resampling, cols.statistic, n_resamples=n_resamples,
-                         seed=seed, ci=confidence_level, return_distribution=True)
+    design_ = prepared.resampling
+    kind = method_for(prepared.design, design_.n_units if design_.clustered else None, inference)
+    if kind == "percentile":
+        res = bootstrap_sums(cols.X, design_, cols.statistic, n_resamples=n_resamples,
+                             seed=seed, ci=confidence_level, return_distribution=True)
+        estimate, dist = res.estimate, res.distribution
+        how = f"percentile bootstrap ({prepared.design})"
+    else:
+        units = unit_sums(cols.X, design_)
+        total = units.sum(axis=0)
+        estimate = cols.statistic(total[None, :])[0]
+        strata = design_.unit_stratum if design_.kind == "stratified-cluster" else None
+        dist, exact = wild_replicates(linearize(cols.statistic, total, units), estimate, strata=strata,
+                                      n_resamples=n_resamples, seed=seed)
+        how = (f"wild cluster bootstrap ({'all ' + str(len(dist)) + ' sign flips' if exact else 'B = ' + str(len(dist))}"
+               f"; {design_.n_units} clusters: fewer than 200, SPEC §4.1)")
+    notes.append(f"replicates: {how}")
     sign = 1.0 if higher_is_better else -1.0
-    dist = res.distribution
     defined = ~np.isnan(dist).any(axis=1)
     if not defined.all():
-        notes.append(f"{int((~defined).sum())} of {n_resamples} replicates had an undefined statistic "
+        notes.append(f"{int((~defined).sum())} of {len(dist)} replicates had an undefined statistic "
                      "for some system and were left out")
     credit = _rank_credit(sign * dist[defined])
     shares = credit.mean(axis=0)
     ranks = np.arange(1, len(panel.systems) + 1)
-    observed = _rank_credit(sign * res.estimate[None, :])[0] @ ranks
+    observed = _rank_credit(sign * estimate[None, :])[0] @ ranks
     replicate_rank = credit @ ranks
     alpha = (1 - confidence_level) / 2
-    out = pd.DataFrame({"system": list(panel.systems), "estimate": 100 * res.estimate, "rank": observed,
+    out = pd.DataFrame({"system": list(panel.systems), "estimate": 100 * estimate, "rank": observed,
                         "p_first": shares[:, 0], "mean_rank": shares @ ranks,
                         "rank_low": np.quantile(replicate_rank, alpha, axis=0),
                         "rank_high": np.quantile(replicate_rank, 1 - alpha, axis=0)})
@@ -135,4 +165,5 @@ def rank_stability(
     out["n"], out["design"], out["n_resamples"], out["seed"] = panel.n, prepared.design, n_resamples, seed
     out = out.sort_values(["rank", "system"], kind="stable").reset_index(drop=True)
     return stamp(out, "rank_stability", prepared, notes=notes, metric=cols.label, n_resamples=n_resamples,
-                 seed=seed, confidence_level=confidence_level, threshold=threshold, unit="points")
+                 seed=seed, confidence_level=confidence_level, threshold=threshold, unit="points",
+                 inference=inference, method=how)

@@ -68,6 +68,7 @@ def _analyse(df: pd.DataFrame, settings: Settings, inputs: dict, scheme: Scheme 
              systems_table, claims, write_log, bar: tqdm) -> Analysis:
     ctx, why, n_queries = _context(df, settings, scheme, systems_table, claims, write_log)
     signature_attrs = {"scheme": scheme.name if scheme else None, "design": ctx.design,
+                       "n_clusters": ctx.prepared.n_clusters,
                        "n_resamples": settings.n_resamples, "seed": settings.seed,
                        "confidence_level": settings.confidence_level,
                        "correction": settings.correction, "threshold": settings.threshold,
@@ -137,6 +138,7 @@ def report(
     judges: str | None = None,
     label_missing: str = "exclude",
     force: bool = False,
+    inference: str = "auto",
 ) -> Path:
     """Run the whole analysis and write it as a folder: report.md, report.html, figures, tables,
     analysis.json.
@@ -159,7 +161,8 @@ def report(
         flows and evidence use the queries it keeps.
     design
         Resampling design for every interval and bootstrap test; default the benchmark's rule
-        (:func:`memdiag._compare.resolve_design`), recorded with its reason.
+        (:func:`memdiag._designs.resolve_design`: data with clusters are clustered), recorded with
+        its reason.
     systems_table
         System-level facts keyed by ``system`` (CSV path or frame): ``tokens_per_query`` (cost)
         and ``store_tokens`` (bubble area) feed the cost–accuracy section.
@@ -182,6 +185,9 @@ def report(
         Show a progress bar on stderr; default: when stderr is a terminal.
     force
         Replace ``out`` even when it holds files memdiag did not write (they are deleted).
+    inference
+        ``auto`` (the SPEC §4.1 rule), ``percentile``, ``jackknife`` or ``cr2`` for every interval
+        and test (:mod:`memdiag._inference.rule`); recorded in analysis.json.
 
     Returns
     -------
@@ -205,14 +211,15 @@ def report(
     Sections (each omitted, with one line saying why, when the data cannot support it): data
     and validation (SPEC §1); official scores and accuracy intervals (§6, §4); benefit and tax
     against the reference with the Venn grid (§2); pairwise tests, omnibus, rank stability,
-    forest plot and pairwise matrix (§4–§5); evidence diagnostics when a ``sufficient`` column
-    exists (§3); the cost–accuracy bubble when a cost exists (§8); judge agreement when answers
+    forest plot and pairwise matrix (§4–§5); with clustered queries, which pairwise conclusions of
+    an analysis that treats queries as independent survive the cluster design (§4.1); evidence
+    diagnostics when a ``sufficient`` column exists (§3); the cost–accuracy bubble when a cost exists (§8); judge agreement when answers
     were judged more than once (§7); the write-action audit with a decision log (§7); the claims
     audit with claims. Every table carries its notes and signature line. analysis.json holds
     every number, the memdiag version, the SHA-256 of every input, the settings and policies.
     """
     settings = Settings(reference, design, n_resamples, seed, confidence_level, correction, threshold,
-                        missing, verdict_missing, judges, label_missing)
+                        missing, verdict_missing, judges, label_missing, inference)
     target = resolve_target(out, force)
     with _bar(len(SECTIONS) + len(WRITE_STEPS), progress) as bar:
         analysis = _prepare(df, settings, scheme, systems_table, claims, write_log, read_options, bar,
@@ -258,7 +265,7 @@ def report_from_json(path: str | Path, out: str | Path, progress: bool | None = 
                   threshold=settings.threshold, missing=settings.missing,
                   verdict_missing=settings.verdict_missing, read_options=read_options,
                   progress=progress, judges=settings.judges, label_missing=settings.label_missing,
-                  force=force)
+                  force=force, inference=settings.inference)
 
 
 def demo(out: str | Path = "memdiag-demo", figures: str | Path | None = None,

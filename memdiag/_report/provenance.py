@@ -49,6 +49,7 @@ class Settings:
     verdict_missing: str = "as-wrong"
     judges: str | None = None
     label_missing: str = "exclude"
+    inference: str = "auto"
 
     def __post_init__(self) -> None:
         """Check every setting before any analysis (VerdictError naming the setting)."""
@@ -66,6 +67,7 @@ class Settings:
         if self.judges is not None and (not isinstance(self.judges, str) or not self.judges):
             raise VerdictError(f"judges must be 'mean' or a judge's name, got {self.judges!r}.")
         _checks.choice(self.label_missing, _checks.LABEL_MISSING, "missing-label policy")
+        _checks.choice(self.inference, _checks.INFERENCE, "inference")
 
     @classmethod
     def from_json(cls, recorded: object, origin: str | Path) -> Settings:

@@ -18,7 +18,7 @@ from matplotlib.figure import Figure
 
 from memdiag import plots
 from memdiag._agreement import agreement
-from memdiag._audit import audit_claims, rank_stability
+from memdiag._audit import audit_claims, audit_independence, rank_stability
 from memdiag._compare import bootstrap, compare, omnibus
 from memdiag._evidence import evidence, evidence_length, evidence_tests
 from memdiag._flows import flows
@@ -97,7 +97,8 @@ class _Context:
     @property
     def resampling(self) -> dict:
         """Keyword arguments shared by every resampled statistic."""
-        return {"n_resamples": self.settings.n_resamples, "seed": self.settings.seed}
+        return {"n_resamples": self.settings.n_resamples, "seed": self.settings.seed,
+                "inference": self.settings.inference}
 
     @property
     def policies(self) -> dict:
@@ -111,6 +112,7 @@ TABLE_TITLES: dict[str, str] = {
     "flows_by_category": "Benefit and tax flows by category", "pairwise": "Pairwise differences",
     "pairwise_vs_reference": "Differences from the reference",
     "omnibus": "Omnibus test", "rank_stability": "Rank stability",
+    "independence": "Pairwise conclusions: queries as independent vs the cluster design",
     "evidence": "Coverage, utilization and the accuracy decomposition",
     "evidence_omnibus": "Evidence omnibus tests", "evidence_pairs": "Evidence pairwise tests",
     "evidence_length": "Evidence length", "costs": "Cost and accuracy",
@@ -202,6 +204,29 @@ def _compare_section(ctx: _Context) -> Section:
                                  "Every pairwise accuracy difference (row − column, points) with its "
                                  "interval; * marks p < 0.05 for the comparison (as its interval), "
                                  "bold an adjusted p < 0.05 over all pairs.")
+    return section
+
+
+def _clustering_section(ctx: _Context) -> Section:
+    section = Section("clustering", "Clustered queries: which iid conclusions survive",
+                      "Queries that share a conversation or an episode are not independent: a system can do "
+                      "unusually well on one conversation. Every pairwise comparison is done twice — the "
+                      "published way, treating queries as independent (exact McNemar, percentile intervals, "
+                      f"{ctx.settings.correction} over the pairs), and under the cluster design this report "
+                      "uses (SPEC §4.1) — and each pair says whether its iid conclusion survives.")
+    if (ctx.prepared.n_clusters or 0) < 2:
+        return _omit(section, "the queries carry no cluster (conversation, episode, persona): they are analysed "
+                              "as independent")
+    if len(ctx.systems) < 2:
+        return _omit(section, "a comparison needs at least two systems")
+    s = ctx.settings
+    table = audit_independence(ctx.prepared, pairs="all", confidence_level=s.confidence_level,
+                               correction=s.correction, **ctx.resampling)
+    a = table.attrs
+    section.sentence += (f" Here {a['n_survive']} of the {a['n_significant_iid']} pairs that are significant at "
+                         f"{a['alpha']:g} when queries are treated as independent stay significant with "
+                         f"{ctx.prepared.n_clusters} clusters.")
+    section.tables["independence"] = table
     return section
 
 
@@ -348,7 +373,7 @@ def _claims_section(ctx: _Context) -> Section:
     if ctx.claims is None:
         return _omit(section, "no claims file was given (--claims)")
     s = ctx.settings
-    table = audit_claims(ctx.df, ctx.claims, n_resamples=s.n_resamples, seed=s.seed,
+    table = audit_claims(ctx.df, ctx.claims, n_resamples=s.n_resamples, seed=s.seed, inference=s.inference,
                          confidence_level=s.confidence_level, **ctx.policies)
     table.attrs["design"] = None  # each claim states its own design (column 'design')
     section.tables["claims"] = table
@@ -361,7 +386,7 @@ def _omit(section: Section, why: str) -> Section:
 
 
 SECTIONS: tuple[Callable[[_Context], Section], ...] = (
-    _data_section, _scores_section, _flows_section, _compare_section, _evidence_section,
+    _data_section, _scores_section, _flows_section, _compare_section, _clustering_section, _evidence_section,
     _costs_section, _agreement_section, _writes_section, _claims_section,
 )
 
@@ -386,10 +411,23 @@ def _context(df: pd.DataFrame, settings: Settings, scheme: Scheme | None, system
     return ctx, prepared.design_reason, prepared.n
 
 
+def _interval_policy(ctx: _Context) -> str:
+    """How intervals and tests are made for the report's design (SPEC §4.1 rule)."""
+    from memdiag._inference.rule import method_for
+
+    s, design = ctx.settings, ctx.prepared.resampling
+    kind = method_for(ctx.design, design.n_units if design.clustered else None, s.inference)
+    if kind == "percentile":
+        return (f"{s.confidence_level:.0%} percentile intervals from B = {s.n_resamples} paired replicates "
+                "(shared across systems)")
+    how = "cluster jackknife" if kind == "jackknife" else "CR2 (Bell–McCaffrey)"
+    return (f"{s.confidence_level:.0%} {how} t intervals with {design.n_units} clusters and wild cluster bootstrap "
+            f"tests (B = {s.n_resamples} draws where sampled)")
+
+
 def _policies(ctx: _Context, why: str, n_queries: int) -> list[str]:
     s = ctx.settings
-    lines = [f"{why}; {s.confidence_level:.0%} percentile intervals from B = {s.n_resamples} paired "
-             f"replicates (shared across systems), seed {s.seed}",
+    lines = [f"{why}; {_interval_policy(ctx)}, seed {s.seed}",
              f"{n_queries} aligned queries; missing queries: {s.missing}; missing verdicts: "
              f"{s.verdict_missing}; queries without a label: {s.label_missing} (per diagnostic)"
              + (f"; judges: {s.judges}" if s.judges else ""),
