@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from memdiag import _checks
+from memdiag import _checks, _conventions
 from memdiag._prepare import Prepared, as_prepared
 from memdiag._inference.intervals import describe, infer
 from memdiag._provenance import stamp
@@ -180,9 +180,24 @@ def score(
                          f"{share:.1%} of the {what}"
                          + (" and those were left out of the interval" if res.kind == "percentile"
                             else ", so its interval is undefined"))
+    settings.update(category_labels(chosen.name, panel.queries, layout.groups if grouped else (), notes))
     stamp(table, "score", prepared, notes=notes, resampled=bool(n_resamples), metric=metric, unit="points",
           description=chosen.description,
           source=chosen.source, complete=layout.complete, missing_groups=list(layout.missing_groups),
           **settings)
     table.attrs["scheme"] = chosen.name
     return table
+
+
+def category_labels(scheme: str | None, queries: pd.DataFrame, groups, notes: list[str]) -> dict:
+    """The ``attrs`` that show a benchmark's integer category beside each group name (SPEC §6.2):
+    ``category_ids`` (group -> integer), ``convention`` (the names used) and ``column_labels``
+    (the headers tables print, "1 (multi-hop)"), with a note naming the other conventions;
+    nothing for groups of a benchmark without integer categories."""
+    benchmark = _conventions.benchmark_of(scheme, queries["benchmark"] if "benchmark" in queries else ())
+    ids = _conventions.category_ids(groups, benchmark) if benchmark else {}
+    if not ids:
+        return {}
+    notes.append(_conventions.naming_note(benchmark))
+    return {"category_ids": ids, "convention": _conventions.canonical(benchmark).name,
+            "column_labels": _conventions.column_labels(groups, benchmark)}

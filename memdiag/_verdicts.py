@@ -457,6 +457,7 @@ def validate(df: pd.DataFrame) -> pd.DataFrame:
     notes.extend(_label_gaps(df, rows))
     notes.extend(_attribute_conflicts(df))
     notes.extend(_label_disagreements(df))
+    notes.extend(_source_conventions(df))
     notes = read_notes + notes
     summary = pd.DataFrame(rows)
     summary.attrs["notes"] = notes
@@ -511,6 +512,31 @@ def _label_disagreements(df: pd.DataFrame) -> list[str]:
     for (system, label, canonical), n in counts.items():
         notes.append(f"system '{system}' labels {n} '{canonical}' queries as '{label}' "
                      "(the canonical category is used)")
+    return notes
+
+
+def _source_conventions(df: pd.DataFrame) -> list[str]:
+    """For LoCoMo data, the naming convention each system's own labels follow (SPEC §6.2), so a
+    reader can match the source's published table to memdiag's integer-and-name columns."""
+    from memdiag import _conventions
+
+    if "source_category" not in df or "category" not in df:
+        return []
+    pairs = df.dropna(subset=["source_category", "category"])
+    pairs = pairs[~pairs["source_category"].astype(str).str.fullmatch(r"\d+")]
+    canonical = _conventions.canonical("locomo")
+    notes = []
+    for system, rows in pairs.groupby("system", sort=True):
+        ids = _conventions.category_ids(pd.unique(rows["category"]), "locomo")
+        if not ids or len(ids) < rows["category"].nunique():
+            continue
+        labels = rows.drop_duplicates("category").set_index("category")["source_category"]
+        found = _conventions.identify({ids[c]: labels[c] for c in ids}, "locomo")
+        if found and canonical.name not in found:
+            example = min(ids, key=ids.get)
+            notes.append(f"system '{system}' names LoCoMo's categories by the {' / '.join(found)} convention: "
+                         f"its '{labels[example]}' is category {ids[example]}, shown as "
+                         f"'{_conventions.labelled(example)}' (SPEC §6.2)")
     return notes
 
 

@@ -22,7 +22,7 @@ LAYERS: dict[str, int] = {
     # 2: the resampling engine and the tests
     "_resampling": 2, "_inference": 2,
     # 3: data: readers, canonical verdicts, schemes, side files (claims, logs, systems tables)
-    "_readers": 3, "_verdicts": 3, "_schemes": 3, "_side_files": 3,
+    "_readers": 3, "_verdicts": 3, "_schemes": 3, "_side_files": 3, "_conventions": 3,
     # 4: prepared data and metrics
     "_prepare": 4, "_metrics": 4,
     # 5: the diagnostics and the simulators
