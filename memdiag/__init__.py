@@ -27,8 +27,9 @@ _WHERE: dict[str, str] = {
         "memdiag.plots": ("plot",),
         "memdiag._agreement": ("agreement", "missing_verdict_effect"),
         "memdiag._attribution": ("attribute_change",),
-        "memdiag._audit": ("audit_claims", "audit_independence", "check_aggregate", "rank_stability",
-                           "read_claims"),
+        "memdiag._audit": ("audit_claims", "audit_independence", "audit_summaries", "check_aggregate",
+                           "design_effect", "granularity", "mcnemar_bounds", "p_at_floor", "rank_stability",
+                           "read_claims", "read_summaries", "summary_power", "survives_family"),
         "memdiag._compare": ("bootstrap", "compare", "omnibus"),
         "memdiag._evidence": ("evidence", "evidence_length", "evidence_tests", "path_given_result"),
         "memdiag._flows": ("flows",),
@@ -72,7 +73,10 @@ if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
     from memdiag import plots as plot
     from memdiag._agreement import agreement, missing_verdict_effect
     from memdiag._attribution import attribute_change
-    from memdiag._audit import audit_claims, audit_independence, check_aggregate, rank_stability, read_claims
+    from memdiag._audit import (
+        audit_claims, audit_independence, audit_summaries, check_aggregate, design_effect, granularity, mcnemar_bounds,
+        p_at_floor, rank_stability, read_claims, read_summaries, summary_power, survives_family,
+    )
     from memdiag._compare import bootstrap, compare, omnibus
     from memdiag._evidence import evidence, evidence_length, evidence_tests, path_given_result
     from memdiag._flows import flows

@@ -212,7 +212,7 @@ def _add_resampling(p: argparse.ArgumentParser) -> None:
 # inputs and outputs
 # --------------------------------------------------------------------------------------------
 #: Options that name an input file.
-_INPUT_OPTIONS = ("files", "claims", "log", "scheme", "systems_table", "write_log", "recipe")
+_INPUT_OPTIONS = ("files", "claims", "log", "scheme", "systems_table", "write_log", "recipe", "summaries")
 
 
 def _inputs(args: argparse.Namespace, df: pd.DataFrame | None = None) -> list[str]:
@@ -393,12 +393,32 @@ def _cmd_evidence(args: argparse.Namespace) -> int:
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:
+    if args.summaries:
+        return _audit_summaries(args)
+    if not args.claims:
+        raise UsageError("give a claims file (memdiag audit CLAIMS --verdicts FILES) or --summaries YAML")
     df = _read(args)
     table = md.audit_claims(df, args.claims, alpha=args.alpha, n_resamples=args.resamples,
                             seed=args.seed, confidence_level=args.ci, missing=args.missing,
                             verdict_missing=args.verdict_missing)
     _emit(table, args)
     return 0 if (table["verdict"] == "supported").all() else 1
+
+
+def _audit_summaries(args: argparse.Namespace) -> int:
+    """``memdiag audit --summaries FILE``: the published numbers alone, no verdicts."""
+    if args.claims or args.files or args.recipe:
+        raise UsageError("--summaries audits published numbers alone: drop the claims file and --verdicts")
+    table = md.audit_summaries(args.summaries, alpha=args.alpha)
+    frames = [table]
+    if args.details:
+        for name, detail in table.attrs["details"].items():
+            if detail is not None:
+                detail = detail.copy()
+                detail.attrs = {**detail.attrs, "notes": [f"check {name}"] + list(detail.attrs.get("notes", []))}
+                frames.append(detail)
+    _emit(frames, args)
+    return 1 if (table["verdict"] == "flagged").any() else 0
 
 
 def _cmd_writes(args: argparse.Namespace) -> int:
@@ -611,8 +631,13 @@ def build_parser() -> argparse.ArgumentParser:
     _add_output(p)
     p.set_defaults(run=_cmd_evidence)
 
-    p = sub.add_parser("audit", help="check published claims against the verdicts (exit 1 if any is not supported)")
-    p.add_argument("claims", metavar="CLAIMS", help="claims file (YAML or CSV)")
+    p = sub.add_parser("audit", help="check published claims against the verdicts, or a paper's published numbers "
+                                     "alone with --summaries (exit 1 if any is not supported / flagged)")
+    p.add_argument("claims", metavar="CLAIMS", nargs="?", help="claims file (YAML or CSV)")
+    p.add_argument("--summaries", metavar="YAML",
+                   help="audit published numbers without verdicts: granularity, McNemar p bounds, power, p at a "
+                        "bootstrap floor, family adjustment, aggregates (docs/spec.md §7.7)")
+    p.add_argument("--details", action="store_true", help="with --summaries: also print each check's full table")
     _add_input(p, option="--verdicts")
     p.add_argument("--alpha", type=_alpha, default=0.05, help="significance level on Holm-adjusted p (default 0.05)")
     _add_resampling(p)
