@@ -28,7 +28,8 @@ _WHERE: dict[str, str] = {
         "memdiag._agreement": ("agreement", "missing_verdict_effect"),
         "memdiag._attribution": ("attribute_change",),
         "memdiag._audit": ("audit_claims", "audit_independence", "audit_summaries", "check_aggregate",
-                           "design_effect", "granularity", "mcnemar_bounds", "p_at_floor", "rank_stability",
+                           "design_effect", "granularity", "leaderboard", "mcnemar_bounds", "p_at_floor",
+                           "rank_stability",
                            "read_claims", "read_summaries", "summary_power", "survives_family"),
         "memdiag._compare": ("bootstrap", "compare", "omnibus"),
         "memdiag._evidence": ("evidence", "evidence_length", "evidence_tests", "path_given_result"),
@@ -74,8 +75,8 @@ if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
     from memdiag._agreement import agreement, missing_verdict_effect
     from memdiag._attribution import attribute_change
     from memdiag._audit import (
-        audit_claims, audit_independence, audit_summaries, check_aggregate, design_effect, granularity, mcnemar_bounds,
-        p_at_floor, rank_stability, read_claims, read_summaries, summary_power, survives_family,
+        audit_claims, audit_independence, audit_summaries, check_aggregate, design_effect, granularity, leaderboard,
+        mcnemar_bounds, p_at_floor, rank_stability, read_claims, read_summaries, summary_power, survives_family,
     )
     from memdiag._compare import bootstrap, compare, omnibus
     from memdiag._evidence import evidence, evidence_length, evidence_tests, path_given_result

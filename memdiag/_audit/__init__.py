@@ -15,12 +15,14 @@ from memdiag._audit.aggregate import AGGREGATE_TOLERANCE, check_aggregate
 from memdiag._audit.claims import CLAIM_FIELDS, VERDICTS, audit_claims, read_claims
 from memdiag._audit.granularity import granularity
 from memdiag._audit.independence import audit_independence
+from memdiag._audit.leaderboard import leaderboard
 from memdiag._audit.published import design_effect, mcnemar_bounds, p_at_floor, summary_power, survives_family
 from memdiag._audit.ranking import rank_stability
 from memdiag._audit.summaries import SUMMARY_VERDICTS, audit_summaries, read_summaries
 from memdiag._inference.power import detectable_effect, mcnemar_power
 
 __all__ = ["AGGREGATE_TOLERANCE", "CLAIM_FIELDS", "SUMMARY_VERDICTS", "VERDICTS", "audit_claims", "audit_independence",
-           "audit_summaries", "check_aggregate", "design_effect", "detectable_effect", "granularity", "mcnemar_bounds",
+           "audit_summaries", "check_aggregate", "design_effect", "detectable_effect", "granularity", "leaderboard",
+           "mcnemar_bounds",
            "mcnemar_power", "p_at_floor", "rank_stability", "read_claims", "read_summaries", "summary_power",
            "survives_family"]
