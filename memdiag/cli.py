@@ -351,13 +351,22 @@ def _cmd_compare(args: argparse.Namespace) -> int:
                        reference=args.reference, design=args.design, n_resamples=args.resamples,
                        seed=args.seed, confidence_level=args.ci, correction=args.correction,
                        threshold=args.threshold, missing=args.missing,
-                       verdict_missing=args.verdict_missing)
+                       verdict_missing=args.verdict_missing, by=args.by, test=args.test, margin=args.margin)
     frames = [table]
     if args.omnibus:
         frames.append(md.omnibus(df, metric=args.metric, scheme=args.scheme, design=args.design,
                                  n_resamples=args.resamples, seed=args.seed, threshold=args.threshold,
                                  missing=args.missing, verdict_missing=args.verdict_missing))
     _emit(frames, args)
+    return 0
+
+
+def _cmd_leaderboard(args: argparse.Namespace) -> int:
+    df = _prepared(args, _read(args), metric=args.metric, scheme=args.scheme)
+    _emit(md.leaderboard(df, metric=args.metric, scheme=args.scheme, margin=args.margin, design=args.design,
+                         n_resamples=args.resamples, seed=args.seed, confidence_level=args.ci,
+                         correction=args.correction, threshold=args.threshold, missing=args.missing,
+                         verdict_missing=args.verdict_missing), args)
     return 0
 
 
@@ -606,9 +615,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--correction", choices=CORRECTIONS, default="holm")
     p.add_argument("--threshold", type=_threshold, help="binarise scores at > THRESHOLD first")
     p.add_argument("--omnibus", action="store_true", help="also print the omnibus test across systems")
+    p.add_argument("--by", help="every pair within each group of this column (e.g. --by category), Holm within each")
+    p.add_argument("--test", choices=("difference", "equivalence", "noninferiority"), default="difference",
+                   help="difference (default), equivalence within ±MARGIN (TOST), or not worse by more than MARGIN")
+    p.add_argument("--margin", type=lambda text: _number(text, "the margin"), metavar="POINTS",
+                   help="equivalence / non-inferiority margin in points (with --test)")
     _add_resampling(p)
     _add_output(p)
     p.set_defaults(run=_cmd_compare)
+
+    p = sub.add_parser("leaderboard", help="systems in tiers statistically tied with the best, with rank intervals")
+    _add_input(p, judges=True)
+    p.add_argument("--metric", default="accuracy", help="accuracy (default), coverage, utilization, or a column")
+    p.add_argument("--scheme", help="official aggregation recomputed in every replicate (locomo, meme, FILE.yaml)")
+    p.add_argument("--margin", type=lambda text: _number(text, "the margin"), metavar="POINTS",
+                   help="also tie a system shown not worse than its tier's leader by more than POINTS")
+    p.add_argument("--correction", choices=CORRECTIONS, default="holm")
+    p.add_argument("--threshold", type=_threshold, help="binarise scores at > THRESHOLD first")
+    _add_resampling(p)
+    _add_output(p)
+    p.set_defaults(run=_cmd_leaderboard)
 
     p = sub.add_parser("flows", help="memory benefit and tax of each system against a reference")
     _add_input(p, judges=True)

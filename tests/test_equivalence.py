@@ -3,6 +3,9 @@ leaderboard, and per-group contrasts (SPEC §5.6, §5.7)."""
 
 from __future__ import annotations
 
+import io
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -119,3 +122,36 @@ def test_compare_by_group_is_compare_on_each_groups_queries(clustered):
         np.testing.assert_allclose(part["diff"], alone["diff"])
         np.testing.assert_allclose(part["p_adj"], alone["p_adj"])      # Holm within the group
     assert out.attrs["family"] == "holm within each category group"
+
+
+def test_score_group_intervals_are_each_groups_cluster_jackknife(clustered):
+    table = md.score(clustered, n_resamples=500).set_index("system")
+    queries = clustered[clustered["system"] == "same"]
+    clusters = sorted(queries["cluster"].unique())
+    g = len(clusters)
+    for category in sorted(queries["category"].unique()):
+        part = queries[queries["category"] == category]
+        theta = part["score"].mean()
+        leave = np.array([part.loc[part["cluster"] != c, "score"].mean() for c in clusters])
+        se = np.sqrt((g - 1) / g * np.sum((leave - leave.mean()) ** 2))
+        half = stats.t.ppf(0.975, g - 1) * se
+        assert table.loc["same", category] == pytest.approx(100 * theta)
+        assert table.loc["same", f"{category}_ci_low"] == pytest.approx(100 * (theta - half), rel=1e-6)
+        assert table.loc["same", f"{category}_ci_high"] == pytest.approx(100 * (theta + half), rel=1e-6)
+
+
+def test_cli_compare_margin_by_group_and_leaderboard(tmp_path, capsys):
+    from memdiag.cli import main
+
+    example = str(Path(__file__).resolve().parents[1] / "data" / "example" / "verdicts")
+    assert main(["compare", example, "--pairs", "reference", "--reference", "raw-rag", "--test", "equivalence",
+                 "--margin", "3", "--resamples", "200", "--format", "csv"]) == 0
+    table = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert {"tost_low", "tost_high", "p_margin_adj", "within_margin"} <= set(table.columns)
+    assert main(["compare", example, "--by", "category", "--resamples", "200", "--format", "csv"]) == 0
+    assert pd.read_csv(io.StringIO(capsys.readouterr().out))["group"].nunique() == 4
+    assert main(["leaderboard", example, "--resamples", "200", "--format", "csv"]) == 0
+    board = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert board.loc[0, "tier"] == 1 and board["tier"].is_monotonic_increasing
+    assert main(["compare", example, "--test", "equivalence", "--resamples", "200"]) == 2
+    assert "needs a margin" in capsys.readouterr().err

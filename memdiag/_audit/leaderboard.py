@@ -68,7 +68,7 @@ def leaderboard(
     pandas.DataFrame
         One row per system, by tier and then estimate: ``system, estimate, ci_low, ci_high``
         (points), ``tier`` (1 = tied with the best), ``leader`` (its tier's best system),
-        ``diff, diff_ci_low, diff_ci_high`` (system − leader), ``p_adj`` (the difference test,
+        ``diff, diff_ci_low, diff_ci_high`` (system − leader; empty for a leader), ``p_adj`` (the difference test,
         adjusted over the leader's comparisons), with a margin ``p_margin_adj`` and
         ``within_margin``, ``tied`` (in its leader's tier for either reason), ``rank``,
         ``rank_low``, ``rank_high``, ``p_first`` (:func:`memdiag.rank_stability`) and ``n``.
@@ -108,7 +108,7 @@ def leaderboard(
     while remaining:
         tier += 1
         leader = remaining[0]
-        rows[leader] = {"tier": tier, "leader": leader, "diff": 0.0, "diff_ci_low": 0.0, "diff_ci_high": 0.0,
+        rows[leader] = {"tier": tier, "leader": leader, "diff": np.nan, "diff_ci_low": np.nan, "diff_ci_high": np.nan,
                         "p_adj": np.nan, "tied": True}
         if len(remaining) > 1:
             table = compare(prepared.restrict(remaining), metric=metric, pairs="reference", reference=leader,
