@@ -39,6 +39,7 @@ _WHERE: dict[str, str] = {
                                "mcnemar_power"),
         "memdiag._pairs": ("pairwise_matrix",),
         "memdiag._prepare": ("Prepared", "prepare"),
+        "memdiag._procedures": ("evidence_procedure",),
         "memdiag._robustness": ("content_filter_sensitivity", "judge_repetition_sensitivity", "missing_verdict_bounds"),
         "memdiag._report": ("demo", "report", "report_from_json"),
         "memdiag._schemes": ("Scheme", "get_scheme", "known_schemes"),
@@ -87,6 +88,7 @@ if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
     )
     from memdiag._pairs import pairwise_matrix
     from memdiag._prepare import Prepared, prepare
+    from memdiag._procedures import evidence_procedure
     from memdiag._robustness import content_filter_sensitivity, judge_repetition_sensitivity, missing_verdict_bounds
     from memdiag._report import demo, report, report_from_json
     from memdiag._schemes import Scheme, get_scheme, known_schemes
