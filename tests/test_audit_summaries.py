@@ -162,7 +162,14 @@ def test_memory_tax_review_audit():
     assert "at most 83 of 934 questions (8.9%)" in out.loc["memory-r2-personamem", "finding"]
     assert out["verdict"].isin(md._audit.SUMMARY_VERDICTS).all() and "flagged" not in set(out["verdict"])
     details = md.audit_summaries(EXAMPLE / "summaries_memory_tax.yaml").attrs["details"]
-    assert details["memory-r2-power"]["df"].eq(39).all()
+    power = details["memory-r2-power"].set_index(["discordance", "icc"])
+    assert power["df"].eq(39).all()
+    # the README's numbers: at 20% discordance the design detects 4.20 points (5.06 with icc 0.02)
+    # and +2.0 had power 0.27
+    assert round(power.loc[(20.0, 0.0), "detectable_effect"], 2) == 4.20
+    assert round(power.loc[(20.0, 0.02), "detectable_effect"], 2) == 5.06
+    assert round(power.loc[(20.0, 0.0), "power"], 2) == 0.27
+    assert sorted(details["plugmem-mint"]["net"].unique()) == [2, 3]
 
 
 def test_raw_rag_paper_audit():
