@@ -209,3 +209,20 @@ def test_cli_audit_summaries(capsys):
     assert "check reranker-holm-p" in text and "multiple" in text
     assert main(["audit"]) == 2
     assert "give a claims file" in capsys.readouterr().err
+
+
+def test_first_and_family_checks():
+    out = md.audit_summaries({"alpha": 0.05, "benchmarks": {"B": {"n": 500}}, "checks": [
+        # leader 70.0 vs runner-up 65.0 on 500: nets 25, significant unless they disagree on > ~ 150
+        {"id": "first", "check": "first", "benchmark": "B", "accuracies": {"a": 70.0, "b": 65.0, "c": 50.0}},
+        {"id": "sig-21", "check": "family", "p": 0.001, "family": 21},     # 0.021: survives
+        {"id": "sig-21b", "check": "family", "p": 0.01, "family": 21},     # [0.01, 0.21]: depends
+        {"id": "sig-2", "check": "family", "p": 0.08, "family": 2},        # p > α: cannot survive
+    ]}).set_index("id")
+    bounds = md.mcnemar_bounds(500, accuracy_a=70.0, accuracy_b=65.0)
+    assert out.loc["first", "verdict"] == "undetermined"
+    assert f"at most {bounds.attrs['max_significant_discordant']} of 500" in out.loc["first", "finding"]
+    assert out.loc["first", "finding"].startswith("a (70.0) vs the runner-up b (65.0)")
+    assert out.loc["sig-21", "verdict"] == "consistent"
+    assert out.loc["sig-21b", "verdict"] == "undetermined"
+    assert out.loc["sig-2", "verdict"] == "flagged"
