@@ -197,7 +197,8 @@ def _granularity(check: Mapping, bench: Mapping, alpha: float):
         counts = ", ".join(str(k) for k in row["counts"])
         return "consistent", f"{_text(check['value'])} of {row['n']} = {what} {counts}", table
     return ("flagged", f"no whole {what} of {row['n']} gives {_text(check['value'])} (nearest achievable "
-                       f"{row['closest']:.{max(row['decimals'], 2)}f})", table)
+                       f"{row['closest']:.{max(row['decimals'], 2)}f}): not one run's share of {row['n']} "
+                       "questions — a mean over runs or judge calls, another denominator, or a typo", table)
 
 
 def _mcnemar(check: Mapping, bench: Mapping, alpha: float):
