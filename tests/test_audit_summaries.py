@@ -3,7 +3,6 @@ a bootstrap floor, family adjustment — each against brute force, statsmodels o
 
 from __future__ import annotations
 
-import itertools
 import math
 from pathlib import Path
 

@@ -25,7 +25,7 @@ def test_exclude_drops_a_gated_query_with_its_before_twin_instead_of_failing(mem
     out = md.score(data, scheme="meme", verdict_missing="exclude")
     by_hand = md.score(meme[~meme["query_id"].str.startswith(pair + "-")], scheme="meme")
     pd.testing.assert_series_equal(out["overall"], by_hand["overall"])
-    assert any(f"their 1 pair_id twins" in n and f"{pair}-after" in n for n in out.attrs["notes"])
+    assert any("their 1 pair_id twins" in n and f"{pair}-after" in n for n in out.attrs["notes"])
 
 
 def test_content_filter_sensitivity_matches_dropping_the_pairs_by_hand(meme):
