@@ -27,8 +27,10 @@ _WHERE: dict[str, str] = {
         "memdiag.plots": ("plot",),
         "memdiag._agreement": ("agreement", "missing_verdict_effect"),
         "memdiag._attribution": ("attribute_change",),
-        "memdiag._audit": ("audit_claims", "audit_independence", "check_aggregate", "rank_stability",
-                           "read_claims"),
+        "memdiag._audit": ("audit_claims", "audit_independence", "audit_summaries", "check_aggregate",
+                           "design_effect", "granularity", "leaderboard", "mcnemar_bounds", "p_at_floor",
+                           "rank_stability",
+                           "read_claims", "read_summaries", "summary_power", "survives_family"),
         "memdiag._compare": ("bootstrap", "compare", "omnibus"),
         "memdiag._evidence": ("evidence", "evidence_length", "evidence_tests", "path_given_result"),
         "memdiag._flows": ("flows",),
@@ -37,6 +39,8 @@ _WHERE: dict[str, str] = {
                                "mcnemar_power"),
         "memdiag._pairs": ("pairwise_matrix",),
         "memdiag._prepare": ("Prepared", "prepare"),
+        "memdiag._procedures": ("evidence_procedure",),
+        "memdiag._robustness": ("content_filter_sensitivity", "judge_repetition_sensitivity", "missing_verdict_bounds"),
         "memdiag._report": ("demo", "report", "report_from_json"),
         "memdiag._schemes": ("Scheme", "get_scheme", "known_schemes"),
         "memdiag._scoring": ("score",),
@@ -71,7 +75,10 @@ if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
     from memdiag import plots as plot
     from memdiag._agreement import agreement, missing_verdict_effect
     from memdiag._attribution import attribute_change
-    from memdiag._audit import audit_claims, audit_independence, check_aggregate, rank_stability, read_claims
+    from memdiag._audit import (
+        audit_claims, audit_independence, audit_summaries, check_aggregate, design_effect, granularity, leaderboard,
+        mcnemar_bounds, p_at_floor, rank_stability, read_claims, read_summaries, summary_power, survives_family,
+    )
     from memdiag._compare import bootstrap, compare, omnibus
     from memdiag._evidence import evidence, evidence_length, evidence_tests, path_given_result
     from memdiag._flows import flows
@@ -81,6 +88,8 @@ if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
     )
     from memdiag._pairs import pairwise_matrix
     from memdiag._prepare import Prepared, prepare
+    from memdiag._procedures import evidence_procedure
+    from memdiag._robustness import content_filter_sensitivity, judge_repetition_sensitivity, missing_verdict_bounds
     from memdiag._report import demo, report, report_from_json
     from memdiag._schemes import Scheme, get_scheme, known_schemes
     from memdiag._scoring import score

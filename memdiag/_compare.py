@@ -32,6 +32,7 @@ from memdiag import _checks
 from memdiag._inference import adjust, cochrans_q, mcnemar
 from memdiag._inference.rule import method_for
 from memdiag._inference.intervals import Inference, describe, infer, infer_cells, linearize, provenance_of
+from memdiag._inference.margin import MARGIN_TESTS, one_sided
 from memdiag._metrics import MetricColumns, metric_columns
 from memdiag._pairs import contrast_codes
 from memdiag._prepare import SCORE_METRICS, Prepared, as_prepared
@@ -47,6 +48,10 @@ if TYPE_CHECKING:  # pragma: no cover
 #: The columns of a :func:`compare` table, in order.
 COLUMNS: tuple[str, ...] = ("system_a", "system_b", "estimate_a", "estimate_b", "diff", "ci_low", "ci_high", "se",
                             "p", "p_adj", "p_floor", "test", "method", "n", "design", "n_resamples", "seed")
+#: The columns a margin test (``test="equivalence"`` or ``"noninferiority"``) adds, in order.
+MARGIN_COLUMNS: tuple[str, ...] = ("margin", "tost_low", "tost_high", "p_margin", "p_margin_adj", "within_margin")
+#: What :func:`compare` tests: a difference, equivalence within ±margin, or a ≥ b − margin.
+TESTS: tuple[str, ...] = ("difference", *MARGIN_TESTS)
 
 
 def index_pairs(systems: Sequence[str], pairs: str, reference: str | None) -> list[tuple[int, int]]:
@@ -76,7 +81,7 @@ def _differences(statistic: Callable[[np.ndarray], np.ndarray], pairs: list[tupl
 
 
 def pair_inference(prepared: Prepared, cols: MetricColumns, pairs: list[tuple[int, int]], *, inference: str,
-                   n_resamples: int, seed: int, confidence_level: float) -> Inference:
+                   n_resamples: int, seed: int, confidence_level: float, keep_distribution: bool = False) -> Inference:
     """Intervals and tests of each pair's difference a − b under the prepared design (SPEC §4, §4.1).
 
     A binary plain-mean metric goes through its 2x2 cells (:func:`~memdiag._inference.intervals.infer_cells`,
@@ -85,7 +90,7 @@ def pair_inference(prepared: Prepared, cols: MetricColumns, pairs: list[tuple[in
     """
     bounds = (-1.0, 1.0) if cols.binary or cols.label.split(" ")[0] in SCORE_METRICS else None
     common = dict(inference=inference, n_resamples=n_resamples, seed=seed, confidence_level=confidence_level,
-                  bounds=bounds)
+                  bounds=bounds, keep_distribution=keep_distribution)
     if cols.binary:
         codes, keys, swap = contrast_codes(cols.per_query, prepared.systems, pairs)
         return infer_cells(codes, prepared.resampling, accuracy_difference, keys=keys, swap=swap,
@@ -110,6 +115,9 @@ def compare(
     systems: Sequence[str] | None = None,
     missing: MissingQueryPolicy | None = None,
     verdict_missing: MissingVerdictPolicy | None = None,
+    test: str = "difference",
+    margin: float | None = None,
+    by: str | None = None,
 ) -> pd.DataFrame:
     """Paired differences between systems with intervals, p-values and a family adjustment.
 
@@ -147,6 +155,18 @@ def compare(
     systems, missing, verdict_missing
         Which systems, and the alignment policies of SPEC §1 (default ``error`` and ``as-wrong``;
         fixed already when ``data`` is prepared).
+    test
+        ``difference`` (default): the test of Δ = 0 above. ``equivalence``: the two one-sided
+        tests (TOST) of |Δ| < ``margin``; ``noninferiority``: the one-sided test of Δ > −``margin``
+        (system_a not worse than system_b by more than the margin). Both read the design's
+        interval at level 1 − 2α, α = 1 − ``confidence_level`` (SPEC §5.6).
+    margin
+        The equivalence or non-inferiority margin in points (needed by the margin tests).
+    by
+        A per-query column (e.g. ``category``): every pair within each group, with ``by``,
+        ``group`` (and ``category_id`` for LoCoMo categories) columns first; the adjustment is
+        within each group (one benchmark × metric × group family, the paper's C.6 task
+        families).
 
     Returns
     -------
@@ -159,7 +179,10 @@ def compare(
         Monte-Carlo floor (read it as "< p"). ``attrs`` hold the provenance
         (:mod:`memdiag._provenance`), including ``n_clusters``, ``inference``, ``method``, the
         degrees of freedom ``df`` of t intervals and the Monte-Carlo standard errors ``mc_se`` of p
-        and of the interval ends.
+        and of the interval ends. A margin test adds ``margin, tost_low, tost_high`` (the
+        (1 − 2α) interval it reads), ``p_margin`` (TOST: max of the two one-sided p; non-inferiority:
+        the one-sided p), ``p_margin_adj`` (adjusted like ``p``) and ``within_margin``
+        (``p_margin_adj`` ≤ α).
 
     Raises
     ------
@@ -178,6 +201,11 @@ def compare(
     bootstrap-t p-value on the cluster contributions r_g = D_g/N (SPEC §4.1). Whatever the
     method, at most 16 units with a nonzero contribution make the p-value an exact sign-flip
     randomization p. SPEC §4–§5.
+
+    Margin tests (SPEC §5.6; Schuirmann 1987): with the (1 − 2α) interval of the same method,
+    equivalence holds at α when it lies inside (−m, m) — p_TOST = max(p⁻, p⁺), p⁻ = P(Δ ≤ −m)
+    and p⁺ = P(Δ ≥ m) one-sided (t: from (Δ̂ ± m)/se on the interval's df; percentile: the
+    replicates' share beyond ∓m) — and non-inferiority when its lower end is above −m (p⁻).
 
     References
     ----------
@@ -210,8 +238,41 @@ def compare(
     confidence_level = _checks.confidence_level(confidence_level)
     correction = _checks.choice(correction, _checks.CORRECTIONS, "correction")
     threshold = _checks.threshold(threshold)
+    test = _checks.choice(test, TESTS, "test")
+    margin = _margin(test, margin, confidence_level)
     if len(prepared.systems) < 2:
         raise VerdictError(f"comparing needs at least two systems; the data hold {len(prepared.systems)}.")
+    options = dict(metric=metric, pairs=pairs, reference=reference, inference=inference, n_resamples=n_resamples,
+                   seed=seed, confidence_level=confidence_level, correction=correction, threshold=threshold,
+                   test=test, margin=margin)
+    if by is not None:
+        from memdiag._groups import by_group
+
+        return by_group(prepared, by, _compare_prepared, options)
+    return _compare_prepared(prepared, **options)
+
+
+def _margin(test: str, margin: float | None, confidence_level: float) -> float | None:
+    """The margin of a margin test in points (positive), checked against ``test``."""
+    if test == "difference":
+        if margin is not None:
+            raise VerdictError("a margin is for test='equivalence' or test='noninferiority'; the difference test "
+                               "has none.")
+        return None
+    if margin is None or isinstance(margin, bool) or not isinstance(margin, (int, float)) or not 0 < margin < 100 \
+            or not math.isfinite(margin):
+        raise VerdictError(f"test={test!r} needs a margin in points, a number in (0, 100) (e.g. margin=2.0), got "
+                           f"{margin!r}.")
+    if confidence_level <= 0.5:
+        raise VerdictError(f"a margin test reads the (2·confidence_level − 1) interval; confidence_level "
+                           f"{confidence_level} leaves none. Use e.g. 0.95 (α = 0.05, a 90% interval).")
+    return float(margin)
+
+
+def _compare_prepared(prepared: Prepared, *, metric: str, pairs: str, reference: str | None, inference: str,
+                      n_resamples: int, seed: int, confidence_level: float, correction: str,
+                      threshold: float | None, test: str, margin: float | None) -> pd.DataFrame:
+    """:func:`compare` on prepared data with checked options (one group of a ``by=`` table)."""
     cols = metric_columns(prepared, metric, threshold)
     chosen = index_pairs(prepared.systems, pairs, reference)
     estimates = cols.statistic(cols.X.sum(axis=0)[None, :])[0]
@@ -245,9 +306,26 @@ def compare(
         f"{prepared.systems[a]} − {prepared.systems[b]}" for a, b in chosen])
     mc = provenance_of(result, inference, scale=100)
     mc["mc_se"]["p"] = [0.0 if e else v for e, v in zip(exact, mc["mc_se"].get("p", [math.nan] * len(chosen)))]
-    return stamp(out[list(COLUMNS)], "compare", prepared, notes=notes, metric=cols.label, n_resamples=n_resamples,
+    columns, extra = list(COLUMNS), {}
+    if test != "difference":
+        alpha = 1 - confidence_level
+        second = pair_inference(prepared, cols, chosen, inference=inference, n_resamples=n_resamples, seed=seed,
+                                confidence_level=1 - 2 * alpha, keep_distribution=True)
+        below, above = one_sided(second, margin / 100)
+        out["margin"] = margin
+        out["tost_low"], out["tost_high"] = 100 * second.ci_low, 100 * second.ci_high
+        out["p_margin"] = np.maximum(below, above) if test == "equivalence" else below
+        out["p_margin_adj"] = adjust(out["p_margin"].to_numpy(), method=correction)
+        out["within_margin"] = out["p_margin_adj"] <= alpha
+        columns += list(MARGIN_COLUMNS)
+        what = (f"equivalence within ±{margin:g} points: two one-sided tests (TOST)" if test == "equivalence" else
+                f"non-inferiority: system_a − system_b > −{margin:g} points, one-sided")
+        notes.append(f"{what} at α = {alpha:g}, read off the {1 - 2 * alpha:.0%} interval ({second.method}; "
+                     f"tost_low, tost_high); p_margin_adj is {correction}-adjusted over the pairs (SPEC §5.6)")
+        extra = {"margin_test": test, "margin": margin, "alpha": alpha}
+    return stamp(out[columns], "compare", prepared, notes=notes, metric=cols.label, n_resamples=n_resamples,
                  seed=seed, confidence_level=confidence_level, correction=correction, threshold=threshold,
-                 unit="points", df=result.df, **mc)
+                 unit="points", df=result.df, **mc, **extra)
 
 
 def undefined_notes(result: Inference, labels: Sequence[str]) -> list[str]:

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from memdiag import _checks
+from memdiag import _checks, _conventions
 from memdiag._inference import adjust, mcnemar
 from memdiag._inference.intervals import describe, infer_cells
 from memdiag._pairs import CELLS, THRESHOLD, binarize, contrast_codes
@@ -194,7 +194,9 @@ def flows(
     Returns
     -------
     pandas.DataFrame
-        One row per (reference, [group,] system): ``system, reference, n, both, benefit, tax,
+        One row per (reference, [group,] system): with ``by``, first ``by, group`` and, for
+        LoCoMo categories, ``category_id`` (the dataset's integer beside the canonical name, SPEC
+        §6.2; ``attrs["convention"]`` names the naming); then ``system, reference, n, both, benefit, tax,
         neither, net, benefit_rate, tax_rate, net_rate, retention, recovery`` (rates in points,
         each with ``_ci_low`` / ``_ci_high``); ``p``, the design's test of net ≠ 0 (named in
         ``test``: exact McNemar under ``iid``, the wild cluster bootstrap under a cluster design),
@@ -251,6 +253,8 @@ def flows(
     for ref in references:
         prepared.panel.system_index(ref)
     blocks, notes, mc_se, method = [], [], {}, None
+    benchmark = _conventions.benchmark_of(prepared.scheme.name if prepared.scheme else None,
+                                          prepared.panel.queries.get("benchmark", ()))
     for ref in references:
         names = [s for s in (systems or prepared.systems) if s != ref]
         if not names:
@@ -271,14 +275,21 @@ def flows(
             if by is not None:
                 block.insert(0, "group", label)
                 block.insert(0, "by", by)
+                if by == "category" and benchmark is not None:   # the integer beside the name (SPEC §6.2)
+                    block.insert(2, "category_id", _conventions.category_ids([label], benchmark).get(label))
                 block_notes = block_notes[:1] + [f"{by} {label}: {n}" for n in block_notes[1:]]
             blocks.append(block)
             notes += block_notes
     out = pd.concat(blocks, ignore_index=True)
+    extra = {}
+    if "category_id" in out:
+        out["category_id"] = out["category_id"].astype("Int64")
+        notes.append(_conventions.naming_note(benchmark))
+        extra = {"convention": _conventions.canonical(benchmark).name}
     if prepared.design != "iid":
         notes.append(f"p is the {prepared.design} design's test; p_mcnemar is exact McNemar, which treats "
                      "queries as independent")
     return stamp(out, "flows", prepared, notes=list(dict.fromkeys(notes)), n_resamples=n_resamples, seed=seed,
                  confidence_level=confidence_level, correction=correction,
                  threshold=THRESHOLD if threshold is None else threshold, unit="points", inference=inference,
-                 method=method, mc_se=mc_se)
+                 method=method, mc_se=mc_se, **extra)

@@ -31,8 +31,8 @@ from memdiag import _checks
 from memdiag._checks import LABEL_MISSING
 from memdiag._designs import Design, resolve_design
 from memdiag._verdicts import (
-    MissingQueryPolicy, MissingVerdictPolicy, Panel, _attribute_conflicts, _label_disagreements, align, check,
-    judges_of,
+    MissingQueryPolicy, MissingVerdictPolicy, Panel, _attribute_conflicts, _label_disagreements, _source_conventions,
+    align, check, judges_of,
 )
 from memdiag.errors import VerdictError, listing
 
@@ -204,7 +204,7 @@ def _conflicts(rows: pd.DataFrame) -> list[str]:
         notes.append(f"{len(labels)} (system, label) pairs where a source's own category label names another "
                      f"category (the canonical category is used; md.validate lists them): "
                      + listing([line.removesuffix(" (the canonical category is used)") for line in labels], 2))
-    return notes
+    return notes + _source_conventions(rows)
 
 
 def prepare(

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from memdiag import _checks
+from memdiag import _checks, _conventions
 from memdiag._prepare import Prepared, as_prepared
 from memdiag._inference.intervals import describe, infer
 from memdiag._provenance import stamp
@@ -66,8 +66,8 @@ def score(
         with fewer than 200 clusters, else the percentile bootstrap), ``percentile``,
         ``jackknife`` or ``cr2`` (:mod:`memdiag._inference.rule`).
     n_resamples
-        Bootstrap replicates B for the interval of ``overall``; 0 (default) computes no interval.
-        SPEC §4 uses 20,000.
+        Bootstrap replicates B for the intervals of ``overall`` and of every node and group score;
+        0 (default) computes none. SPEC §4 uses 20,000.
     seed
         Seed of the replicates (int or ``numpy.random.Generator``); the same seed gives the same
         interval on every run.
@@ -78,7 +78,9 @@ def score(
     -------
     pandas.DataFrame
         One row per system: ``system``; ``overall`` in points (0-100); with ``n_resamples > 0``
-        ``overall_ci_low`` and ``overall_ci_high`` (points) next to it; one column per named
+        ``overall_ci_low`` and ``overall_ci_high`` (points) next to it, and ``<column>_ci_low``
+        / ``_ci_high`` next to every node and group score (one set of replicates or leave-one-out
+        estimates for all: the groups' intervals are paired with the overall's); one column per named
         node of a nested scheme (MemoryAgentBench ``AR``, ``TTL``, ``ICL``, ``LRU``, ``CR``); one
         column per group (category, task, source; none when the scheme has a single group);
         ``n`` (queries in the official denominator); ``n_<group>``; ``complete`` (every required
@@ -163,26 +165,60 @@ def score(
     notes = layout.notes_text()
     settings = {}
     if n_resamples:
-        res = infer(layout.columns(), prepared.resampling, layout.statistic, inference=inference, test=False,
-                    n_resamples=n_resamples, seed=seed, confidence_level=_checks.confidence_level(confidence_level),
-                    bounds=(0.0, 1.0))
-        table.insert(2, "overall_ci_low", 100 * res.ci_low)
-        table.insert(3, "overall_ci_high", 100 * res.ci_high)
+        columns = ["overall", *layout.summaries, *(layout.groups if grouped else ())]
+        res = infer(layout.columns(), prepared.resampling, _every_score(layout, grouped), inference=inference,
+                    test=False, n_resamples=n_resamples, seed=seed,
+                    confidence_level=_checks.confidence_level(confidence_level), bounds=(0.0, 1.0))
+        s = len(panel.systems)
+        mc_se, undefined = {}, []
+        for k, name in enumerate(columns):      # outputs are column-major: every system's value of one column
+            at = table.columns.get_loc(name) + 1
+            part = slice(k * s, (k + 1) * s)
+            table.insert(at, f"{name}_ci_low", 100 * res.ci_low[part])
+            table.insert(at + 1, f"{name}_ci_high", 100 * res.ci_high[part])
+            for end in ("ci_low", "ci_high"):
+                mc_se[f"{name}_{end}"] = [float(100 * v) for v in res.mc_se[end][part]]
+            share = float(np.max(res.undefined[part]))
+            if share > 0:
+                what = "replicates" if res.kind == "percentile" else "leave-one-cluster-out estimates"
+                subject = ("the overall was undefined (a weighted group, or every included query, absent)"
+                           if name == "overall" else f"{name} was undefined (no query of it)")
+                undefined.append(f"{subject} in {share:.1%} of the {what}"
+                                 + (" and those were left out of the interval" if res.kind == "percentile"
+                                    else ", so its interval is undefined"))
         settings = {"n_resamples": n_resamples, "seed": seed, "confidence_level": confidence_level,
-                    "inference": inference, "method": res.method,
-                    "mc_se": {f"overall_{end}": [float(100 * v) for v in res.mc_se[end]]
-                              for end in ("ci_low", "ci_high")}}
-        notes.append(describe(res, prepared.n_clusters))
-        share = float(np.max(res.undefined))
-        if share > 0:
-            what = "replicates" if res.kind == "percentile" else "leave-one-cluster-out estimates"
-            notes.append(f"the overall was undefined (a weighted group, or every included query, absent) in "
-                         f"{share:.1%} of the {what}"
-                         + (" and those were left out of the interval" if res.kind == "percentile"
-                            else ", so its interval is undefined"))
+                    "inference": inference, "method": res.method, "mc_se": mc_se}
+        notes += [describe(res, prepared.n_clusters), *undefined]
+    settings.update(category_labels(chosen.name, panel.queries, layout.groups if grouped else (), notes))
     stamp(table, "score", prepared, notes=notes, resampled=bool(n_resamples), metric=metric, unit="points",
           description=chosen.description,
           source=chosen.source, complete=layout.complete, missing_groups=list(layout.missing_groups),
           **settings)
     table.attrs["scheme"] = chosen.name
     return table
+
+
+def _every_score(layout, grouped: bool):
+    """The statistic of every score column of a score table: the overall, the named nodes and the
+    group means, each for every system (column-major), from the same sums (SPEC §6)."""
+    def statistic(sums: np.ndarray) -> np.ndarray:
+        parts = [layout.statistic(sums), *np.moveaxis(layout.summary_scores(sums), -1, 0)]
+        if grouped:
+            parts += list(np.moveaxis(layout.group_scores(sums), -1, 0))
+        return np.concatenate(parts, axis=-1)
+
+    return statistic
+
+
+def category_labels(scheme: str | None, queries: pd.DataFrame, groups, notes: list[str]) -> dict:
+    """The ``attrs`` that show a benchmark's integer category beside each group name (SPEC §6.2):
+    ``category_ids`` (group -> integer), ``convention`` (the names used) and ``column_labels``
+    (the headers tables print, "1 (multi-hop)"), with a note naming the other conventions;
+    nothing for groups of a benchmark without integer categories."""
+    benchmark = _conventions.benchmark_of(scheme, queries["benchmark"] if "benchmark" in queries else ())
+    ids = _conventions.category_ids(groups, benchmark) if benchmark else {}
+    if not ids:
+        return {}
+    notes.append(_conventions.naming_note(benchmark))
+    return {"category_ids": ids, "convention": _conventions.canonical(benchmark).name,
+            "column_labels": _conventions.column_labels(groups, benchmark)}

@@ -9,7 +9,7 @@ recording them, with counts, in ``Panel.notes``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
@@ -457,6 +457,7 @@ def validate(df: pd.DataFrame) -> pd.DataFrame:
     notes.extend(_label_gaps(df, rows))
     notes.extend(_attribute_conflicts(df))
     notes.extend(_label_disagreements(df))
+    notes.extend(_source_conventions(df))
     notes = read_notes + notes
     summary = pd.DataFrame(rows)
     summary.attrs["notes"] = notes
@@ -511,6 +512,31 @@ def _label_disagreements(df: pd.DataFrame) -> list[str]:
     for (system, label, canonical), n in counts.items():
         notes.append(f"system '{system}' labels {n} '{canonical}' queries as '{label}' "
                      "(the canonical category is used)")
+    return notes
+
+
+def _source_conventions(df: pd.DataFrame) -> list[str]:
+    """For LoCoMo data, the naming convention each system's own labels follow (SPEC §6.2), so a
+    reader can match the source's published table to memdiag's integer-and-name columns."""
+    from memdiag import _conventions
+
+    if "source_category" not in df or "category" not in df:
+        return []
+    pairs = df.dropna(subset=["source_category", "category"])
+    pairs = pairs[~pairs["source_category"].astype(str).str.fullmatch(r"\d+")]
+    canonical = _conventions.canonical("locomo")
+    notes = []
+    for system, rows in pairs.groupby("system", sort=True):
+        ids = _conventions.category_ids(pd.unique(rows["category"]), "locomo")
+        if not ids or len(ids) < rows["category"].nunique():
+            continue
+        labels = rows.drop_duplicates("category").set_index("category")["source_category"]
+        found = _conventions.identify({ids[c]: labels[c] for c in ids}, "locomo")
+        if found and canonical.name not in found:
+            example = min(ids, key=ids.get)
+            notes.append(f"system '{system}' names LoCoMo's categories by the {' / '.join(found)} convention: "
+                         f"its '{labels[example]}' is category {ids[example]}, shown as "
+                         f"'{_conventions.labelled(example)}' (SPEC §6.2)")
     return notes
 
 
@@ -656,6 +682,16 @@ def _judge_policy(df: pd.DataFrame, judges: str | None, notes: list[dict]) -> tu
     return df[keep], False
 
 
+def _pair_twins(df: pd.DataFrame, dropped: Sequence[str]) -> list[str]:
+    """The queries sharing a ``pair_id`` with a dropped query (MEME before/after twins), sorted:
+    excluding one phase of a pair excludes the other (Raw-RAG paper A.5.2, content-filter check)."""
+    if "pair_id" not in df:
+        return []
+    pairs = df.loc[df["query_id"].isin(dropped), "pair_id"].dropna().unique()
+    twins = df.loc[df["pair_id"].isin(pairs) & ~df["query_id"].isin(dropped), "query_id"]
+    return sorted(pd.unique(twins).tolist())
+
+
 def align(
     df: pd.DataFrame,
     *,
@@ -678,8 +714,9 @@ def align(
         it. The count is recorded in ``notes``.
     verdict_missing
         A verdict with no usable score (NaN): ``"as-wrong"`` (default; C.6, G.3) scores it 0 and
-        keeps it in the denominator; ``"exclude"`` drops the query for all systems. The count per
-        system is recorded in ``notes`` in both cases.
+        keeps it in the denominator; ``"exclude"`` drops the query for all systems, together with
+        the queries that share its ``pair_id`` (a MEME before/after pair leaves together: the gate
+        needs both; Raw-RAG paper A.5.2). The count per system is recorded in ``notes`` in both cases.
     metric
         Which column becomes ``Panel.scores``: ``"score"`` or another per-query metric column
         (``"f1"``, ``"bleu"``, ``"llm_confidence"``, ...).
@@ -741,11 +778,15 @@ def align(
     elif verdict_missing == "exclude":
         bad = pd.unique(df.loc[df["score"].isna(), "query_id"])
         if len(bad):
-            notes.append({"policy": "missing verdicts exclude", "count": len(bad),
+            twins = _pair_twins(df, bad)
+            notes.append({"policy": "missing verdicts exclude", "count": len(bad) + len(twins),
                           "per_system": missing_per_system.to_dict(),
                           "detail": f"{len(bad)} queries with a missing verdict dropped for every "
-                                    f"system ({n_missing} missing verdicts: {per_system}): {listing(bad)}"})
-            df = df[~df["query_id"].isin(bad)]
+                                    f"system ({n_missing} missing verdicts: {per_system}): {listing(bad)}"
+                                    + (f"; with them their {len(twins)} pair_id twins (a before/after pair "
+                                       f"leaves together, as gates need both): {listing(twins)}" if len(twins)
+                                       else "")})
+            df = df[~df["query_id"].isin(set(bad) | set(twins))]
     else:
         raise VerdictError(f"unknown missing-verdict policy '{verdict_missing}' (use as-wrong or exclude).")
 

@@ -212,7 +212,7 @@ def _add_resampling(p: argparse.ArgumentParser) -> None:
 # inputs and outputs
 # --------------------------------------------------------------------------------------------
 #: Options that name an input file.
-_INPUT_OPTIONS = ("files", "claims", "log", "scheme", "systems_table", "write_log", "recipe")
+_INPUT_OPTIONS = ("files", "claims", "log", "scheme", "systems_table", "write_log", "recipe", "summaries")
 
 
 def _inputs(args: argparse.Namespace, df: pd.DataFrame | None = None) -> list[str]:
@@ -351,13 +351,22 @@ def _cmd_compare(args: argparse.Namespace) -> int:
                        reference=args.reference, design=args.design, n_resamples=args.resamples,
                        seed=args.seed, confidence_level=args.ci, correction=args.correction,
                        threshold=args.threshold, missing=args.missing,
-                       verdict_missing=args.verdict_missing)
+                       verdict_missing=args.verdict_missing, by=args.by, test=args.test, margin=args.margin)
     frames = [table]
     if args.omnibus:
         frames.append(md.omnibus(df, metric=args.metric, scheme=args.scheme, design=args.design,
                                  n_resamples=args.resamples, seed=args.seed, threshold=args.threshold,
                                  missing=args.missing, verdict_missing=args.verdict_missing))
     _emit(frames, args)
+    return 0
+
+
+def _cmd_leaderboard(args: argparse.Namespace) -> int:
+    df = _prepared(args, _read(args), metric=args.metric, scheme=args.scheme)
+    _emit(md.leaderboard(df, metric=args.metric, scheme=args.scheme, margin=args.margin, design=args.design,
+                         n_resamples=args.resamples, seed=args.seed, confidence_level=args.ci,
+                         correction=args.correction, threshold=args.threshold, missing=args.missing,
+                         verdict_missing=args.verdict_missing), args)
     return 0
 
 
@@ -393,12 +402,32 @@ def _cmd_evidence(args: argparse.Namespace) -> int:
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:
+    if args.summaries:
+        return _audit_summaries(args)
+    if not args.claims:
+        raise UsageError("give a claims file (memdiag audit CLAIMS --verdicts FILES) or --summaries YAML")
     df = _read(args)
     table = md.audit_claims(df, args.claims, alpha=args.alpha, n_resamples=args.resamples,
                             seed=args.seed, confidence_level=args.ci, missing=args.missing,
                             verdict_missing=args.verdict_missing)
     _emit(table, args)
     return 0 if (table["verdict"] == "supported").all() else 1
+
+
+def _audit_summaries(args: argparse.Namespace) -> int:
+    """``memdiag audit --summaries FILE``: the published numbers alone, no verdicts."""
+    if args.claims or args.files or args.recipe:
+        raise UsageError("--summaries audits published numbers alone: drop the claims file and --verdicts")
+    table = md.audit_summaries(args.summaries, alpha=args.alpha)
+    frames = [table]
+    if args.details:
+        for name, detail in table.attrs["details"].items():
+            if detail is not None:
+                detail = detail.copy()
+                detail.attrs = {**detail.attrs, "notes": [f"check {name}"] + list(detail.attrs.get("notes", []))}
+                frames.append(detail)
+    _emit(frames, args)
+    return 1 if (table["verdict"] == "flagged").any() else 0
 
 
 def _cmd_writes(args: argparse.Namespace) -> int:
@@ -586,9 +615,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--correction", choices=CORRECTIONS, default="holm")
     p.add_argument("--threshold", type=_threshold, help="binarise scores at > THRESHOLD first")
     p.add_argument("--omnibus", action="store_true", help="also print the omnibus test across systems")
+    p.add_argument("--by", help="every pair within each group of this column (e.g. --by category), Holm within each")
+    p.add_argument("--test", choices=("difference", "equivalence", "noninferiority"), default="difference",
+                   help="difference (default), equivalence within ±MARGIN (TOST), or not worse by more than MARGIN")
+    p.add_argument("--margin", type=lambda text: _number(text, "the margin"), metavar="POINTS",
+                   help="equivalence / non-inferiority margin in points (with --test)")
     _add_resampling(p)
     _add_output(p)
     p.set_defaults(run=_cmd_compare)
+
+    p = sub.add_parser("leaderboard", help="systems in tiers statistically tied with the best, with rank intervals")
+    _add_input(p, judges=True)
+    p.add_argument("--metric", default="accuracy", help="accuracy (default), coverage, utilization, or a column")
+    p.add_argument("--scheme", help="official aggregation recomputed in every replicate (locomo, meme, FILE.yaml)")
+    p.add_argument("--margin", type=lambda text: _number(text, "the margin"), metavar="POINTS",
+                   help="also tie a system shown not worse than its tier's leader by more than POINTS")
+    p.add_argument("--correction", choices=CORRECTIONS, default="holm")
+    p.add_argument("--threshold", type=_threshold, help="binarise scores at > THRESHOLD first")
+    _add_resampling(p)
+    _add_output(p)
+    p.set_defaults(run=_cmd_leaderboard)
 
     p = sub.add_parser("flows", help="memory benefit and tax of each system against a reference")
     _add_input(p, judges=True)
@@ -611,8 +657,13 @@ def build_parser() -> argparse.ArgumentParser:
     _add_output(p)
     p.set_defaults(run=_cmd_evidence)
 
-    p = sub.add_parser("audit", help="check published claims against the verdicts (exit 1 if any is not supported)")
-    p.add_argument("claims", metavar="CLAIMS", help="claims file (YAML or CSV)")
+    p = sub.add_parser("audit", help="check published claims against the verdicts, or a paper's published numbers "
+                                     "alone with --summaries (exit 1 if any is not supported / flagged)")
+    p.add_argument("claims", metavar="CLAIMS", nargs="?", help="claims file (YAML or CSV)")
+    p.add_argument("--summaries", metavar="YAML",
+                   help="audit published numbers without verdicts: granularity, McNemar p bounds, power, p at a "
+                        "bootstrap floor, family adjustment, aggregates (docs/spec.md §7.7)")
+    p.add_argument("--details", action="store_true", help="with --summaries: also print each check's full table")
     _add_input(p, option="--verdicts")
     p.add_argument("--alpha", type=_alpha, default=0.05, help="significance level on Holm-adjusted p (default 0.05)")
     _add_resampling(p)

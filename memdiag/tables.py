@@ -101,6 +101,7 @@ def display(df: pd.DataFrame, level: object = None) -> pd.DataFrame:
     pairs = _interval_pairs(columns)
     hidden = {c for pair in pairs.values() for c in pair}
     label = _ci_label(level)
+    headers = df.attrs.get("column_labels") or {}   # e.g. LoCoMo "1 (multi-hop)" (SPEC §6.2)
     out = {}
     for c in columns:
         if c in hidden:
@@ -116,9 +117,9 @@ def display(df: pd.DataFrame, level: object = None) -> pd.DataFrame:
             cells = [f"{v} [{_cell(lo, low, decimals)}, {_cell(hi, high, decimals)}]"
                      if v not in ("", "undefined") else v
                      for v, lo, hi in zip(cells, df[low].tolist(), df[high].tolist())]
-            out[c + label] = cells
+            out[headers.get(c, c) + label] = cells
         else:
-            out[c] = cells
+            out[headers.get(c, c)] = cells
     return pd.DataFrame(out, index=df.index)
 
 

@@ -214,3 +214,28 @@ def test_permuting_rows_changes_no_kappa(labels, random):
     b = agreement(pd.DataFrame(shuffled), n_resamples=0)
     np.testing.assert_array_equal(a["kappa"].to_numpy(), b["kappa"].to_numpy())
     np.testing.assert_array_equal(a["agreement"].to_numpy(), b["agreement"].to_numpy())
+
+
+def test_example_fleiss_kappa_leaves_missing_verdicts_out_by_default():
+    # issue 14: a missing verdict is not a "wrong" rating; the example's Fleiss κ is 0.8415 on the
+    # 4,170 answers all three judge calls rated (30 missing verdicts left out, counted), 0.8364 when
+    # they count as wrong -- both checked against statsmodels' fleiss_kappa on the same answers
+    from pathlib import Path
+
+    from memdiag._verdicts import read_verdicts
+
+    df = read_verdicts(Path(__file__).resolve().parents[1] / "data" / "example" / "verdicts")
+    default = agreement(df, by="repeat", n_resamples=200)
+    fleiss = default[default["kind"] == "fleiss"].iloc[0]
+    wide = df.pivot_table(index=["system", "query_id"], columns="repeat", values="score", dropna=False)
+    complete = wide.dropna()
+    right = (complete > 0.5).sum(axis=1).to_numpy()
+    assert fleiss["n"] == len(complete) == 4170
+    assert fleiss["kappa"] == pytest.approx(fleiss_kappa(np.column_stack([3 - right, right])), abs=1e-12)
+    assert round(fleiss["kappa"], 4) == 0.8415
+    assert "missing verdicts per rater: 0 8, 1 11, 2 11 (exclude)" in default.attrs["notes"][0]
+    as_wrong = agreement(df, by="repeat", n_resamples=200, verdict_missing="as-wrong")
+    right_all = (wide.fillna(0) > 0.5).sum(axis=1).to_numpy()
+    kappa = as_wrong.loc[as_wrong["kind"] == "fleiss", "kappa"].iloc[0]
+    assert kappa == pytest.approx(fleiss_kappa(np.column_stack([3 - right_all, right_all])), abs=1e-12)
+    assert round(kappa, 4) == 0.8364

@@ -151,6 +151,9 @@ def test_example_claims_file_on_the_example_data():
     assert out.loc["mem0-published-score", "verdict"] == "value mismatch"
     assert out.loc["memgpt-beats-rag", "verdict"] == "not checkable"
     assert (out.loc[out["family"] == "vs-raw-rag", "design"] == "cluster").all()
+    # equivalence needs a margin: shown within 10 points, not within 5
+    assert out.loc["zep-matches-rag", "verdict"] == "not significant"
+    assert out.loc["zep-within-10-of-rag", "verdict"] == "supported" and out.loc["zep-within-10-of-rag", "margin"] == 10
 
 
 def test_read_claims_from_yaml_csv_and_frame_agree(tmp_path):

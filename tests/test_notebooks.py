@@ -41,9 +41,10 @@ def test_quickstart_runs_and_draws_the_venn_grid():
     assert len(images) == 1
 
 
-def test_auditing_claims_runs_and_finds_the_mem0_mismatch():
+def test_auditing_claims_runs_and_finds_mem0s_convention():
     out = printed(execute("03_auditing_claims.ipynb"))
-    assert "macro weighting gives 61.68" in out and "3.25 points" in out
+    assert "consistent under the mem0 convention" in out and "the locomo-paper convention gives 62.14" in out
+    assert "b = 40, c = 60 of 500: exact McNemar p = 0.0569" in out and "3.25 points" in out
 
 
 def test_real_locomo_notebook_uses_the_real_data_when_present(real_data):

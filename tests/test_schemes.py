@@ -479,3 +479,55 @@ def test_a_scheme_that_keeps_no_query_says_so_for_every_caller():
         with pytest.raises(SchemeError, match="the scheme 'locomo' keeps no query of these verdicts "
                                               r"\(1 queries of category 'adversarial' excluded\)"):
             call()
+
+
+# --------------------------------------------------------------------------------------------
+# expected_counts: the official number of queries per group (issue 14)
+# --------------------------------------------------------------------------------------------
+def test_expected_counts_name_the_incomplete_group():
+    from memdiag._simulate import simulate_meme
+
+    df = simulate_meme(n_episodes=100, systems=("raw-rag", "mem0"), seed=3)
+    full = md.score(df, scheme="meme")
+    assert full["complete"].all() and not [n for n in full.attrs["notes"] if "incomplete" in n]
+    # drop one Cas after question (and its before twin): the total and the Cas count are off by one
+    gone = df[(df["category"] == "Cas") & (df["phase"] == "after")]["pair_id"].iloc[0]
+    part = md.score(df[df["pair_id"] != gone], scheme="meme")
+    assert not part["complete"].any()
+    notes = part.attrs["notes"]
+    assert "scheme meme: incomplete: the official denominator is 694 queries, these data have 693" in notes
+    assert "scheme meme: incomplete: category Cas has 163 queries, the official count is 164" in notes
+    assert not [n for n in notes if "category Del" in n or "ER + Agg + Tr" in n]
+
+
+def test_expected_counts_of_a_sum_of_groups_and_a_locomo_category():
+    # move one Agg question to ER: ER + Agg + Tr still 300 and the total 694, so still complete
+    from memdiag._simulate import simulate_meme
+
+    df = simulate_meme(n_episodes=100, systems=("raw-rag",), seed=4)
+    moved = df[(df["category"] == "Agg") & (df["phase"] == "after") & df["pair_id"].isna()]["query_id"].iloc[0]
+    shifted = df.assign(category=np.where(df["query_id"] == moved, "ER", df["category"]))
+    assert md.score(shifted, scheme="meme")["complete"].all()
+    # LoCoMo: a temporal question relabelled single-hop keeps 1,540 but breaks two category counts
+    rows = [("m", f"q{i}", 1, c) for i, c in enumerate(["multi-hop"] * 282 + ["temporal"] * 320
+                                                        + ["open-domain"] * 96 + ["single-hop"] * 842)]
+    table = md.score(frame(rows, "system query_id score category"), scheme="locomo")
+    assert not table["complete"].any() and table.loc[0, "n"] == 1540
+    assert {n for n in table.attrs["notes"] if "incomplete" in n} == {
+        "scheme locomo: incomplete: category temporal has 320 queries, the official count is 321",
+        "scheme locomo: incomplete: category single-hop has 842 queries, the official count is 841"}
+
+
+@pytest.mark.parametrize("counts, message", [
+    ({"Bogus": 3}, "Bogus is not one of the scheme's groups"),
+    ({"a": 0}, "'a': 0 is not a positive whole number"),
+    ({"a": 2.5}, "2.5 is not a positive whole number"),
+    ({"a": 1, "a + b": 2}, "a is counted in two keys"),
+    ({"a": 1, "b": 1}, "the counts add up to 2, but expected_n is 3"),
+    ([1, 2], "give a mapping group -> official number of queries"),
+])
+def test_expected_counts_are_validated(counts, message):
+    with pytest.raises(SchemeError, match=message):
+        Scheme.from_dict({"name": "t", "weights": ["a", "b"], "expected_n": 3, "expected_counts": counts})
+    ok = Scheme.from_dict({"name": "t", "weights": ["A", "b"], "expected_n": 3, "expected_counts": {"a + B": 3}})
+    assert ok.expected_counts == {"A + b": 3}

@@ -26,7 +26,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 _DEFAULTS = {"group_by": "category", "include": None, "exclude": (), "exclude_ids": None, "weights": None,
              "gates": (), "phase": None, "required_groups": (), "threshold": 0.5, "expected_n": None,
-             "aliases": {}, "design": None, "source": "", "origin": "built-in"}
+             "expected_counts": None, "aliases": {}, "design": None, "source": "", "origin": "built-in"}
 _LONGMEMEVAL = ("single-session-user", "single-session-assistant", "single-session-preference",
                 "multi-session", "knowledge-update", "temporal-reasoning")
 _MAB_SOURCES = ("LongMemEval", "EventQA", "RULER-QA1", "RULER-QA2", "ReDial", "Banking77", "CLINC150", "NLU",
@@ -59,6 +59,8 @@ OLD: dict[str, dict] = {name: {**_DEFAULTS, "name": name, **fields} for name, fi
     "locomo": {
         "exclude": ("adversarial",), "required_groups": ("multi-hop", "temporal", "open-domain", "single-hop"),
         "expected_n": 1540, "design": "cluster",   # issue 13: the 10 conversations are clusters
+        # issue 14: per-category counts (the integers 1-4, SPEC §6.2)
+        "expected_counts": {"multi-hop": 282, "temporal": 321, "open-domain": 96, "single-hop": 841},
         "aliases": {"1": "multi-hop", "2": "temporal", "3": "open-domain", "4": "single-hop", "5": "adversarial",
                     "temporal-reasoning": "temporal", "temporal reasoning": "temporal"},
         "description": "LoCoMo-10: category 5 (adversarial) excluded; question-weighted mean over the 1,540 "
@@ -67,16 +69,19 @@ OLD: dict[str, dict] = {name: {**_DEFAULTS, "name": name, **fields} for name, fi
         "source": "SPEC §6; Raw-RAG paper D.5, D.1.1"},
     "longmemeval": {
         "required_groups": _LONGMEMEVAL, "expected_n": 500,
+        "expected_counts": dict(zip(_LONGMEMEVAL, (70, 56, 30, 133, 78, 133))),   # issue 14 (A.2.1)
         "description": "LongMemEval-S: question-weighted mean over the 500 examples (six question types)",
         "source": "SPEC §6; Raw-RAG paper D.5, D.1.2"},
     "longmemeval-no-abs": {
         "exclude_ids": "_abs$", "required_groups": _LONGMEMEVAL, "expected_n": 470,
+        "expected_counts": dict(zip(_LONGMEMEVAL, (64, 56, 30, 121, 72, 127))),   # issue 14 (A.2.3)
         "description": "LongMemEval-S without the 30 abstention questions (ids ending '_abs'): "
                        "question-weighted mean over 470",
         "source": "SPEC §6; Raw-RAG paper D.1.2"},
     "meme": {
         "weights": ["ER", "Agg", "Tr", "Del", "Cas", "Abs"], "gates": ("Del", "Cas", "Abs"), "phase": "after",
         "required_groups": ("ER", "Agg", "Tr", "Del", "Cas", "Abs"), "expected_n": 694,
+        "expected_counts": {"Del": 100, "Cas": 164, "Abs": 130, "ER + Agg + Tr": 300},   # issue 14 (A.5.2)
         "aliases": {"exact recall": "ER", "aggregation": "Agg", "tracking": "Tr", "deletion": "Del",
                     "cascade": "Cas", "absence": "Abs"},
         "design": "cluster",

@@ -12,6 +12,7 @@ import pytest
 from memdiag.errors import SchemeError, VerdictError
 from memdiag._scoring import score
 from memdiag._simulate import simulate
+from memdiag.tables import render
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -145,7 +146,18 @@ def test_score_real_locomo_runs_reproduce_published_numbers(real_data):
     assert len(table) == 10 and (table["n"] == 1540).all() and table["complete"].all()
     assert table.attrs["notes"][0] == "scheme locomo: 446 queries of category 'adversarial' excluded"
     # the releases' own category names (see below) are what md.validate reports: named, not silent
-    assert len(table.attrs["notes"]) == 2 and "md.validate lists them" in table.attrs["notes"][1]
+    notes = table.attrs["notes"]
+    assert "md.validate lists them" in notes[1]
+    # ... with the convention each source follows, and the integer beside every name (SPEC §6.2):
+    # Backboard's README "Single-Hop 89.36" is category 1, printed "1 (multi-hop)", never bare "multi-hop"
+    assert "system 'backboard' names LoCoMo's categories by the mem0 convention: its 'single_hop' is " \
+           "category 1, shown as '1 (multi-hop)' (SPEC §6.2)" in notes
+    assert any(n.startswith("system 'long_context' names LoCoMo's categories by the trpc-agent-go") for n in notes)
+    assert notes[-1].startswith("locomo categories are the dataset's integers, shown with the locomo-paper names")
+    assert table.attrs["category_ids"] == {"multi-hop": 1, "temporal": 2, "open-domain": 3, "single-hop": 4}
+    assert table.attrs["convention"] == "locomo-paper"
+    shown = render(table.reset_index(), "table").splitlines()[0]   # the header row
+    assert "1 (multi-hop)" in shown and " multi-hop" not in shown.replace("(multi-hop)", "")
     # published (SOURCE.md of each release), canonical categories 1 multi-hop, 2 temporal,
     # 3 open-domain, 4 single-hop (the releases' own names for them differ); abs = half the last digit
     cats = ["overall", "multi-hop", "temporal", "open-domain", "single-hop"]

@@ -39,8 +39,13 @@ def test_interval_brackets_the_estimate_and_records_design_b_seed_level():
     table = score(df, scheme="memoryagentbench", n_resamples=1000, seed=3, confidence_level=0.9)
     assert table.columns[:4].tolist() == ["system", "overall", "overall_ci_low", "overall_ci_high"]
     assert (table["overall_ci_low"] < table["overall"]).all() and (table["overall"] < table["overall_ci_high"]).all()
-    # the point estimates and every other column are those of the plain table
-    pd.testing.assert_frame_equal(table.drop(columns=["overall_ci_low", "overall_ci_high"]), plain)
+    # the point estimates and every other column are those of the plain table; every node and group
+    # score gets its interval too (issue 14), bracketing it
+    ends = [c for c in table.columns if c.endswith(("_ci_low", "_ci_high"))]
+    assert len(ends) == 2 * (1 + 5 + 14)          # overall, AR/TTL/ICL/LRU/CR, 14 sources
+    pd.testing.assert_frame_equal(table.drop(columns=ends), plain)
+    for name in ("AR", "TTL", "LongMemEval", "ReDial"):
+        assert (table[f"{name}_ci_low"] <= table[name]).all() and (table[name] <= table[f"{name}_ci_high"]).all()
     assert {k: table.attrs[k] for k in ("design", "n_resamples", "seed", "confidence_level")} == \
         {"design": "stratified", "n_resamples": 1000, "seed": 3, "confidence_level": 0.9}
     reason = "design stratified (default for scheme memoryagentbench: resample by stratum)"

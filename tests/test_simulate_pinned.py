@@ -1,6 +1,7 @@
 """The simulators reproduce, bit for bit, frames pinned before memdiag._simulate became a package.
 
-The digests were computed with the single-module ``memdiag/_simulate.py`` at commit 1dddcb0:
+The digests were computed with the single-module ``memdiag/_simulate.py`` at commit 1dddcb0 (MEME's
+re-pinned in issue 14, when its per-task counts became the ``meme`` scheme's):
 ``pd.util.hash_pandas_object(frame).sum()`` (uint64, wrapping) over rows and index, and the first
 16 hex digits of the SHA-256 of ``json.dumps(frame.attrs["truth"], sort_keys=True)`` with every
 float of the truth rounded to 12 significant digits (the truths integrate a bivariate normal with
@@ -55,7 +56,9 @@ CASES = {
         (896149864183194730, "c1a0d2152bce470b")),
     "systems_table": (lambda: simulate_systems_table(simulate(n_queries=40, n_clusters=4, seed=2), seed=9),
                       (8090352301638905937, "74234e98afe7498f")),
-    "meme": (lambda: simulate_meme(n_episodes=4, seed=5), (2787024828658001756, "dc55de8153569150")),
+    # re-pinned in issue 14: the after questions beyond one per task and episode are allotted to the
+    # tasks exactly (largest remainder; 100 episodes give the meme scheme's expected_counts)
+    "meme": (lambda: simulate_meme(n_episodes=4, seed=5), (10614744770340593934, "42e608c591b0bd6b")),
     "memoryagentbench": (lambda: simulate_memoryagentbench(n_per_source=3, seed=7),
                          (7523202314926839707, "a5beb7da9d7d8ac1")),
 }

@@ -36,10 +36,12 @@ VERDICTS: tuple[str, ...] = ("not checkable", "value mismatch", "contradicted", 
 
 #: Fields of a claim (:func:`read_claims`).
 CLAIM_FIELDS: tuple[str, ...] = ("id", "family", "scheme", "benchmark", "metric", "system_a", "system_b",
-                                 "threshold", "direction", "design", "reported_value", "reported_diff",
+                                 "threshold", "direction", "margin", "design", "reported_value", "reported_diff",
                                  "reported_p", "tolerance")
-_NUMBERS = ("threshold", "reported_value", "reported_diff", "reported_p", "tolerance")
+_NUMBERS = ("threshold", "margin", "reported_value", "reported_diff", "reported_p", "tolerance")
 _DIRECTIONS = {"greater": 1, "less": -1, "different": 0}
+#: Directions tested against a margin (points): equivalence (TOST) and non-inferiority (SPEC §5.6).
+_MARGIN_DIRECTIONS = {"equivalent": "equivalence", "not-worse": "noninferiority"}
 
 
 def read_claims(source: str | Path | pd.DataFrame | Sequence[Mapping]) -> pd.DataFrame:
@@ -59,7 +61,11 @@ def read_claims(source: str | Path | pd.DataFrame | Sequence[Mapping]) -> pd.Dat
           ``stratified-cluster``; default: the scheme's);
         - ``system_a`` and either ``system_b`` (a comparison) or ``threshold`` (system vs a
           number, in points);
-        - ``direction``: ``greater`` (a > b), ``less`` (a < b) or ``different``;
+        - ``direction``: ``greater`` (a > b), ``less`` (a < b), ``different``, ``equivalent``
+          (|a − b| < margin: "matches", "ties", "remains competitive") or ``not-worse``
+          (a > b − margin);
+        - ``margin`` (points): the equivalence or non-inferiority margin, needed by
+          ``equivalent`` and ``not-worse`` (comparisons only);
         - optional ``reported_value`` (a's score as published, points), ``reported_diff``
           (a − b, points), ``reported_p``, ``tolerance`` (points; see :func:`audit_claims`).
 
@@ -156,9 +162,16 @@ def _claim(record: object, origin: str, k: int) -> dict:
     if (claim["system_b"] is None) == math.isnan(claim["threshold"]):
         raise fail("system_b", "give either system_b (a comparison) or threshold (a system vs a number).")
     direction = (claim["direction"] or "").lower()
-    if direction not in _DIRECTIONS:
-        raise fail("direction", f"{claim['direction']!r} is not greater, less or different.")
+    if direction not in _DIRECTIONS and direction not in _MARGIN_DIRECTIONS:
+        raise fail("direction", f"{claim['direction']!r} is not greater, less, different, equivalent or not-worse.")
     claim["direction"] = direction
+    if direction in _MARGIN_DIRECTIONS:
+        if claim["system_b"] is None:
+            raise fail("direction", f"'{direction}' compares two systems; give system_b.")
+        if math.isnan(claim["margin"]) or not claim["margin"] > 0:
+            raise fail("margin", f"'{direction}' needs a positive margin in points (e.g. margin: 2.0).")
+    elif not math.isnan(claim["margin"]):
+        raise fail("margin", f"a margin is for the directions equivalent and not-worse, not {direction!r}.")
     if claim["design"] is not None and claim["design"] not in KINDS:
         raise fail("design", f"{claim['design']!r} is not a design ({', '.join(KINDS)}).")
     claim["metric"] = claim["metric"] or "accuracy"
@@ -236,11 +249,17 @@ def _evaluate(df: pd.DataFrame, claim: Mapping, n_resamples: int, seed: int, lev
     row = {"scheme": scheme.name if scheme else None, "n": prepared.n, "design": kind, "_discordant": None,
            "_notes": notes}
     if b is not None:
+        test = _MARGIN_DIRECTIONS.get(claim["direction"], "difference")
+        margin = claim["margin"] if test != "difference" else None
         table = compare(prepared, metric=claim["metric"], n_resamples=n_resamples, seed=seed,
-                        confidence_level=level, inference=inference)
+                        confidence_level=level, inference=inference, test=test, margin=margin)
         out = table.iloc[0]
         row["_notes"] = notes + table.attrs["notes"][1 + len(prepared.notes):]
         row.update({k: out[k] for k in ("estimate_a", "estimate_b", "diff", "ci_low", "ci_high", "p", "test")})
+        if test != "difference":   # the claim's p is the margin test's; the difference test stays in the reason
+            row.update(p=float(out["p_margin"]), test=f"{'TOST' if test == 'equivalence' else 'non-inferiority'} "
+                       f"({out['method']})", _tost=(float(out["tost_low"]), float(out["tost_high"])),
+                       _difference_p=float(out["p"]))
         row.update(_se=out["se"], _df=table.attrs.get("df"), _method=out["method"],
                    _mc={k: v[0] for k, v in table.attrs["mc_se"].items()})
         if exact:
@@ -265,7 +284,25 @@ def _evaluate(df: pd.DataFrame, claim: Mapping, n_resamples: int, seed: int, lev
     return row
 
 
-def _verdict(claim: Mapping, row: Mapping, alpha: float, family_size: int) -> tuple[str, str]:
+def _margin_verdict(claim: Mapping, row: Mapping, alpha: float, numbers: str, level: float) -> tuple[str, str]:
+    """Verdict of an ``equivalent`` or ``not-worse`` claim from its margin test (SPEC §5.6)."""
+    m = claim["margin"]
+    low, high = row["_tost"]
+    interval = f"the {level:.0%} interval [{low:.2f}, {high:.2f}]"
+    if claim["direction"] == "equivalent":
+        if row["p_adj"] <= alpha:
+            return "supported", f"equivalent within ±{m:g}: {interval} lies inside it; {numbers} ≤ α = {alpha:g}"
+        if low >= m or high <= -m:
+            return "contradicted", f"{interval} lies outside ±{m:g}: the systems differ by more than the margin; {numbers}"
+        return "not significant", f"equivalence within ±{m:g} not shown: {interval} is not inside it; {numbers} > α = {alpha:g}"
+    if row["p_adj"] <= alpha:
+        return "supported", f"not worse by more than {m:g}: {interval} starts above −{m:g}; {numbers} ≤ α = {alpha:g}"
+    if high <= -m:
+        return "contradicted", f"worse by more than {m:g}: {interval} ends below −{m:g}; {numbers}"
+    return "not significant", f"non-inferiority by {m:g} not shown: {interval} reaches below −{m:g}; {numbers} > α = {alpha:g}"
+
+
+def _verdict(claim: Mapping, row: Mapping, alpha: float, family_size: int, level: float = 0.95) -> tuple[str, str]:
     """Verdict and one line of reason, by the precedence of :data:`VERDICTS`."""
     a = claim["system_a"]
     other = claim["system_b"] if claim["system_b"] is not None else f"{claim['threshold']:g}"
@@ -284,11 +321,13 @@ def _verdict(claim: Mapping, row: Mapping, alpha: float, family_size: int) -> tu
                                   f"(off by {reported - value:+.2f}, tolerance {tol:g})")
     significant = row["p_adj"] <= alpha
     side = int(np.sign(row["diff"]))
-    claimed = _DIRECTIONS[claim["direction"]]
+    claimed = _DIRECTIONS.get(claim["direction"], 0)
     if not math.isnan(claim["reported_p"]) and (claim["reported_p"] <= alpha) != significant:
         numbers += f"; reported p = {claim['reported_p']:g}"
     if mismatches:
         return "value mismatch", "; ".join(mismatches) + f" ({numbers})"
+    if claim["direction"] in _MARGIN_DIRECTIONS:
+        return _margin_verdict(claim, row, alpha, numbers, 2 * level - 1)
     if claimed and side == -claimed:
         why = "significant in the other direction" if significant else "estimate on the other side"
         return "contradicted", f"{why}: {numbers}"
@@ -349,6 +388,13 @@ def audit_claims(
     exact binomial test (``scipy.stats.binomtest``) of a binary plain mean under iid, else the
     design's test of θ − threshold. All p-values are two-sided. Holm's adjustment runs over the
     checkable claims of each ``family``; a claim without a family is its own family.
+
+    ``equivalent`` and ``not-worse`` claims are tested against their ``margin`` (points) by
+    :func:`memdiag.compare`'s TOST and non-inferiority tests on the design's (1 − 2α) interval
+    (SPEC §5.6); their ``p`` is the margin test's, Holm-adjusted with the family: supported when
+    the adjusted p ≤ α (the interval inside ±margin, or above −margin), contradicted when the
+    interval lies beyond the margin (the systems differ by more than it, or a is worse by more),
+    not significant otherwise.
 
     Verdicts, in precedence order (the first that applies):
 
@@ -418,12 +464,16 @@ def audit_claims(
             continue
         m = int(sizes[family.iloc[i]])
         row = {**claim, **result, "p_adj": float(p_adj.iloc[i])}
-        row.update(_power_columns(row, alpha / m, power, confidence_level))
-        row["verdict"], row["reason"] = _verdict(claim, row, alpha, m)
+        if claim["direction"] in _MARGIN_DIRECTIONS:
+            row.update(detectable_effect=math.nan, power=math.nan,
+                       power_basis="not computed for a margin test (the margin is the effect that matters)")
+        else:
+            row.update(_power_columns(row, alpha / m, power, confidence_level))
+        row["verdict"], row["reason"] = _verdict(claim, row, alpha, m, confidence_level)
         notes += [f"{claim['id']}: {note}" for note in result["_notes"]]
         rows.append(row)
     columns = ["id", "family", "verdict", "reason", "system_a", "system_b", "threshold", "metric", "scheme",
-               "direction", "estimate_a", "estimate_b", "diff", "ci_low", "ci_high", "p", "p_adj", "test",
+               "direction", "margin", "estimate_a", "estimate_b", "diff", "ci_low", "ci_high", "p", "p_adj", "test",
                "n", "design", "detectable_effect", "power", "power_basis", "reported_value", "reported_diff",
                "reported_p", "tolerance"]
     mc_se = {key: [float(r["_mc"].get(key, math.nan)) if "_mc" in r else math.nan for r in rows]

@@ -393,6 +393,7 @@ def infer_cells(
     seed: int | np.random.Generator = 0,
     confidence_level: float = 0.95,
     bounds: tuple[float, float] | None = None,
+    keep_distribution: bool = False,
 ) -> Inference:
     """:func:`infer` for a statistic of the paired 2x2 cell counts of ``k`` binary contrasts.
 
@@ -402,6 +403,7 @@ def infer_cells(
     ``(b, m)``; ``swap`` exchanges benefit and tax of the contrasts drawn in the other
     orientation, on the data and in every replicate. Under ``iid`` and ``stratified`` the p-value
     is the bootstrap sign test: callers with a binary plain mean use exact McNemar instead.
+    ``keep_distribution`` keeps the percentile replicates (margin tests, :mod:`memdiag._inference.margin`).
 
     Examples
     --------
@@ -435,7 +437,7 @@ def infer_cells(
     res = cell_bootstrap(codes, design, statistic, n_resamples=n_resamples, seed=seed, keys=keys, swap=swap,
                          concordant=concordant, confidence_level=confidence_level, return_distribution=True)
     tested = np.broadcast_to(np.asarray(test, dtype=bool), res.estimate.shape)
-    out = _percentile(res, test=tested, keep=False)
+    out = _percentile(res, test=tested, keep=keep_distribution)
     if tested.any() and cells is not None:
         out = _exact_where_small(out, flat, cells, np.zeros(out.estimate.shape), seed, tested)
     return out

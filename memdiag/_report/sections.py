@@ -18,7 +18,7 @@ from matplotlib.figure import Figure
 
 from memdiag import plots
 from memdiag._agreement import agreement
-from memdiag._audit import audit_claims, audit_independence, rank_stability
+from memdiag._audit import audit_claims, audit_independence, leaderboard, rank_stability
 from memdiag._compare import bootstrap, compare, omnibus
 from memdiag._evidence import evidence, evidence_length, evidence_tests
 from memdiag._flows import flows
@@ -117,6 +117,8 @@ TABLE_TITLES: dict[str, str] = {
     "evidence_omnibus": "Evidence omnibus tests", "evidence_pairs": "Evidence pairwise tests",
     "evidence_length": "Evidence length", "costs": "Cost and accuracy",
     "agreement": "Judge agreement", "write_audit": "Write-action audit", "claims": "Claims audit",
+    "contrasts_by_category": "Differences from the reference within each category",
+    "leaderboard": "Leaderboard: tiers tied with the best",
 }
 
 
@@ -227,6 +229,25 @@ def _clustering_section(ctx: _Context) -> Section:
                          f"{a['alpha']:g} when queries are treated as independent stay significant with "
                          f"{ctx.prepared.n_clusters} clusters.")
     section.tables["independence"] = table
+    return section
+
+
+def _groups_section(ctx: _Context) -> Section:
+    ref = ctx.settings.reference
+    section = Section("groups", "Per-category differences and ties with the best",
+                      f"Each system's accuracy difference from {ref} within every category, adjusted within each "
+                      "category (one benchmark × metric × category family, the Raw-RAG paper's C.6 task families), "
+                      "and a leaderboard whose tiers hold the systems the data cannot tell apart from each tier's "
+                      "best, with rank intervals (SPEC §5.6, §5.7).")
+    if len(ctx.systems) < 2:
+        return _omit(section, "a comparison needs at least two systems")
+    s = ctx.settings
+    if "category" in ctx.selected and ctx.selected["category"].nunique() > 1:
+        section.tables["contrasts_by_category"] = compare(ctx.prepared, by="category", pairs="reference", reference=ref,
+                                                          confidence_level=s.confidence_level,
+                                                          correction=s.correction, **ctx.resampling)
+    section.tables["leaderboard"] = leaderboard(ctx.prepared, confidence_level=s.confidence_level,
+                                                correction=s.correction, **ctx.resampling)
     return section
 
 
@@ -386,7 +407,8 @@ def _omit(section: Section, why: str) -> Section:
 
 
 SECTIONS: tuple[Callable[[_Context], Section], ...] = (
-    _data_section, _scores_section, _flows_section, _compare_section, _clustering_section, _evidence_section,
+    _data_section, _scores_section, _flows_section, _compare_section, _clustering_section, _groups_section,
+    _evidence_section,
     _costs_section, _agreement_section, _writes_section, _claims_section,
 )
 

@@ -28,11 +28,6 @@ if TYPE_CHECKING:  # pragma: no cover - names for annotations only
 #: The built-in scheme listed first, and the CLI's default: every query counts once.
 DEFAULT = "mean"
 
-#: LongMemEval-S official question counts per type, in the order of the ``longmemeval`` scheme's
-#: required groups (SPEC §6; D.1.2). The scheme files have no key for per-group counts.
-_LONGMEMEVAL_COUNTS = (70, 56, 30, 133, 78, 133)
-
-
 def _parse(text: str, where: str, is_json: bool) -> object:
     """The YAML or JSON value of a scheme file's text; a SchemeError naming ``where`` if unparsable."""
     try:
@@ -154,8 +149,7 @@ _DERIVED: dict[str, Callable[[], object]] = {
     # every built-in scheme by name, in known_schemes() order
     "BUILTIN": lambda: {name: _builtin(name) for name in known_schemes()},
     # LongMemEval-S question type -> official count (SPEC §6; D.1.2)
-    "LONGMEMEVAL_TYPES": lambda: dict(zip(_builtin("longmemeval").required_groups, _LONGMEMEVAL_COUNTS,
-                                          strict=True)),
+    "LONGMEMEVAL_TYPES": lambda: dict(_builtin("longmemeval").expected_counts),
     # MEME task (D.1.3) -> the label variants accepted for it
     "MEME_TASKS": _meme_tasks,
     # MemoryAgentBench capability -> canonical source names (D.1.4, D.5 eq. 6), a weight tree

@@ -165,6 +165,13 @@ def layout(scheme: Scheme, panel: Panel) -> SchemeLayout:
         notes.append({"policy": f"scheme {scheme.name}", "count": int(counts.sum()),
                       "detail": f"incomplete: the official denominator is {scheme.expected_n} queries, "
                                 f"these data have {int(counts.sum())}"})
+    for key, expected in (scheme.expected_counts or {}).items():
+        have = int(sum(counts[index[g]] for g in key.split(" + ") if g in index))
+        if have != expected:
+            complete = False
+            notes.append({"policy": f"scheme {scheme.name}", "count": have,
+                          "detail": f"incomplete: {scheme.group_by} {key} has {have} queries, the official "
+                                    f"count is {expected}"})
     weights = scheme.group_weights
     return SchemeLayout(
         scheme=scheme,

@@ -85,6 +85,12 @@ class Scheme:
     expected_n
         The official number of queries in the denominator (LoCoMo 1,540); a different count is
         noted and makes the result incomplete.
+    expected_counts
+        The official number of queries per group: group -> count, where a key may join several
+        groups with ``+`` when only their total is known (MEME ``ER + Agg + Tr: 300``). A group
+        whose count differs makes the result incomplete, and the note names the group. When the
+        keys cover every group of a closed scheme once, their counts must add up to
+        ``expected_n``.
     aliases
         Data label -> canonical group name, beyond the case/punctuation-insensitive matching
         that always applies.
@@ -109,6 +115,7 @@ class Scheme:
     required_groups: tuple[str, ...] = ()
     threshold: float = 0.5
     expected_n: int | None = None
+    expected_counts: Mapping[str, int] | None = None
     aliases: Mapping[str, str] = field(default_factory=dict)
     design: str | None = None
     description: str = ""
@@ -175,6 +182,37 @@ class Scheme:
             set_("gates", tuple(lookup[match_key(g)] for g in self.gates))
             set_("required_groups", tuple(lookup[match_key(g)] for g in self.required_groups))
             set_("aliases", {k: lookup[match_key(v)] for k, v in self.aliases.items()})
+        if self.expected_counts is not None:
+            set_("expected_counts", self._counts(lambda message: fail("expected_counts", message)))
+
+    def _counts(self, fail) -> dict[str, int]:
+        """``expected_counts`` checked: keys in the scheme's spelling (``Del``, ``ER + Agg + Tr``),
+        positive whole counts, each group in at most one key, and a total equal to ``expected_n``
+        when the keys cover a closed scheme's groups."""
+        if not isinstance(self.expected_counts, Mapping) or not self.expected_counts:
+            raise fail("give a mapping group -> official number of queries, e.g. {Del: 100, ER + Agg + Tr: 300}.")
+        vocabulary = self._vocabulary()
+        lookup = {match_key(g): g for g in vocabulary}
+        out, seen = {}, []
+        for key, value in self.expected_counts.items():
+            if not (isinstance(value, int) and not isinstance(value, bool) and value > 0):
+                raise fail(f"{key!r}: {value!r} is not a positive whole number of queries.")
+            parts = [p.strip() for p in str(key).split("+")]
+            unknown = [p for p in parts if match_key(p) not in lookup]
+            if unknown or not vocabulary:
+                raise fail(f"{listing(unknown or parts)} is not one of the scheme's groups "
+                           f"({', '.join(vocabulary) or 'it names none: list them in required_groups'}).")
+            names = [lookup[match_key(p)] for p in parts]
+            twice = [n for n in names if n in seen or names.count(n) > 1]
+            if twice:
+                raise fail(f"{listing(sorted(set(twice)))} is counted in two keys; give each group one count.")
+            seen += names
+            out[" + ".join(names)] = value
+        closed = self.declared_groups or self.required_groups
+        if self.expected_n is not None and closed and sorted(seen) == sorted(closed) \
+                and sum(out.values()) != self.expected_n:
+            raise fail(f"the counts add up to {sum(out.values())}, but expected_n is {self.expected_n}.")
+        return out
 
     # -- derived ----------------------------------------------------------------------------
     @property

@@ -31,8 +31,8 @@ MEME_GATED: tuple[str, ...] = get_scheme("meme").gates
 MEME_AFTER_PER_EPISODE = 6.94
 MEME_BEFORE_PER_EPISODE = 4.94
 
-#: How the after-phase questions beyond one per task and episode spread over the tasks
-#: (illustrative: the sources give no per-task counts).
+#: How the after-phase questions beyond one per task and episode spread over the tasks (relative
+#: weights; at 100 episodes the task totals are the ``meme`` scheme's ``expected_counts``).
 MEME_EXTRA_SHARE: dict[str, float] = _TABLES["extra_share"]
 
 #: After-phase pass rates (before any gate) per system and task. Weak stores "pass" deletion and
@@ -88,7 +88,9 @@ def simulate_meme(
         After- and before-phase questions in all. Defaults: round(6.94 × episodes) and
         round(4.94 × episodes) -- MEME's 694 and 494 (1,188 in all) for 100 episodes. Every
         episode has at least one after question per task (so ``n_after >= 6 × episodes``); the
-        rest spread over episodes and tasks by :data:`MEME_EXTRA_SHARE`. Every gated (Del, Cas,
+        rest are allotted to the tasks in proportion to :data:`MEME_EXTRA_SHARE` (largest
+        remainder, so 100 episodes give the ``meme`` scheme's counts: Del 100, Cas 164, Abs 130,
+        ER, Agg and Tr 100 each) and spread over the episodes at random. Every gated (Del, Cas,
         Abs) after question has a before twin; the other before questions are twins of randomly
         chosen ER/Agg/Tr after questions, so ``n_before`` lies between the gated after count and
         ``n_after`` (the default is clipped to that range).
@@ -180,8 +182,12 @@ def simulate_meme(
     rng = np.random.default_rng(seed)
 
     # design: after questions per (episode, task), then which of them have a before twin
-    share = np.tile([MEME_EXTRA_SHARE[t] for t in tasks], n_episodes)
-    counts = 1 + rng.multinomial(n_after - n_tasks * n_episodes, share / share.sum()).reshape(n_episodes, n_tasks)
+    share = np.array([MEME_EXTRA_SHARE[t] for t in tasks], dtype=float)
+    quota = (n_after - n_tasks * n_episodes) * share / share.sum()
+    per_task = np.floor(quota).astype(np.int64)
+    left = int(n_after - n_tasks * n_episodes - per_task.sum())
+    per_task[np.argsort(-(quota - per_task), kind="stable")[:left]] += 1     # largest remainder
+    counts = 1 + np.stack([rng.multinomial(k, np.full(n_episodes, 1.0 / n_episodes)) for k in per_task], axis=1)
     after_episode = np.repeat(np.repeat(np.arange(n_episodes), n_tasks), counts.ravel())
     after_task = np.repeat(np.tile(np.arange(n_tasks), n_episodes), counts.ravel())
     after_k = np.concatenate([np.arange(c) for c in counts.ravel()])

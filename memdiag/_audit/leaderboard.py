@@ -1,0 +1,141 @@
+"""A leaderboard with tiers "statistically tied with the best" and rank intervals (SPEC §4.7, §5.6).
+
+One job: :func:`leaderboard` orders the systems, puts the leader and every system whose
+difference from it is not significant (or, with a margin, within the margin) in tier 1, then
+repeats on the rest, and shows each system's rank interval and probability of ranking first from
+:func:`memdiag.rank_stability`'s shared replicates. A table that says "A is best" must say from
+which systems the data cannot tell it apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from memdiag import _checks
+from memdiag._audit.ranking import rank_stability
+from memdiag._compare import bootstrap, compare
+from memdiag._prepare import Prepared, as_prepared
+from memdiag._provenance import stamp
+from memdiag._resampling import run_seed
+from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
+from memdiag.errors import VerdictError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from memdiag._schemes import Scheme
+
+__all__ = ["leaderboard"]
+
+
+def leaderboard(
+    data: pd.DataFrame | Prepared,
+    *,
+    metric: str = "accuracy",
+    scheme: str | Path | Scheme | None = None,
+    margin: float | None = None,
+    design: str | None = None,
+    inference: str = "auto",
+    n_resamples: int = 20_000,
+    seed: int | np.random.Generator = 0,
+    confidence_level: float = 0.95,
+    correction: str = "holm",
+    threshold: float | None = None,
+    systems: Sequence[str] | None = None,
+    missing: MissingQueryPolicy | None = None,
+    verdict_missing: MissingVerdictPolicy | None = None,
+) -> pd.DataFrame:
+    """Systems in tiers of "statistically tied with the best", with rank intervals.
+
+    Parameters
+    ----------
+    data
+        Canonical verdicts, or :func:`memdiag.prepare` output.
+    metric, scheme, design, inference, threshold, systems, missing, verdict_missing
+        As in :func:`memdiag.compare`.
+    margin
+        A margin in points: a system is also tied with its tier's leader when it is shown not
+        worse than the leader by more than the margin (the non-inferiority test of
+        :func:`memdiag.compare`).
+    n_resamples, seed, confidence_level, correction
+        As in :func:`memdiag.compare`; α = 1 − ``confidence_level``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per system, by tier and then estimate: ``system, estimate, ci_low, ci_high``
+        (points), ``tier`` (1 = tied with the best), ``leader`` (its tier's best system),
+        ``diff, diff_ci_low, diff_ci_high`` (system − leader; empty for a leader), ``p_adj`` (the difference test,
+        adjusted over the leader's comparisons), with a margin ``p_margin_adj`` and
+        ``within_margin``, ``tied`` (in its leader's tier for either reason), ``rank``,
+        ``rank_low``, ``rank_high``, ``p_first`` (:func:`memdiag.rank_stability`) and ``n``.
+
+    Notes
+    -----
+    Tier k: the best system not yet placed leads; every remaining system whose difference from
+    it has an adjusted p > α (not significantly worse), or — with a margin — whose
+    non-inferiority test against it has an adjusted p ≤ α, joins it. The adjustment is over the
+    leader's comparisons with the systems still unplaced (one family per tier). Not separating
+    two systems is not evidence that they are equal: for that, give a margin (SPEC §5.6).
+
+    Examples
+    --------
+    >>> import memdiag as md
+    >>> df = md.simulate(systems=("raw-rag", "a", "b", "c"), seed=3,
+    ...                  accuracy={"raw-rag": 0.6, "a": 0.75, "b": 0.74, "c": 0.5})
+    >>> md.leaderboard(df, n_resamples=1000)[["system", "tier", "leader", "rank_low", "rank_high"]]
+        system  tier   leader  rank_low  rank_high
+    0        b     1        b       1.0        2.0
+    1        a     1        b       1.0        2.0
+    2  raw-rag     2  raw-rag       3.0        3.0
+    3        c     3        c       4.0        4.0
+    """
+    prepared = as_prepared(data, scheme=scheme, metric=metric, systems=systems, missing=missing,
+                           verdict_missing=verdict_missing, design=design)
+    seed = run_seed(seed)
+    confidence_level = _checks.confidence_level(confidence_level)
+    alpha = 1 - confidence_level
+    if len(prepared.systems) < 2:
+        raise VerdictError(f"a leaderboard needs at least two systems; the data hold {len(prepared.systems)}.")
+    common = dict(inference=inference, n_resamples=n_resamples, seed=seed, confidence_level=confidence_level)
+    scores = bootstrap(prepared, metric, threshold=threshold, **common).set_index("system")
+    ranks = rank_stability(prepared, metric=metric, threshold=threshold, **common).set_index("system")
+    remaining = list(scores.sort_values("estimate", ascending=False, kind="stable").index)
+    rows, notes, tier = {}, [], 0
+    while remaining:
+        tier += 1
+        leader = remaining[0]
+        rows[leader] = {"tier": tier, "leader": leader, "diff": np.nan, "diff_ci_low": np.nan, "diff_ci_high": np.nan,
+                        "p_adj": np.nan, "tied": True}
+        if len(remaining) > 1:
+            table = compare(prepared.restrict(remaining), metric=metric, pairs="reference", reference=leader,
+                            correction=correction, threshold=threshold,
+                            test="noninferiority" if margin is not None else "difference", margin=margin, **common)
+            for _, r in table.iterrows():
+                within = bool(r["within_margin"]) if margin is not None else False
+                tied = bool(r["p_adj"] > alpha) or within
+                rows[r["system_a"]] = {"tier": tier if tied else None, "leader": leader if tied else None,
+                                       "diff": r["diff"], "diff_ci_low": r["ci_low"], "diff_ci_high": r["ci_high"],
+                                       "p_adj": r["p_adj"], "tied": tied,
+                                       **({"p_margin_adj": r["p_margin_adj"], "within_margin": within}
+                                          if margin is not None else {})}
+            notes.append(f"tier {tier}: {leader} against {len(table)} systems, {table.attrs['method']}")
+        remaining = [s for s in remaining if s != leader and not rows[s]["tied"]]
+    out = pd.DataFrame.from_dict(rows, orient="index")
+    out.index.name = "system"
+    out = out.join(scores[["estimate", "ci_low", "ci_high", "n"]]).join(
+        ranks[["rank", "rank_low", "rank_high", "p_first"]]).reset_index()
+    out = out.sort_values(["tier", "estimate"], ascending=[True, False], kind="stable").reset_index(drop=True)
+    out["tier"] = out["tier"].astype(int)
+    columns = ["system", "estimate", "ci_low", "ci_high", "tier", "leader", "diff", "diff_ci_low", "diff_ci_high",
+               "p_adj"] + (["p_margin_adj", "within_margin"] if margin is not None else []) + \
+        ["tied", "rank", "rank_low", "rank_high", "p_first", "n"]
+    rule = (f"tied: the difference from the tier's leader is not significant ({correction}-adjusted p > {alpha:g})"
+            + (f", or it is shown not worse than the leader by more than {margin:g} points" if margin is not None
+               else "; not separating two systems does not make them equal (give a margin for that)"))
+    return stamp(out[columns], "leaderboard", prepared, notes=[rule, *notes] + ranks.attrs["notes"],
+                 metric=metric, n_resamples=n_resamples, seed=seed, confidence_level=confidence_level,
+                 correction=correction, threshold=threshold, unit="points", inference=inference, margin=margin)

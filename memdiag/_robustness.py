@@ -1,0 +1,265 @@
+"""Sensitivity presets: how every headline number moves under a change of data policy (Raw-RAG
+paper A.5.2, Table 29 notes; SPEC §7.8).
+
+One job: run the headline analysis — each system's official score and, with a reference, each
+system's paired difference from it — twice, on the data as analysed (``baseline``) and under one
+named change (``variant``), and put the two side by side:
+
+- :func:`content_filter_sensitivity`: drop the queries whose answers a provider's content filter
+  blocked, *with* their gate twins, from every system (A.5.2: 12 MEME questions, 687 after-phase
+  questions left);
+- :func:`judge_repetition_sensitivity`: the first judge call of every answer instead of the mean
+  of the calls (A.5.2: RAG Native 39.30% with three calls, 39.80% with the first);
+- :func:`missing_verdict_bounds`: every missing verdict scored wrong (the default, a lower bound)
+  against every missing verdict scored right (an upper bound).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from memdiag import _checks
+from memdiag._compare import compare
+from memdiag._prepare import prepare
+from memdiag._provenance import stamp
+from memdiag._resampling import run_seed
+from memdiag._scoring import score
+from memdiag._verdicts import check
+from memdiag.errors import VerdictError, listing
+
+if TYPE_CHECKING:  # pragma: no cover
+    from memdiag._schemes import Scheme
+
+#: The columns of a sensitivity table, in order.
+COLUMNS: tuple[str, ...] = ("quantity", "system", "baseline", "baseline_ci_low", "baseline_ci_high", "variant",
+                            "variant_ci_low", "variant_ci_high", "change", "baseline_p_adj", "variant_p_adj",
+                            "n_baseline", "n_variant")
+
+
+def _headline(df: pd.DataFrame, *, scheme, reference, verdict_missing: str, options: dict) -> tuple[dict, list[str]]:
+    """Each system's official score and (with a reference) its difference from it: {(quantity,
+    system): (estimate, low, high, p_adj, n)} and the notes."""
+    prepared = prepare(df, scheme=scheme, missing=options["missing"], verdict_missing=verdict_missing,
+                       design=options["design"])
+    resampling = {k: options[k] for k in ("n_resamples", "seed", "inference", "confidence_level")}
+    table = score(prepared, **resampling)
+    out = {}
+    for _, row in table.iterrows():
+        out[("score", row["system"])] = (row["overall"], row.get("overall_ci_low", np.nan),
+                                         row.get("overall_ci_high", np.nan), np.nan, int(row["n"]))
+    notes = list(table.attrs["notes"])
+    if reference is not None and not options["n_resamples"]:     # point estimates: differences of scores
+        base = table.set_index("system")["overall"]
+        for system in prepared.systems:
+            if system != reference:
+                out[(f"− {reference}", system)] = (base[system] - base[reference], np.nan, np.nan, np.nan,
+                                                  int(table["n"].iloc[0]))
+    elif reference is not None and len(prepared.systems) > 1:
+        diffs = compare(prepared, pairs="reference", reference=reference, correction=options["correction"],
+                        **resampling)
+        for _, row in diffs.iterrows():
+            out[(f"− {reference}", row["system_a"])] = (row["diff"], row["ci_low"], row["ci_high"], row["p_adj"],
+                                                       int(row["n"]))
+        notes += [n for n in diffs.attrs["notes"] if n not in notes]
+    return out, notes
+
+
+def _moves(baseline: pd.DataFrame, variant: pd.DataFrame, *, function: str, what: tuple[str, str],
+           scheme, reference, verdict_missing: tuple[str, str], notes: Iterable[str], options: dict) -> pd.DataFrame:
+    """The side-by-side table of the headline numbers under ``baseline`` and ``variant``."""
+    first, first_notes = _headline(baseline, scheme=scheme, reference=reference, verdict_missing=verdict_missing[0],
+                                   options=options)
+    second, second_notes = _headline(variant, scheme=scheme, reference=reference,
+                                     verdict_missing=verdict_missing[1], options=options)
+    rows = []
+    for key in first:
+        b, v = first[key], second.get(key, (np.nan,) * 4 + (0,))
+        rows.append({"quantity": "score" if key[0] == "score" else f"{key[1]} {key[0]}", "system": key[1],
+                     "baseline": b[0], "baseline_ci_low": b[1], "baseline_ci_high": b[2],
+                     "variant": v[0], "variant_ci_low": v[1], "variant_ci_high": v[2], "change": v[0] - b[0],
+                     "baseline_p_adj": b[3], "variant_p_adj": v[3], "n_baseline": b[4], "n_variant": v[4]})
+    out = pd.DataFrame(rows, columns=list(COLUMNS))
+    if not options["n_resamples"]:
+        out = out.drop(columns=[c for c in COLUMNS if "_ci_" in c or c.endswith("_p_adj")])
+    elif reference is None:
+        out = out.drop(columns=["baseline_p_adj", "variant_p_adj"])
+    lines = [f"baseline: {what[0]}", f"variant: {what[1]}", *notes]
+    lines += [f"baseline: {n}" for n in first_notes]
+    lines += [f"variant: {n}" for n in second_notes if n not in first_notes]
+    return stamp(out, function, notes=lines, unit="points", scheme=getattr(scheme, "name", scheme),
+                 reference=reference, baseline=what[0], variant=what[1],
+                 **{k: v for k, v in options.items() if k != "design"})
+
+
+def _options(*, design, inference, n_resamples, seed, confidence_level, correction, missing) -> dict:
+    return {"design": design, "inference": inference,
+            "n_resamples": _checks.n_resamples(n_resamples, allow_zero=True), "seed": run_seed(seed),
+            "confidence_level": _checks.confidence_level(confidence_level),
+            "correction": _checks.choice(correction, _checks.CORRECTIONS, "correction"),
+            "missing": _checks.choice(missing, _checks.MISSING, "missing-query policy")}
+
+
+_COMMON_DOC = """    scheme
+        The official aggregation of the headline scores (``meme``, ``locomo``, a file, ...).
+    reference
+        A system whose paired difference from every other system is a headline number too
+        (:func:`memdiag.compare` with ``pairs="reference"``, Holm over the systems).
+    design, inference, n_resamples, seed, confidence_level, correction, missing
+        As in :func:`memdiag.compare`; ``n_resamples=0`` gives the point estimates only.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per headline number: ``quantity`` (``score``, or ``<system> − <reference>``),
+        ``system``, ``baseline`` and ``variant`` (points) with their intervals
+        (``_ci_low``/``_ci_high``), ``change`` = variant − baseline, the Holm-adjusted p of each
+        difference under both (``baseline_p_adj``, ``variant_p_adj``), and the queries each
+        rests on (``n_baseline``, ``n_variant``). ``attrs["baseline"]`` and ``attrs["variant"]``
+        say what each column is; the notes give both analyses' notes.
+"""
+
+
+def content_filter_sensitivity(
+    df: pd.DataFrame,
+    filtered: Mapping[str, Sequence[str]] | Sequence[str] | str,
+    *,
+    scheme: str | Path | Scheme | None = None,
+    reference: str | None = None,
+    design: str | None = None,
+    inference: str = "auto",
+    n_resamples: int = 20_000,
+    seed: int | np.random.Generator = 0,
+    confidence_level: float = 0.95,
+    correction: str = "holm",
+    missing: str = "error",
+) -> pd.DataFrame:
+    """The headline numbers with and without the queries a content filter blocked (A.5.2).
+
+    Parameters
+    ----------
+    df
+        Canonical verdicts; the blocked answers are scored as the release scored them (the
+        paper: empty, incorrect answers).
+    filtered
+        The blocked answers: system -> query ids, a list of query ids (blocked for some
+        system), or the name of a 0/1 column of ``df`` marking them.
+    """
+    frame = check(df)
+    if isinstance(filtered, str):
+        if filtered not in frame:
+            raise VerdictError(f"content_filter_sensitivity: the verdicts have no column '{filtered}' marking "
+                               "the filtered answers. Give the column, or a mapping system -> query ids.")
+        blocked = frame[filtered].fillna(0).astype(bool)
+    elif isinstance(filtered, Mapping):
+        blocked = pd.Series(False, index=frame.index)
+        for system, ids in filtered.items():
+            blocked |= (frame["system"] == system) & frame["query_id"].isin(list(ids))
+    else:
+        blocked = frame["query_id"].isin(list(filtered))
+    ids = sorted(pd.unique(frame.loc[blocked, "query_id"]).tolist())
+    named = ([] if isinstance(filtered, str) else
+             [i for v in filtered.values() for i in v] if isinstance(filtered, Mapping) else list(filtered))
+    unknown = sorted(set(map(str, named)) - set(frame["query_id"].astype(str)))
+    if not ids:
+        raise VerdictError("content_filter_sensitivity: no verdict is marked as filtered"
+                           + (f" (unknown query ids: {listing(unknown)})" if unknown else "") + ".")
+    options = _options(design=design, inference=inference, n_resamples=n_resamples, seed=seed,
+                       confidence_level=confidence_level, correction=correction, missing=missing)
+    # the exclude policy drops a query with a missing verdict for every system, with its pair_id twins
+    variant = frame.assign(score=frame["score"].where(~blocked, np.nan))
+    other = frame["score"].isna() & ~blocked
+    if other.any():
+        raise VerdictError(f"content_filter_sensitivity: {int(other.sum())} verdicts are missing for other reasons; "
+                           "decide them first (md.prepare(..., verdict_missing=...)) so the variant drops only "
+                           "the filtered queries.")
+    per_system = frame.loc[blocked].groupby("system")["query_id"].nunique()
+    notes = [f"filtered answers: {', '.join(f'{s} {n}' for s, n in per_system.items())}, on {len(ids)} queries: "
+             f"{listing(ids)}"] + ([f"unknown query ids ignored: {listing(unknown)}"] if unknown else [])
+    return _moves(frame, variant, function="content_filter_sensitivity",
+                  what=("every query, filtered answers as released",
+                        "the filtered queries and their pair_id twins dropped from every system"),
+                  scheme=scheme, reference=reference, verdict_missing=("as-wrong", "exclude"), notes=notes,
+                  options=options)
+
+
+def judge_repetition_sensitivity(
+    df: pd.DataFrame,
+    *,
+    scheme: str | Path | Scheme | None = None,
+    reference: str | None = None,
+    design: str | None = None,
+    inference: str = "auto",
+    n_resamples: int = 20_000,
+    seed: int | np.random.Generator = 0,
+    confidence_level: float = 0.95,
+    correction: str = "holm",
+    missing: str = "error",
+    verdict_missing: str = "as-wrong",
+) -> pd.DataFrame:
+    """The headline numbers from the mean of the judge calls against the first call alone (A.5.2).
+
+    Parameters
+    ----------
+    df
+        Canonical verdicts with a ``repeat`` column: the judge calls of each answer.
+    verdict_missing
+        The missing-verdict policy of both analyses.
+    """
+    frame = check(df)
+    calls = frame.groupby(["system", "query_id"])["repeat"].nunique() if "repeat" in frame else pd.Series([1])
+    if calls.max() < 2:
+        raise VerdictError("judge_repetition_sensitivity: every answer has one judge call (no 'repeat' column "
+                           "with several values); there is nothing to compare.")
+    first = frame["repeat"] == frame.groupby(["system", "query_id"])["repeat"].transform("min")
+    options = _options(design=design, inference=inference, n_resamples=n_resamples, seed=seed,
+                       confidence_level=confidence_level, correction=correction, missing=missing)
+    notes = [f"{int(calls.max())} calls for {int((calls == calls.max()).sum())} of {len(calls)} answers"]
+    return _moves(frame, frame[first], function="judge_repetition_sensitivity",
+                  what=("the mean of the judge calls of each answer", "the first judge call of each answer"),
+                  scheme=scheme, reference=reference, verdict_missing=(verdict_missing, verdict_missing),
+                  notes=notes, options=options)
+
+
+def missing_verdict_bounds(
+    df: pd.DataFrame,
+    *,
+    scheme: str | Path | Scheme | None = None,
+    reference: str | None = None,
+    design: str | None = None,
+    inference: str = "auto",
+    n_resamples: int = 20_000,
+    seed: int | np.random.Generator = 0,
+    confidence_level: float = 0.95,
+    correction: str = "holm",
+    missing: str = "error",
+) -> pd.DataFrame:
+    """The headline numbers with every missing verdict scored wrong (lower bound) and right (upper
+    bound): how far unusable judge outputs could move them (SPEC §1.4, §7.3).
+
+    Parameters
+    ----------
+    df
+        Canonical verdicts with missing verdicts (NaN ``score``).
+    """
+    frame = check(df)
+    n_missing = int(frame["score"].isna().sum())
+    if not n_missing:
+        raise VerdictError("missing_verdict_bounds: no verdict is missing; both bounds are the data.")
+    options = _options(design=design, inference=inference, n_resamples=n_resamples, seed=seed,
+                       confidence_level=confidence_level, correction=correction, missing=missing)
+    per_system = frame["score"].isna().groupby(frame["system"]).sum()
+    notes = [f"missing verdicts: {', '.join(f'{s} {int(n)}' for s, n in per_system.items() if n)}"]
+    return _moves(frame, frame.assign(score=frame["score"].fillna(1.0)), function="missing_verdict_bounds",
+                  what=("every missing verdict scored wrong (lower bound)",
+                        "every missing verdict scored right (upper bound)"),
+                  scheme=scheme, reference=reference, verdict_missing=("as-wrong", "as-wrong"), notes=notes,
+                  options=options)
+
+
+for _f in (content_filter_sensitivity, judge_repetition_sensitivity, missing_verdict_bounds):
+    _f.__doc__ = _f.__doc__.rstrip() + "\n" + _COMMON_DOC   # the parameters and result they share
