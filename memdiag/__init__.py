@@ -30,8 +30,10 @@ _WHERE: dict[str, str] = {
         "memdiag._audit": ("audit_claims", "audit_independence", "check_aggregate", "rank_stability",
                            "read_claims"),
         "memdiag._compare": ("bootstrap", "compare", "omnibus"),
+        "memdiag._costs": ("cost_ratios", "costs", "system_costs"),
         "memdiag._evidence": ("evidence", "evidence_length", "evidence_tests", "path_given_result"),
         "memdiag._flows": ("flows",),
+        "memdiag._ingestion": ("ingestion", "ingestion_curve", "read_ingestion_log"),
         "memdiag._inference": ("adjust", "clustered_mcnemar", "cochrans_q", "design_detectable_effect",
                                "design_power", "detectable_effect", "mcnemar", "mcnemar_from_outcomes",
                                "mcnemar_power"),
@@ -41,7 +43,7 @@ _WHERE: dict[str, str] = {
         "memdiag._schemes": ("Scheme", "get_scheme", "known_schemes"),
         "memdiag._scoring": ("score",),
         "memdiag._sensitivity": ("sensitivity",),
-        "memdiag._simulate": ("simulate", "simulate_meme", "simulate_memoryagentbench",
+        "memdiag._simulate": ("simulate", "simulate_ingestion_log", "simulate_meme", "simulate_memoryagentbench",
                               "simulate_systems_table"),
         "memdiag._verdicts": ("Panel", "align", "check", "read_verdicts", "validate"),
         "memdiag._writes": ("read_write_log", "write_audit"),
@@ -73,8 +75,10 @@ if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
     from memdiag._attribution import attribute_change
     from memdiag._audit import audit_claims, audit_independence, check_aggregate, rank_stability, read_claims
     from memdiag._compare import bootstrap, compare, omnibus
+    from memdiag._costs import cost_ratios, costs, system_costs
     from memdiag._evidence import evidence, evidence_length, evidence_tests, path_given_result
     from memdiag._flows import flows
+    from memdiag._ingestion import ingestion, ingestion_curve, read_ingestion_log
     from memdiag._inference import (
         adjust, clustered_mcnemar, cochrans_q, design_detectable_effect, design_power, detectable_effect, mcnemar,
         mcnemar_from_outcomes, mcnemar_power,
@@ -85,6 +89,8 @@ if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
     from memdiag._schemes import Scheme, get_scheme, known_schemes
     from memdiag._scoring import score
     from memdiag._sensitivity import sensitivity
-    from memdiag._simulate import simulate, simulate_meme, simulate_memoryagentbench, simulate_systems_table
+    from memdiag._simulate import (
+        simulate, simulate_ingestion_log, simulate_meme, simulate_memoryagentbench, simulate_systems_table,
+    )
     from memdiag._verdicts import Panel, align, check, read_verdicts, validate
     from memdiag._writes import read_write_log, write_audit

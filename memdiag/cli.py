@@ -212,7 +212,7 @@ def _add_resampling(p: argparse.ArgumentParser) -> None:
 # inputs and outputs
 # --------------------------------------------------------------------------------------------
 #: Options that name an input file.
-_INPUT_OPTIONS = ("files", "claims", "log", "scheme", "systems_table", "write_log", "recipe")
+_INPUT_OPTIONS = ("files", "claims", "log", "scheme", "systems_table", "write_log", "recipe", "ingestion_log")
 
 
 def _inputs(args: argparse.Namespace, df: pd.DataFrame | None = None) -> list[str]:
@@ -388,6 +388,25 @@ def _cmd_evidence(args: argparse.Namespace) -> int:
         frames += [omni, pairs, matrix]
     if "evidence_tokens" in raw:
         frames.append(md.evidence_length(df, budget=args.budget))
+    _emit(frames, args)
+    return 0
+
+
+def _cmd_costs(args: argparse.Namespace) -> int:
+    df = _prepared(args, _read(args), scheme=args.scheme)
+    common = dict(quantities=args.quantity, scheme=args.scheme, design=args.design,
+                  inference=getattr(args, "inference", "auto"), n_resamples=args.resamples, seed=args.seed,
+                  confidence_level=args.ci, missing=args.missing, verdict_missing=args.verdict_missing)
+    frames = [md.costs(df, threshold=args.threshold, **common)]
+    if args.reference or args.pairs == "all":
+        frames.append(md.cost_ratios(df, pairs=args.pairs, reference=args.reference, correction=args.correction,
+                                     **common))
+    if args.systems_table:
+        from memdiag._report.provenance import _read_systems_table
+
+        frames.append(md.system_costs(_read_systems_table(args.systems_table), reference=args.reference))
+    if args.ingestion_log:
+        frames.append(md.ingestion(md.read_ingestion_log(args.ingestion_log), reference=args.reference))
     _emit(frames, args)
     return 0
 
@@ -610,6 +629,27 @@ def build_parser() -> argparse.ArgumentParser:
     _add_resampling(p)
     _add_output(p)
     p.set_defaults(run=_cmd_evidence)
+
+    p = sub.add_parser("costs", help="latency, tokens and LLM calls per system: mean, median, P95, cost per correct "
+                                     "answer, ratios (speed-ups) with intervals")
+    _add_input(p, judges=True)
+    p.add_argument("--quantity", action="append", metavar="COLUMN",
+                   help="a per-query cost column (repeatable; default: latency_s, input_tokens, output_tokens, "
+                        "evidence_tokens, tokens_used, llm_calls, ... as present)")
+    p.add_argument("--reference", help="ratios of every system's mean cost to this system's (speed-ups)")
+    p.add_argument("--pairs", choices=("reference", "all"), default="reference",
+                   help="ratios against --reference (default) or between all pairs")
+    p.add_argument("--scheme", help="apply a scheme's query selection (e.g. locomo drops adversarial questions)")
+    p.add_argument("--threshold", type=_threshold, help="cost per correct answer: correct = score > THRESHOLD "
+                                                       "(default: the score as it is)")
+    p.add_argument("--correction", choices=CORRECTIONS, default="holm")
+    p.add_argument("--systems-table", metavar="CSV", help="system-level costs (ingestion hours and tokens, ...) "
+                                                          "with their ratios to --reference")
+    p.add_argument("--ingestion-log", metavar="LOG", help="per-item ingestion durations (CSV or JSONL): "
+                                                          "total ingestion time per system")
+    _add_resampling(p)
+    _add_output(p)
+    p.set_defaults(run=_cmd_costs)
 
     p = sub.add_parser("audit", help="check published claims against the verdicts (exit 1 if any is not supported)")
     p.add_argument("claims", metavar="CLAIMS", help="claims file (YAML or CSV)")
