@@ -27,6 +27,7 @@ _WHERE: dict[str, str] = {
         "memdiag.plots": ("plot",),
         "memdiag._agreement": ("agreement", "missing_verdict_effect"),
         "memdiag._attribution": ("attribute_change",),
+        "memdiag._augmentation": ("augmentation",),
         "memdiag._audit": ("audit_claims", "audit_independence", "check_aggregate", "rank_stability",
                            "read_claims"),
         "memdiag._compare": ("bootstrap", "compare", "omnibus"),
@@ -37,12 +38,14 @@ _WHERE: dict[str, str] = {
         "memdiag._inference": ("adjust", "clustered_mcnemar", "cochrans_q", "design_detectable_effect",
                                "design_power", "detectable_effect", "mcnemar", "mcnemar_from_outcomes",
                                "mcnemar_power"),
+        "memdiag._overview": ("overview",),
         "memdiag._pairs": ("pairwise_matrix",),
         "memdiag._prepare": ("Prepared", "prepare"),
         "memdiag._report": ("demo", "report", "report_from_json"),
         "memdiag._schemes": ("Scheme", "get_scheme", "known_schemes"),
         "memdiag._scoring": ("score",),
         "memdiag._sensitivity": ("sensitivity",),
+        "memdiag._store_gap": ("store_gap",),
         "memdiag._simulate": ("simulate", "simulate_ingestion_log", "simulate_meme", "simulate_memoryagentbench",
                               "simulate_systems_table"),
         "memdiag._verdicts": ("Panel", "align", "check", "read_verdicts", "validate"),
@@ -73,6 +76,7 @@ if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
     from memdiag import plots as plot
     from memdiag._agreement import agreement, missing_verdict_effect
     from memdiag._attribution import attribute_change
+    from memdiag._augmentation import augmentation
     from memdiag._audit import audit_claims, audit_independence, check_aggregate, rank_stability, read_claims
     from memdiag._compare import bootstrap, compare, omnibus
     from memdiag._costs import cost_ratios, costs, system_costs
@@ -83,12 +87,14 @@ if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
         adjust, clustered_mcnemar, cochrans_q, design_detectable_effect, design_power, detectable_effect, mcnemar,
         mcnemar_from_outcomes, mcnemar_power,
     )
+    from memdiag._overview import overview
     from memdiag._pairs import pairwise_matrix
     from memdiag._prepare import Prepared, prepare
     from memdiag._report import demo, report, report_from_json
     from memdiag._schemes import Scheme, get_scheme, known_schemes
     from memdiag._scoring import score
     from memdiag._sensitivity import sensitivity
+    from memdiag._store_gap import store_gap
     from memdiag._simulate import (
         simulate, simulate_ingestion_log, simulate_meme, simulate_memoryagentbench, simulate_systems_table,
     )
