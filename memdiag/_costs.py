@@ -1,6 +1,6 @@
 """Cost and latency per system: per-query latency, tokens and LLM calls with mean, median and P95,
 cost per correct answer, ratios between systems (speed-ups), and system-level costs (Raw-RAG
-paper §4.3 RQ3, Table 6, Table 32, A.6, D.6; Memory Tax review, Figure 1; SPEC §1).
+paper §4.3 RQ3, Table 6, Table 32, A.6, D.6; Memory Tax review, Figure 1; SPEC §7.7).
 
 Per-query costs are columns of the verdicts (SPEC §1: ``input_tokens``, ``output_tokens``,
 ``evidence_tokens``, ``latency_s``; releases add others, e.g. trpc-agent-go's ``tokens_used``);
@@ -46,6 +46,9 @@ QUANTITIES: dict[str, str] = {
     "input_tokens": "tokens", "output_tokens": "tokens", "evidence_tokens": "tokens",
     "tokens_used": "tokens", "total_tokens": "tokens", "llm_calls": "calls", "cost_usd": "USD",
 }
+#: Latencies of a system all below this (seconds) are flagged: no retrieval and answer takes under a
+#: millisecond (the saxenauts/persona release records ~1e-6 s, SOURCE.md).
+IMPLAUSIBLE_S = 1e-3
 #: The quantiles reported beside the mean (Raw-RAG paper Table 20 reports the same for evidence).
 LEVELS: tuple[float, float] = (0.5, 0.95)
 
@@ -105,7 +108,7 @@ def costs(
     verdict_missing: MissingVerdictPolicy | None = None,
 ) -> pd.DataFrame:
     """Per-query cost and latency per system: mean, median and P95 with intervals, and the cost
-    per correct answer (Raw-RAG paper Table 6, Table 32, Table 20; SPEC §1).
+    per correct answer (Raw-RAG paper Table 6, Table 32, Table 20; SPEC §7.7).
 
     Parameters
     ----------
@@ -204,6 +207,10 @@ def costs(
         lacking = [s for j, s in enumerate(panel.systems) if not any(q_ == q and j_ == j for q_, j_, _ in series)]
         if lacking:
             notes.append(f"no {q} for {', '.join(lacking)}: not reported")
+    for q, j, values in series:
+        if QUANTITIES.get(q) == "s" and np.nanmax(values) < IMPLAUSIBLE_S:
+            notes.append(f"{panel.systems[j]}: every {q} is below {IMPLAUSIBLE_S * 1000:g} ms (median "
+                         f"{np.nanmedian(values):.2g} s): no answer takes that little; check the unit or the timer")
     for row in out.itertuples():
         if row.n_missing:
             notes.append(f"{row.system}: {row.quantity} missing for {row.n_missing} of {panel.n} queries (not used)")
@@ -240,7 +247,7 @@ def cost_ratios(
     verdict_missing: MissingVerdictPolicy | None = None,
 ) -> pd.DataFrame:
     """Ratios of mean per-query cost between systems, with paired intervals: speed-ups and token
-    savings (Raw-RAG paper §4.3 RQ3: "5.1× faster than the next system", Table 6, Table 32).
+    savings (Raw-RAG paper §4.3 RQ3: "5.1× faster than the next system", Table 6, Table 32; SPEC §7.7).
 
     Parameters
     ----------

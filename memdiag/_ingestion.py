@@ -1,5 +1,5 @@
 """Sequential ingestion time: the cumulative time a memory system takes to ingest a history item by
-item, and its per-system totals (Raw-RAG paper Figure 1 right, §4.3 RQ3, D.6).
+item, and its per-system totals (Raw-RAG paper Figure 1 right, §4.3 RQ3, D.6; SPEC §7.7).
 
 The paper streams one 1,710-message conversation into each system with one worker and records
 the duration of each message's Add; "cumulative Add time is the sum of the recorded

@@ -1,6 +1,6 @@
 """Accuracy across benchmark × model settings, each under its own official aggregation (Raw-RAG paper
 Figure 1 left: "accuracy across seven benchmark–model settings"; §4.2: Raw-RAG ranks first in six
-of seven).
+of seven; SPEC §8).
 
 A *setting* is a benchmark scored with one reader model. :func:`overview` scores every system of
 every setting under that benchmark's scheme (LoCoMo without its adversarial category, MEME's

@@ -1,5 +1,5 @@
 """Native retrieval vs the complete store vs raw evidence (Raw-RAG paper §5.3, Figure 5, Table 29,
-A.5.2, C.5).
+A.5.2, C.5; SPEC §7.8).
 
 The paper runs three conditions per memory system on the same questions: **native** (N), the
 system's own retrieval and readout; **complete store** (C), gold-informed selection over every
