@@ -229,3 +229,13 @@ def test_report_adds_the_sweep_the_store_gap_and_the_cost_sections_when_the_data
         assert (out / "figures" / f"{name}.png").is_file(), name
     sens = pd.read_csv(out / "tables" / "sensitivity.csv")
     assert sorted(sens["value"]) == [5.0, 15.0, 30.0]
+
+
+def test_readme_quotes_the_augmentation_numbers_of_the_example(example):
+    import re
+
+    text = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    match = re.search(r"augmentation repairs (\d+) of mem0's (\d+) taxed questions", text)
+    assert match, "README.md lacks the source-augmentation sentence"
+    counts = md.augmentation(example, "mem0", reference="raw-rag").set_index("region")["count"]
+    assert (int(match[1]), int(match[2])) == (counts["101"], counts["100"] + counts["101"])
