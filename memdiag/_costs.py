@@ -386,9 +386,9 @@ def system_costs(table: pd.DataFrame, reference: str | None = None,
     if lacking:
         raise VerdictError(f"the systems table has no column {lacking[0]!r} (it has "
                            f"{', '.join(map(str, table.columns))}).")
-    if table["system"].duplicated().any():
-        raise VerdictError(f"the systems table lists system '{table.loc[table['system'].duplicated(), 'system'].iloc[0]}' "
-                           "more than once: give one row per system.")
+    twice = table.loc[table["system"].duplicated(), "system"]
+    if len(twice):
+        raise VerdictError(f"the systems table lists system '{twice.iloc[0]}' more than once: give one row per system.")
     if reference is not None and reference not in set(table["system"]):
         raise VerdictError(f"the reference '{reference}' is not in the systems table (systems: "
                            f"{', '.join(map(str, table['system']))}).")

@@ -256,7 +256,8 @@ def test_cli_costs_prints_the_costs_ratios_system_costs_and_ingestion_tables(cap
 
 def test_costs_flag_latencies_no_answer_could_have_and_keep_them(real_data):
     folder = real_data / "saxenauts__persona"
-    df = md.read_verdicts([folder / "benchmark_persona_sampled_valid.json", folder / "benchmark_mem0_vector_final.json"])
+    df = md.read_verdicts([folder / "benchmark_persona_sampled_valid.json",
+                           folder / "benchmark_mem0_vector_final.json"])
     out = md.costs(df, n_resamples=200)
     assert (out["median"] < 1e-3).all() and len(out) == 3  # the release's ~1e-6 s values, reported as they are
     flagged = [n for n in out.attrs["notes"] if "check the unit or the timer" in n]

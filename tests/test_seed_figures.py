@@ -29,6 +29,11 @@ REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "data" / "example"
 
 
+def by_gid(fig, gid: str):
+    """The first artist of ``fig`` with id ``gid``."""
+    return next(a for a in fig.findobj(lambda x: getattr(x, "get_gid", lambda: None)() == gid))
+
+
 @pytest.fixture(scope="module")
 def example() -> pd.DataFrame:
     return md.read_verdicts(EXAMPLE / "verdicts")
@@ -71,11 +76,9 @@ def test_venn3_draws_the_same_regions_from_the_augmentation_table_and_from_per_q
     a = plots.venn3(table)
     b = plots.venn3(rows, reference="raw-rag")
     for region in ("100", "010", "110", "001", "101", "011", "111", "none", "tax"):
-        text = next(t.get_text() for t in a.findobj(lambda x: getattr(x, "get_gid", lambda: None)() == f"venn3-{region}"))
-        assert text == next(t.get_text() for t in b.findobj(
-            lambda x: getattr(x, "get_gid", lambda: None)() == f"venn3-{region}")), region
+        assert by_gid(a, f"venn3-{region}").get_text() == by_gid(b, f"venn3-{region}").get_text(), region
     counts = table.set_index("region")["count"]
-    tax = next(t.get_text() for t in a.findobj(lambda x: getattr(x, "get_gid", lambda: None)() == "venn3-tax"))
+    tax = by_gid(a, "venn3-tax").get_text()
     assert f"mem0 {counts['100'] + counts['101']}, mem0+raw {counts['100'] + counts['110']}" in " ".join(tax.split())
 
 
@@ -100,7 +103,8 @@ def test_store_gap_scores_differences_and_jackknife_intervals_equal_independent_
             assert (out.loc[base, f"{kind}_ci_low"], out.loc[base, f"{kind}_ci_high"]) == pytest.approx(
                 (d.mean() - t * se, d.mean() + t * se))
     for kind in ("gain", "gap"):
-        assert out[f"{kind}_p_adj"].tolist() == pytest.approx(multipletests(out[f"{kind}_p"], method="holm")[1].tolist())
+        holm = multipletests(out[f"{kind}_p"], method="holm")[1]
+        assert out[f"{kind}_p_adj"].tolist() == pytest.approx(holm.tolist())
 
 
 def test_store_variants_refuse_tables_that_do_not_say_which_run_is_which():
@@ -120,10 +124,8 @@ def test_store_gap_figure_draws_the_frames_scores_and_differences():
     frame = md.store_gap(df, tags, n_resamples=300)
     fig = plots.store_gap(frame)
     for row in frame.itertuples():
-        native = next(a for a in fig.findobj(lambda x: getattr(x, "get_gid", lambda: None)() == f"gap-native-{row.system}"))
-        complete = next(a for a in fig.findobj(lambda x: getattr(x, "get_gid", lambda: None)() == f"gap-complete-{row.system}"))
-        assert native.get_xdata()[0] == pytest.approx(row.native)
-        assert complete.get_xdata()[0] == pytest.approx(row.complete)
+        assert by_gid(fig, f"gap-native-{row.system}").get_xdata()[0] == pytest.approx(row.native)
+        assert by_gid(fig, f"gap-complete-{row.system}").get_xdata()[0] == pytest.approx(row.complete)
         gap = next(t for t in fig.texts if t.get_gid() == f"gap-text-gap-{row.system}").get_text()
         assert gap.startswith(f"+{row.gap:.1f} [")
 
@@ -167,8 +169,7 @@ def test_overview_figure_puts_each_setting_on_its_own_scale_with_the_frames_dots
     first, second = fig.axes
     assert first.get_xlim()[1] > 80 > first.get_xlim()[0] > 50 and second.get_xlim()[1] < 50
     for row in f.itertuples():
-        dot = next(a for a in fig.findobj(lambda x: getattr(x, "get_gid", lambda: None)() == f"overview-{row.setting}-{row.system}"))
-        assert dot.get_xdata()[0] == row.estimate
+        assert by_gid(fig, f"overview-{row.setting}-{row.system}").get_xdata()[0] == row.estimate
 
 
 # --------------------------------------------------------------------------------------------
@@ -180,8 +181,7 @@ def test_ingestion_figure_draws_the_cumulative_hours_and_labels_each_total():
     fig = plots.ingestion(curve, reference="raw-rag")
     assert fig.axes[0].get_yscale() == "log"  # totals span 43 s to 3 h
     for system, part in curve.groupby("system"):
-        line = next(a for a in fig.findobj(lambda x: getattr(x, "get_gid", lambda: None)() == f"ingestion-{system}"))
-        np.testing.assert_allclose(line.get_ydata(), part["cumulative_s"] / 3600)
+        np.testing.assert_allclose(by_gid(fig, f"ingestion-{system}").get_ydata(), part["cumulative_s"] / 3600)
         label = next(t.get_text() for t in fig.texts if t.get_gid() == f"ingestion-label-{system}")
         assert label.endswith(total_text(part["cumulative_s"].iloc[-1]))
 
@@ -239,3 +239,13 @@ def test_readme_quotes_the_augmentation_numbers_of_the_example(example):
     assert match, "README.md lacks the source-augmentation sentence"
     counts = md.augmentation(example, "mem0", reference="raw-rag").set_index("region")["count"]
     assert (int(match[1]), int(match[2])) == (counts["101"], counts["100"] + counts["101"])
+
+
+def test_the_reports_sweep_is_the_runs_of_the_references_system_and_parameter():
+    from memdiag._report.sections import _sweep
+
+    systems = ("raw-rag final_k=5", "raw-rag final_k=15", "raw-rag final_k=30", "mem0 final_k=5", "zep")
+    assert _sweep(systems, "raw-rag final_k=15") == ("final_k", "15",
+                                                     ["raw-rag final_k=5", "raw-rag final_k=15", "raw-rag final_k=30"])
+    assert _sweep(systems, "zep") is None                   # the reference is no setting
+    assert _sweep(systems[:2], "raw-rag final_k=15") is None  # one other setting is no sweep

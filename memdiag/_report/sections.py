@@ -423,15 +423,17 @@ def _augmentation_section(ctx: _Context) -> Section:
     return section
 
 
-def _sweep(systems: tuple[str, ...], reference: str) -> tuple[str, str] | None:
-    """``(parameter, default value)`` when the reference is one setting of a parameter sweep: it is
-    named ``[system ]PARAM=VALUE`` and at least two other runs name the same parameter."""
-    match = re.match(r"^(?:.*?[\s:@/]+)?(?P<parameter>[A-Za-z_][\w.-]*)=(?P<value>\S+)$", reference)
+def _sweep(systems: tuple[str, ...], reference: str) -> tuple[str, str, list[str]] | None:
+    """``(parameter, default value, runs)`` when the reference is one setting of a parameter sweep:
+    it is named ``[system ]PARAM=VALUE`` and at least two other runs of the same system name the
+    same parameter (``runs``: the reference and those)."""
+    pattern = re.compile(r"^(?P<system>(?:.*?[\s:@/]+)?)(?P<parameter>[A-Za-z_][\w.-]*)=(?P<value>\S+)$")
+    match = pattern.match(reference)
     if match is None:
         return None
-    parameter = match["parameter"]
-    others = [s for s in systems if s != reference and re.search(rf"(^|[\s:@/]){re.escape(parameter)}=\S+$", s)]
-    return (parameter, match["value"]) if len(others) >= 2 else None
+    runs = [s for s in systems if (m := pattern.match(s)) and m["system"] == match["system"]
+            and m["parameter"] == match["parameter"]]
+    return (match["parameter"], match["value"], runs) if len(runs) >= 3 else None
 
 
 def _sensitivity_section(ctx: _Context) -> Section:
@@ -443,11 +445,12 @@ def _sensitivity_section(ctx: _Context) -> Section:
     if found is None:
         return _omit(section, "no parameter sweep: name the runs PARAM=VALUE (e.g. final_k=5) and make the "
                               "default setting the reference")
-    parameter, default = found
+    parameter, default, runs = found
     s = ctx.settings
-    table = sensitivity(ctx.df, parameter=parameter, default=default, scheme=ctx.scheme, design=ctx.design,
-                        n_resamples=s.n_resamples, seed=s.seed, confidence_level=s.confidence_level,
-                        correction=s.correction, missing=s.missing, verdict_missing=s.verdict_missing)
+    table = sensitivity(ctx.df[ctx.df["system"].isin(runs)], parameter=parameter, default=default,
+                        scheme=ctx.scheme, design=ctx.design, n_resamples=s.n_resamples, seed=s.seed,
+                        confidence_level=s.confidence_level, correction=s.correction, missing=s.missing,
+                        verdict_missing=s.verdict_missing)
     section.tables["sensitivity"] = table
     section.figures["sensitivity"] = (plots.sensitivity(table, parameter=parameter, default=table.attrs["default"]),
                                       f"Score of each {parameter} setting (top) and its difference from the default "
