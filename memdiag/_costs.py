@@ -34,18 +34,22 @@ from memdiag.errors import VerdictError
 if TYPE_CHECKING:  # pragma: no cover
     from memdiag._schemes import Scheme
 
-__all__ = ["QUANTITIES", "cost_ratios", "costs", "system_costs"]
+__all__ = ["QUANTITIES", "cost_ratios", "cost_values", "costs", "quantities_of", "system_costs"]
 
 #: Per-query cost columns recognised (in display order) and their units. Latencies: ``latency_s``
 #: (per query: search and answer, as releases time it), ``add_latency_s`` / ``search_latency_s``
-#: when a harness times the stages apart; tokens: prompt (``input_tokens``), completion
-#: (``output_tokens``), retrieved evidence, and a release's own total (``tokens_used``,
-#: ``total_tokens``); ``llm_calls``; ``cost_usd``.
+#: when a harness times the stages apart, and their sum ``total_latency_s``; tokens: prompt
+#: (``input_tokens``), completion (``output_tokens``), their sum ``total_tokens``, retrieved
+#: evidence, and a release's own total (``tokens_used``); ``llm_calls``; ``cost_usd``.
 QUANTITIES: dict[str, str] = {
-    "latency_s": "s", "add_latency_s": "s", "search_latency_s": "s",
-    "input_tokens": "tokens", "output_tokens": "tokens", "evidence_tokens": "tokens",
-    "tokens_used": "tokens", "total_tokens": "tokens", "llm_calls": "calls", "cost_usd": "USD",
+    "latency_s": "s", "add_latency_s": "s", "search_latency_s": "s", "total_latency_s": "s",
+    "input_tokens": "tokens", "output_tokens": "tokens", "total_tokens": "tokens", "evidence_tokens": "tokens",
+    "tokens_used": "tokens", "llm_calls": "calls", "cost_usd": "USD",
 }
+#: Totals made from their parts when the verdicts hold the parts but not the total (Raw-RAG paper
+#: Table 6: Total = Add-to-ready + Search; Table 32: Tokens = Prompt + Completion).
+DERIVED: dict[str, tuple[str, str]] = {"total_latency_s": ("add_latency_s", "search_latency_s"),
+                                       "total_tokens": ("input_tokens", "output_tokens")}
 #: Latencies of a system all below this (seconds) are flagged: no retrieval and answer takes under a
 #: millisecond (the saxenauts/persona release records ~1e-6 s, SOURCE.md).
 IMPLAUSIBLE_S = 1e-3
@@ -53,14 +57,25 @@ IMPLAUSIBLE_S = 1e-3
 LEVELS: tuple[float, float] = (0.5, 0.95)
 
 
-def _present(prepared: Prepared, quantities: Sequence[str] | None) -> list[str]:
-    """The cost columns to report: the given ones (each must be a numeric column), else every
-    column of :data:`QUANTITIES` the verdicts hold with at least one value."""
+def cost_values(prepared: Prepared, quantity: str) -> np.ndarray:
+    """The ``(N, S)`` values of a cost column, or of a :data:`DERIVED` total from its parts (NaN
+    where a part is missing); a VerdictError naming the column when the verdicts lack it."""
     panel = prepared.panel
+    if quantity in DERIVED and quantity not in panel.matrices and all(p in panel.matrices for p in DERIVED[quantity]):
+        first, second = DERIVED[quantity]
+        return panel.matrices[first] + panel.matrices[second]
+    return panel.matrix(quantity)
+
+
+def quantities_of(prepared: Prepared, quantities: Sequence[str] | None = None) -> list[str]:
+    """The cost columns to report: the given ones (each must be a numeric column or a derived
+    total), else every one of :data:`QUANTITIES` the verdicts hold (or make) with a value."""
     if quantities is None:
-        return [q for q in QUANTITIES if q in panel.matrices and not np.isnan(panel.matrices[q]).all()]
+        have = set(prepared.panel.matrices) | {q for q, parts in DERIVED.items()
+                                               if all(p in prepared.panel.matrices for p in parts)}
+        return [q for q in QUANTITIES if q in have and not np.isnan(cost_values(prepared, q)).all()]
     for q in quantities:
-        panel.matrix(q)  # a VerdictError naming the column when the verdicts lack it
+        cost_values(prepared, q)
     return list(quantities)
 
 
@@ -71,7 +86,7 @@ def _series(prepared: Prepared, quantities: Sequence[str]) -> list[tuple[str, in
     panel = prepared.panel
     out = []
     for q in quantities:
-        values = panel.matrix(q)
+        values = cost_values(prepared, q)
         if (values < 0).any():
             i, j = np.argwhere(values < 0)[0]
             raise VerdictError(f"column '{q}' is negative ({values[i, j]:g}) for system '{panel.systems[j]}', "
@@ -164,7 +179,7 @@ def costs(
     confidence_level = _checks.confidence_level(confidence_level)
     threshold = _checks.threshold(threshold)
     panel = prepared.panel
-    chosen = _present(prepared, quantities)
+    chosen = quantities_of(prepared, quantities)
     if not chosen:
         raise VerdictError(f"the verdicts carry no per-query cost ({', '.join(QUANTITIES)}). Add one, or map a "
                            "column with --field latency_s=<column>.")
@@ -303,13 +318,13 @@ def cost_ratios(
     if len(panel.systems) < 2:
         raise VerdictError(f"a ratio needs at least two systems; the data hold {len(panel.systems)}.")
     chosen = index_pairs(panel.systems, pairs, reference)
-    quantities = _present(prepared, quantities)
+    quantities = quantities_of(prepared, quantities)
     if not quantities:
         raise VerdictError(f"the verdicts carry no per-query cost ({', '.join(QUANTITIES)}). Add one, or map a "
                            "column with --field latency_s=<column>.")
     rows, columns, notes = [], [], []
     for q in quantities:
-        values = panel.matrix(q)
+        values = cost_values(prepared, q)
         for a, b in chosen:
             both = ~np.isnan(values[:, a]) & ~np.isnan(values[:, b])
             if not both.any():

@@ -264,3 +264,16 @@ def test_costs_flag_latencies_no_answer_could_have_and_keep_them(real_data):
     assert sorted(n.split(":")[0] for n in flagged) == ["Mem0", "Mem0 (Vector)", "Persona"]
     zep = md.costs(md.read_verdicts(folder / "benchmark_zep_initial_single_session.json"), n_resamples=200)
     assert not any("check the unit" in n for n in zep.attrs["notes"])
+
+
+def test_costs_make_the_totals_of_their_parts_as_tables_6_and_32_do():
+    df = _frame().assign(output_tokens=lambda d: (d["input_tokens"] // 10).astype(float),
+                         add_latency_s=lambda d: d["latency_s"] * 2, search_latency_s=lambda d: d["latency_s"])
+    out = md.costs(df, n_resamples=200).set_index(["system", "quantity"])
+    quantities = list(dict.fromkeys(q for _, q in out.index))
+    assert quantities == ["latency_s", "add_latency_s", "search_latency_s", "total_latency_s", "input_tokens",
+                          "output_tokens", "total_tokens"]
+    mem = df[df["system"] == "mem"]
+    assert out.loc[("mem", "total_tokens"), "total"] == (mem["input_tokens"] + mem["output_tokens"]).sum()
+    assert out.loc[("slow", "total_latency_s"), "n"] == 46  # a part missing leaves the total missing
+    assert out.loc[("rag", "total_latency_s"), "mean"] == pytest.approx(3 * df[df["system"] == "rag"]["latency_s"].mean())

@@ -22,7 +22,7 @@ from memdiag._agreement import agreement
 from memdiag._augmentation import augmentation, augmented_pairs
 from memdiag._audit import audit_claims, audit_independence, rank_stability
 from memdiag._compare import bootstrap, compare, omnibus
-from memdiag._costs import QUANTITIES, cost_ratios, costs, system_costs
+from memdiag._costs import cost_ratios, cost_values, costs, quantities_of, system_costs
 from memdiag._evidence import evidence, evidence_length, evidence_tests
 from memdiag._flows import flows
 from memdiag._ingestion import ingestion, ingestion_curve
@@ -483,12 +483,12 @@ def _efficiency_section(ctx: _Context) -> Section:
                       "ratios to the reference (speed-ups), system-level costs of whole runs and the cumulative "
                       "ingestion time (Raw-RAG paper Table 6, Table 32, Figure 1 right).")
     ref, s = ctx.settings.reference, ctx.settings
-    matrices = ctx.prepared.panel.matrices
-    present = [q for q in QUANTITIES if q in matrices and not pd.isna(matrices[q]).all()]
+    present = quantities_of(ctx.prepared)
     if present:
         section.tables["cost_summary"] = costs(ctx.prepared, quantities=present, threshold=s.threshold,
                                                confidence_level=s.confidence_level, **ctx.resampling)
-        with_ref = [q for q in present if not pd.isna(matrices[q][:, ctx.systems.index(ref)]).all()]
+        column = ctx.systems.index(ref)
+        with_ref = [q for q in present if not pd.isna(cost_values(ctx.prepared, q)[:, column]).all()]
         if with_ref and len(ctx.systems) > 1:
             section.tables["cost_ratios"] = cost_ratios(ctx.prepared, quantities=with_ref, reference=ref,
                                                         confidence_level=s.confidence_level,
