@@ -987,3 +987,17 @@ def test_figures_draw_into_given_axes():
     assert plots.matrix(compare_frame(2, "all"), ax=right) is fig
     assert by_gid(fig, f"forest-p-{NAMES[0]}").axes is left
     assert by_gid(fig, f"matrix-{NAMES[0]}-{REF}").axes is right
+
+
+def test_store_gap_and_ingestion_draw_into_given_axes():
+    import matplotlib as mpl
+    from matplotlib.figure import Figure
+
+    with mpl.rc_context(plots.style.RC):
+        fig = Figure(figsize=(7, 3), layout="constrained")
+        left, right = fig.subplots(1, 2)
+    assert plots.store_gap(store_gap_frame(2), ax=left) is fig
+    assert plots.ingestion(ingestion_frame(2), ax=right) is fig
+    assert by_gid(fig, f"gap-complete-{NAMES[0]}").axes is left
+    assert by_gid(fig, f"gap-text-gap-{NAMES[0]}").axes is left
+    assert by_gid(fig, f"ingestion-{NAMES[0]}").axes is right

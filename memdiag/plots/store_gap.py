@@ -12,19 +12,21 @@ adjusted p of the gap. Rows are sorted by the complete-store score. The numbers 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
+from matplotlib.transforms import blended_transform_factory
 
 from memdiag.plots._names import name_key
 from memdiag.plots._reading import correction, labels_of, level, p_header, p_text
 from memdiag.plots.style import (
     FONT_SIZE, ONE_COLUMN, REFERENCE_COLOR, SMALL_FONT_SIZE, TWO_COLUMN, add_note, new_figure, note_height,
-    plain, require, signed, styled, system_styles, text_size, tidy_axes, wrap,
+    plain, require, root_figure, signed, styled, system_styles, text_size, tidy_axes, wrap,
 )
 
 # Layout in inches, as the forest plot's: row height, narrowest plot, column gap, outer margin.
@@ -45,8 +47,8 @@ def _difference(row: pd.Series, kind: str) -> str:
 
 
 @styled
-def store_gap(frame: pd.DataFrame, *, labels: Mapping[str, str] | None = None,
-              all_systems: list[str] | None = None) -> Figure:
+def store_gap(frame: pd.DataFrame, ax: Axes | None = None, all_systems: Sequence[str] | None = None, *,
+              labels: Mapping[str, str] | None = None) -> Figure:
     """Dumbbells from native to complete-store scores, with the raw-evidence control and the gaps.
 
     Parameters
@@ -55,10 +57,14 @@ def store_gap(frame: pd.DataFrame, *, labels: Mapping[str, str] | None = None,
         :func:`memdiag.store_gap` output: ``system, native, complete, raw`` (points), ``gain`` and
         ``gap`` with ``_ci_low`` / ``_ci_high``, ``gap_p_adj``, and ``raw_ci_low`` /
         ``raw_ci_high`` for the band.
-    labels
-        Aliases ``{system: label}`` (default ``attrs["labels"]``).
+    ax
+        Axes to draw on; the text columns go to the right of it (make room for them). Default: a
+        new figure laid out around its text, one or two columns wide (wider only when the labels
+        need it), its height following the rows.
     all_systems
         The analysis' ordered system list fixing the colours (default: the frame's systems).
+    labels
+        Aliases ``{system: label}`` (default ``attrs["labels"]``).
 
     Returns
     -------
@@ -116,12 +122,51 @@ def store_gap(frame: pd.DataFrame, *, labels: Mapping[str, str] | None = None,
     bottom = 0.2 + text_size(xlabel, FONT_SIZE)[1] + 0.06 + legend_h + notes_h
     plot_h = _ROW * len(rows)
     height = header_h + plot_h + 0.08 + bottom
+    y = np.arange(len(rows))[::-1].astype(float)
+    band = [float(rows[c].iloc[0]) for c in ("raw_ci_low", "raw_ci_high") if c in rows]
+    if ax is not None:
+        fig = root_figure(ax)
+        _draw(ax, rows, y, present, shown, styles, raw, band)
+        ax.set_xlabel(f"{metric} (points)")
+        place = blended_transform_factory(ax.transAxes, ax.transData)
+        x = 1.02
+        for kind, values_, header, w in zip(("gain", "gap", "p"), columns, headers, widths):
+            ax.text(x, len(rows) - 0.4, header, transform=place, ha="left", va="bottom", fontsize=SMALL_FONT_SIZE,
+                    fontweight="bold", gid=f"gap-header-{kind}")
+            for yy, value, system in zip(y, values_, present):
+                ax.text(x, yy, value, transform=place, ha="left", va="center", fontsize=SMALL_FONT_SIZE,
+                        gid=f"gap-text-{kind}-{system}")
+            x += (w + _GAP) / (ax.get_position().width * fig.get_size_inches()[0])
+        ax.legend(handles=_handles(), loc="lower left", bbox_to_anchor=(0, 1.02), ncols=3, borderaxespad=0,
+                  handletextpad=0.3, columnspacing=1.0, handlelength=1.0).set_gid("gap-legend")
+        return fig
     fig = new_figure(width, height, constrained=False)
     ax = fig.add_axes((left / width, bottom / height, plot_w / width, plot_h / height))
+    _draw(ax, rows, y, present, shown, styles, raw, band)
+    fig.text((left + plot_w / 2) / width, (bottom - 0.2) / height, xlabel, ha="center", va="top",
+             fontsize=FONT_SIZE, gid="gap-xlabel")
+    x = left + plot_w + _GAP
+    to_fig = ax.transData + fig.transFigure.inverted()
+    for kind, values_, header, w in zip(("gain", "gap", "p"), columns, headers, widths):
+        right = (x + w) / width
+        fig.text(right, (bottom + plot_h + 0.04) / height, header, ha="right", va="bottom",
+                 fontsize=SMALL_FONT_SIZE, fontweight="bold", gid=f"gap-header-{kind}")
+        for yy, value, system in zip(y, values_, present):
+            fig.text(right, to_fig.transform((0, yy))[1], value, ha="right", va="center",
+                     fontsize=SMALL_FONT_SIZE, gid=f"gap-text-{kind}-{system}")
+        x += w + _GAP
+    fig.legend(handles=_handles(), loc="center left",
+               bbox_to_anchor=(_MARGIN / width, (notes_h + legend_h / 2) / height), ncols=3, borderaxespad=0,
+               borderpad=0, handletextpad=0.3, columnspacing=1.0, handlelength=1.0).set_gid("gap-legend")
+    add_note(fig, notes, gid="gap-notes")
+    return fig
+
+
+def _draw(ax: Axes, rows: pd.DataFrame, y: np.ndarray, present: list[str], shown: list[str], styles: dict,
+          raw: float, band: list[float]) -> None:
+    """The raw line and band, each row's dumbbell and dotted gap, the row labels."""
     tidy_axes(ax)
-    y = np.arange(len(rows))[::-1].astype(float)
     values = rows[["native", "complete", "raw"]].to_numpy(dtype=float)
-    band = [rows[c].iloc[0] for c in ("raw_ci_low", "raw_ci_high") if c in rows]
     lo, hi = np.nanmin(np.append(values, band)), np.nanmax(np.append(values, band))
     pad = 0.06 * max(hi - lo, 1.0)
     ax.set_xlim(lo - pad, hi + pad)
@@ -142,25 +187,12 @@ def store_gap(frame: pd.DataFrame, *, labels: Mapping[str, str] | None = None,
     ax.set_yticks(y, shown)
     ax.tick_params(axis="y", length=0, pad=4)
     ax.spines["left"].set_visible(False)
-    fig.text((left + plot_w / 2) / width, (bottom - 0.2) / height, xlabel, ha="center", va="top",
-             fontsize=FONT_SIZE, gid="gap-xlabel")
-    x = left + plot_w + _GAP
-    to_fig = ax.transData + fig.transFigure.inverted()
-    for kind, values_, header, w in zip(("gain", "gap", "p"), columns, headers, widths):
-        right = (x + w) / width
-        fig.text(right, (bottom + plot_h + 0.04) / height, header, ha="right", va="bottom",
-                 fontsize=SMALL_FONT_SIZE, fontweight="bold", gid=f"gap-header-{kind}")
-        for yy, value, system in zip(y, values_, present):
-            fig.text(right, to_fig.transform((0, yy))[1], value, ha="right", va="center",
-                     fontsize=SMALL_FONT_SIZE, gid=f"gap-text-{kind}-{system}")
-        x += w + _GAP
-    handles = [Line2D([], [], ls="", marker="o", markersize=_MARKER, markeredgecolor=_INK,
-                      markerfacecolor="white", label="native (N)"),
-               Line2D([], [], ls="", marker="o", markersize=_MARKER, markeredgecolor=_INK,
-                      markerfacecolor=_INK, label="complete store (C)"),
-               Patch(facecolor=REFERENCE_COLOR, alpha=0.5, edgecolor=REFERENCE_COLOR, label="raw evidence (R)")]
-    fig.legend(handles=handles, loc="center left", bbox_to_anchor=(_MARGIN / width, (notes_h + legend_h / 2) / height),
-               ncols=3, borderaxespad=0, borderpad=0, handletextpad=0.3, columnspacing=1.0,
-               handlelength=1.0).set_gid("gap-legend")
-    add_note(fig, notes, gid="gap-notes")
-    return fig
+
+
+def _handles() -> list:
+    """Legend entries: the two dots and the raw-evidence band."""
+    return [Line2D([], [], ls="", marker="o", markersize=_MARKER, markeredgecolor=_INK, markerfacecolor="white",
+                   label="native (N)"),
+            Line2D([], [], ls="", marker="o", markersize=_MARKER, markeredgecolor=_INK, markerfacecolor=_INK,
+                   label="complete store (C)"),
+            Patch(facecolor=REFERENCE_COLOR, alpha=0.5, edgecolor=REFERENCE_COLOR, label="raw evidence (R)")]
