@@ -866,13 +866,16 @@ class _Sorted:
     """One series of values sorted ascending, with what :func:`weighted_quantiles` needs to find
     its order statistics in any replicate.
 
-    ``cumulative(weights)`` returns a function ``at(j)``: for positions ``j`` ``(K, b)``, the
-    cumulative weight Σ_{k ≤ j[·, r]} w_r(k) — the number of draws of the first j + 1 sorted values
-    in replicate r, where each value takes the count-weight of its resampling unit. With few units
-    it is a product with the per-unit cumulative counts C[j, g] = #{k ≤ j : unit(k) = g}, built
-    once per series (in single precision when every such product is an integer below 2²⁴, hence
-    exact); otherwise (queries as units) the weights are summed in blocks of :data:`BLOCK` sorted
-    values once per chunk, and ``at`` adds the blocks before j to a masked sum within j's block.
+    ``search(weights)`` returns, for ``b`` replicates, each one's sample size M (the total
+    weight) and a function ``locate(p)`` giving, for 0-based positions ``p`` ``(K, b)`` of the
+    replicates' sorted expanded samples, the sorted index of the value there: the smallest j with
+    C_b(j) > p, where C_b(j) = Σ_{k ≤ j} w_b(k) counts the draws of the first j + 1 sorted values
+    (each value takes the count-weight of its resampling unit). With few units C_b(j) is a product
+    with the per-unit cumulative counts C[j, g] = #{k ≤ j : unit(k) = g}, built once per series (in
+    single precision when every such product is an integer below 2²⁴, hence exact), and ``locate``
+    is a binary search; otherwise (queries as units) the weights are summed in blocks of
+    :data:`BLOCK` sorted values, ``locate`` finds the block by counting block totals and the index
+    by cumulating the weights of that block only.
     """
 
     #: Largest U × n for the per-unit cumulative counts.
@@ -892,26 +895,33 @@ class _Sorted:
             onehot[np.arange(self.n), self.units] = 1.0
             self.by_unit = np.cumsum(onehot, axis=0)  # (n, U): row j holds C[j, :]
 
-    def cumulative(self, weights: np.ndarray):
-        """``at(j)``: the cumulative weights ``(K, b)`` at sorted positions ``j`` ``(K, b)``."""
+    def search(self, weights: np.ndarray):
+        """``(M, locate)`` for the ``(b, U)`` count-weights of ``b`` replicates."""
+        b = weights.shape[0]
         if self.by_unit is not None:
             w = weights.astype(self.dtype)
-            return lambda j: np.einsum("bu,kbu->kb", w, self.by_unit[j])
-        b, size = weights.shape[0], self.BLOCK
+
+            def at(j: np.ndarray) -> np.ndarray:
+                return np.einsum("bu,kbu->kb", w, self.by_unit[j])
+
+            return at(np.full((1, b), self.n - 1))[0].astype(np.float64), lambda p: _position(at, p, self.n)
+        size = self.BLOCK
         blocks = -(-self.n // size)
         drawn = np.zeros((b, blocks * size), dtype=np.int64)
         drawn[:, :self.n] = weights[:, self.units]
         drawn = drawn.reshape(b, blocks, size)
-        before = np.cumsum(drawn.sum(axis=2), axis=1)
-        before -= drawn.sum(axis=2)
-        within, replicate = np.arange(size), np.arange(b)[None, :]
+        sums = drawn.sum(axis=2)
+        through = np.cumsum(sums, axis=1)                       # (b, blocks): draws up to each block's end
+        replicate = np.arange(b)[None, :]
 
-        def at(j: np.ndarray) -> np.ndarray:
-            block, offset = j // size, j % size
-            part = drawn[replicate, block]                     # (K, b, size)
-            return before[replicate, block] + np.where(within <= offset[..., None], part, 0).sum(axis=-1)
+        def locate(p: np.ndarray) -> np.ndarray:
+            block = np.minimum((through[None, :, :] <= p[..., None]).sum(axis=-1), blocks - 1)
+            before = through[replicate, block] - sums[replicate, block]
+            inner = np.cumsum(drawn[replicate, block], axis=-1)  # (K, b, size)
+            offset = (inner <= (p - before)[..., None]).sum(axis=-1)
+            return np.minimum(block * size + offset, self.n - 1)
 
-        return at
+        return through[:, -1].astype(np.float64), locate
 
 
 def _position(at, p: np.ndarray, n: int) -> np.ndarray:
@@ -929,16 +939,15 @@ def _position(at, p: np.ndarray, n: int) -> np.ndarray:
 
 
 def _sorted_quantiles(series: _Sorted, weights: np.ndarray, levels: Sequence[float]) -> np.ndarray:
-    """:func:`weighted_quantiles` of a prepared series: one binary search for the two order
-    statistics around every level at once."""
-    n, x, b = series.n, series.x, weights.shape[0]
-    at = series.cumulative(weights)
-    total = at(np.full((1, b), n - 1))[0].astype(np.float64)
+    """:func:`weighted_quantiles` of a prepared series: one search for the two order statistics
+    around every level at once."""
+    x = series.x
+    total, locate = series.search(weights)
     drawn = total > 0
     h = np.where(drawn[None, :], (total[None, :] - 1) * np.asarray(levels, dtype=np.float64)[:, None], 0.0)
     below = np.floor(h)                                                   # (L, b)
     above = np.minimum(below + 1, np.maximum(total - 1, 0)[None, :])
-    found = _position(at, np.concatenate([below, above]), n)
+    found = locate(np.concatenate([below, above]))
     lo, hi = found[:len(levels)], found[len(levels):]
     return np.where(drawn[None, :], x[lo] + (h - below) * (x[hi] - x[lo]), np.nan).T
 
