@@ -249,3 +249,11 @@ def test_the_reports_sweep_is_the_runs_of_the_references_system_and_parameter():
                                                      ["raw-rag final_k=5", "raw-rag final_k=15", "raw-rag final_k=30"])
     assert _sweep(systems, "zep") is None                   # the reference is no setting
     assert _sweep(systems[:2], "raw-rag final_k=15") is None  # one other setting is no sweep
+
+
+def test_report_cost_section_without_a_pair_to_compare_keeps_its_table(tmp_path):
+    df = md.simulate(n_queries=60, systems=("raw-rag", "mem0"), n_clusters=6, sufficiency=False, costs=True, seed=4)
+    df.loc[df["system"] == "mem0", ["latency_s", "input_tokens", "output_tokens", "evidence_tokens"]] = np.nan
+    out = md.report(df, "raw-rag", tmp_path / "out", n_resamples=200, progress=False)
+    assert (out / "tables" / "cost_summary.csv").is_file()
+    assert not (out / "tables" / "cost_ratios.csv").exists()  # only the reference has a cost: no ratio

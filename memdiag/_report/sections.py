@@ -402,9 +402,7 @@ def _augmentation_section(ctx: _Context) -> Section:
                       f"<system>+raw), which queries {ref}, the memory system and the augmented system answer: "
                       "the tax augmentation repairs, the benefit it keeps (Memory Tax review, source "
                       "augmentation; SPEC §8).")
-    pairs = augmented_pairs(ctx.systems)
-    if ref in {s for pair in pairs for s in pair}:
-        pairs = [pair for pair in pairs if ref not in pair]
+    pairs = [pair for pair in augmented_pairs(ctx.systems) if ref not in pair]
     if not pairs:
         return _omit(section, "no system is named <memory>+raw (or +source) beside its memory system")
     tables = []
@@ -487,9 +485,8 @@ def _efficiency_section(ctx: _Context) -> Section:
     if present:
         section.tables["cost_summary"] = costs(ctx.prepared, quantities=present, threshold=s.threshold,
                                                confidence_level=s.confidence_level, **ctx.resampling)
-        column = ctx.systems.index(ref)
-        with_ref = [q for q in present if not pd.isna(cost_values(ctx.prepared, q)[:, column]).all()]
-        if with_ref and len(ctx.systems) > 1:
+        with_ref = [q for q in present if _shared_with(cost_values(ctx.prepared, q), ctx.systems.index(ref))]
+        if with_ref:
             section.tables["cost_ratios"] = cost_ratios(ctx.prepared, quantities=with_ref, reference=ref,
                                                         confidence_level=s.confidence_level,
                                                         correction=s.correction, **ctx.resampling)
@@ -511,6 +508,14 @@ def _efficiency_section(ctx: _Context) -> Section:
         return _omit(section, "no per-query cost (latency_s, input_tokens, output_tokens, evidence_tokens, "
                               "tokens_used, ...), systems table or ingestion log (--ingestion-log)")
     return section
+
+
+def _shared_with(values, column: int) -> bool:
+    """Whether some other system has a value on a query where system ``column`` has one."""
+    have = ~pd.isna(values)
+    others = have & have[:, [column]]
+    others[:, column] = False
+    return bool(others.any())
 
 
 def _omit(section: Section, why: str) -> Section:
