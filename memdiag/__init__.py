@@ -27,16 +27,19 @@ _WHERE: dict[str, str] = {
         "memdiag.plots": ("plot",),
         "memdiag._agreement": ("agreement", "missing_verdict_effect"),
         "memdiag._attribution": ("attribute_change",),
+        "memdiag._augmentation": ("augmentation",),
         "memdiag._audit": ("audit_claims", "audit_independence", "audit_summaries", "check_aggregate",
                            "design_effect", "granularity", "leaderboard", "mcnemar_bounds", "p_at_floor",
-                           "rank_stability",
-                           "read_claims", "read_summaries", "summary_power", "survives_family"),
+                           "rank_stability", "read_claims", "read_summaries", "summary_power", "survives_family"),
         "memdiag._compare": ("bootstrap", "compare", "omnibus"),
+        "memdiag._costs": ("cost_ratios", "costs", "system_costs"),
         "memdiag._evidence": ("evidence", "evidence_length", "evidence_tests", "path_given_result"),
         "memdiag._flows": ("flows",),
+        "memdiag._ingestion": ("ingestion", "ingestion_curve", "read_ingestion_log"),
         "memdiag._inference": ("adjust", "clustered_mcnemar", "cochrans_q", "design_detectable_effect",
                                "design_power", "detectable_effect", "mcnemar", "mcnemar_from_outcomes",
                                "mcnemar_power"),
+        "memdiag._overview": ("overview",),
         "memdiag._pairs": ("pairwise_matrix",),
         "memdiag._prepare": ("Prepared", "prepare"),
         "memdiag._procedures": ("evidence_procedure",),
@@ -45,7 +48,8 @@ _WHERE: dict[str, str] = {
         "memdiag._schemes": ("Scheme", "get_scheme", "known_schemes"),
         "memdiag._scoring": ("score",),
         "memdiag._sensitivity": ("sensitivity",),
-        "memdiag._simulate": ("simulate", "simulate_meme", "simulate_memoryagentbench",
+        "memdiag._store_gap": ("store_gap",),
+        "memdiag._simulate": ("simulate", "simulate_ingestion_log", "simulate_meme", "simulate_memoryagentbench",
                               "simulate_systems_table"),
         "memdiag._verdicts": ("Panel", "align", "check", "read_verdicts", "validate"),
         "memdiag._writes": ("read_write_log", "write_audit"),
@@ -75,17 +79,21 @@ if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
     from memdiag import plots as plot
     from memdiag._agreement import agreement, missing_verdict_effect
     from memdiag._attribution import attribute_change
+    from memdiag._augmentation import augmentation
     from memdiag._audit import (
         audit_claims, audit_independence, audit_summaries, check_aggregate, design_effect, granularity, leaderboard,
         mcnemar_bounds, p_at_floor, rank_stability, read_claims, read_summaries, summary_power, survives_family,
     )
     from memdiag._compare import bootstrap, compare, omnibus
+    from memdiag._costs import cost_ratios, costs, system_costs
     from memdiag._evidence import evidence, evidence_length, evidence_tests, path_given_result
     from memdiag._flows import flows
+    from memdiag._ingestion import ingestion, ingestion_curve, read_ingestion_log
     from memdiag._inference import (
         adjust, clustered_mcnemar, cochrans_q, design_detectable_effect, design_power, detectable_effect, mcnemar,
         mcnemar_from_outcomes, mcnemar_power,
     )
+    from memdiag._overview import overview
     from memdiag._pairs import pairwise_matrix
     from memdiag._prepare import Prepared, prepare
     from memdiag._procedures import evidence_procedure
@@ -94,6 +102,9 @@ if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
     from memdiag._schemes import Scheme, get_scheme, known_schemes
     from memdiag._scoring import score
     from memdiag._sensitivity import sensitivity
-    from memdiag._simulate import simulate, simulate_meme, simulate_memoryagentbench, simulate_systems_table
+    from memdiag._store_gap import store_gap
+    from memdiag._simulate import (
+        simulate, simulate_ingestion_log, simulate_meme, simulate_memoryagentbench, simulate_systems_table,
+    )
     from memdiag._verdicts import Panel, align, check, read_verdicts, validate
     from memdiag._writes import read_write_log, write_audit

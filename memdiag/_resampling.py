@@ -65,8 +65,10 @@ __all__ = [
     "cell_replicates",
     "run_seed",
     "paired_binary_bootstrap",
+    "quantile_bootstrap",
     "replicate_weights",
     "unit_sums",
+    "weighted_quantiles",
 ]
 
 METHODS = ("percentile", "bca")
@@ -855,3 +857,210 @@ def paired_binary_bootstrap(
     return cell_bootstrap(cell_codes(ref, sysm), design, accuracy_difference, n_resamples=n_resamples,
                           seed=seed, concordant=False, confidence_level=ci, null=null,
                           return_distribution=return_distribution)
+
+
+# --------------------------------------------------------------------------------------------
+# quantiles (medians, P95): not functions of sums
+# --------------------------------------------------------------------------------------------
+class _Sorted:
+    """One series of values sorted ascending, with what :func:`weighted_quantiles` needs to find
+    its order statistics in any replicate.
+
+    ``search(weights)`` returns, for ``b`` replicates, each one's sample size M (the total
+    weight) and a function ``locate(p)`` giving, for 0-based positions ``p`` ``(K, b)`` of the
+    replicates' sorted expanded samples, the sorted index of the value there: the smallest j with
+    C_b(j) > p, where C_b(j) = Σ_{k ≤ j} w_b(k) counts the draws of the first j + 1 sorted values
+    (each value takes the count-weight of its resampling unit). With few units C_b(j) is a product
+    with the per-unit cumulative counts C[j, g] = #{k ≤ j : unit(k) = g}, built once per series (in
+    single precision when every such product is an integer below 2²⁴, hence exact), and ``locate``
+    is a binary search; otherwise (queries as units) the weights are summed in blocks of
+    :data:`BLOCK` sorted values, ``locate`` finds the block by counting block totals and the index
+    by cumulating the weights of that block only.
+    """
+
+    #: Largest U × n for the per-unit cumulative counts.
+    MAX_ENTRIES = 1 << 21
+    #: Sorted values per block of the query-level path.
+    BLOCK = 64
+
+    def __init__(self, values: np.ndarray, units: np.ndarray, n_units: int) -> None:
+        order = np.argsort(values, kind="stable")
+        self.x = np.asarray(values, dtype=np.float64)[order]
+        self.units = np.asarray(units)[order]
+        self.n = self.x.shape[0]
+        self.by_unit = None
+        if n_units * self.n <= self.MAX_ENTRIES and n_units < self.n:
+            self.dtype = np.float32 if n_units * self.n < 2**24 else np.float64
+            onehot = np.zeros((self.n, n_units), dtype=self.dtype)
+            onehot[np.arange(self.n), self.units] = 1.0
+            self.by_unit = np.cumsum(onehot, axis=0)  # (n, U): row j holds C[j, :]
+
+    def search(self, weights: np.ndarray):
+        """``(M, locate)`` for the ``(b, U)`` count-weights of ``b`` replicates."""
+        b = weights.shape[0]
+        if self.by_unit is not None:
+            w = weights.astype(self.dtype)
+
+            def at(j: np.ndarray) -> np.ndarray:
+                return np.einsum("bu,kbu->kb", w, self.by_unit[j])
+
+            return at(np.full((1, b), self.n - 1))[0].astype(np.float64), lambda p: _position(at, p, self.n)
+        size = self.BLOCK
+        blocks = -(-self.n // size)
+        drawn = np.zeros((b, blocks * size), dtype=np.int64)
+        drawn[:, :self.n] = weights[:, self.units]
+        drawn = drawn.reshape(b, blocks, size)
+        sums = drawn.sum(axis=2)
+        through = np.cumsum(sums, axis=1)                       # (b, blocks): draws up to each block's end
+        replicate = np.arange(b)[None, :]
+
+        def locate(p: np.ndarray) -> np.ndarray:
+            block = np.minimum((through[None, :, :] <= p[..., None]).sum(axis=-1), blocks - 1)
+            before = through[replicate, block] - sums[replicate, block]
+            inner = np.cumsum(drawn[replicate, block], axis=-1)  # (K, b, size)
+            offset = (inner <= (p - before)[..., None]).sum(axis=-1)
+            return np.minimum(block * size + offset, self.n - 1)
+
+        return through[:, -1].astype(np.float64), locate
+
+
+def _position(at, p: np.ndarray, n: int) -> np.ndarray:
+    """The sorted indices holding expanded positions ``p`` ``(K, b)`` (0-based): the smallest j
+    with at(j) > p, by a vectorised binary search (⌈log₂ n⌉ steps)."""
+    low = np.zeros(p.shape, dtype=np.int64)
+    high = np.full(p.shape, n - 1, dtype=np.int64)
+    while (low < high).any():
+        mid = (low + high) // 2
+        above = at(mid) > p
+        open_ = low < high
+        high = np.where(open_ & above, mid, high)
+        low = np.where(open_ & ~above, mid + 1, low)
+    return low
+
+
+def _sorted_quantiles(series: _Sorted, weights: np.ndarray, levels: Sequence[float]) -> np.ndarray:
+    """:func:`weighted_quantiles` of a prepared series: one search for the two order statistics
+    around every level at once."""
+    x = series.x
+    total, locate = series.search(weights)
+    drawn = total > 0
+    h = np.where(drawn[None, :], (total[None, :] - 1) * np.asarray(levels, dtype=np.float64)[:, None], 0.0)
+    below = np.floor(h)                                                   # (L, b)
+    above = np.minimum(below + 1, np.maximum(total - 1, 0)[None, :])
+    found = locate(np.concatenate([below, above]))
+    lo, hi = found[:len(levels)], found[len(levels):]
+    return np.where(drawn[None, :], x[lo] + (h - below) * (x[hi] - x[lo]), np.nan).T
+
+
+def weighted_quantiles(values: np.ndarray, units: np.ndarray, n_units: int, weights: np.ndarray,
+                       levels: Sequence[float]) -> np.ndarray:
+    """Quantiles of replicate samples in which each value is repeated as often as its unit was drawn.
+
+    Parameters
+    ----------
+    values
+        ``(n,)`` the values of one series (e.g. one system's latencies), any order.
+    units
+        ``(n,)`` the resampling unit (0..U−1) of each value.
+    n_units
+        U.
+    weights
+        ``(b, U)`` count-weights of ``b`` replicates (:func:`replicate_weights`).
+    levels
+        Quantile levels in [0, 1] (0.5 for the median, 0.95 for P95).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(b, L)``: for each replicate the quantiles of its expanded sample of M = Σ w values,
+        by linear interpolation between order statistics (numpy's default ``method="linear"``:
+        position h = (M − 1)·q, value x₍⌊h⌋₎ + (h − ⌊h⌋)·(x₍⌊h⌋+1₎ − x₍⌊h⌋₎)); NaN where the
+        replicate drew none of the series' units (M = 0).
+
+    Examples
+    --------
+    >>> w = np.array([[1, 1, 1, 1], [0, 2, 0, 2], [4, 0, 0, 0]])
+    >>> weighted_quantiles(np.array([4.0, 1.0, 3.0, 2.0]), np.arange(4), 4, w, [0.5]).ravel().tolist()
+    [2.5, 1.5, 4.0]
+    """
+    return _sorted_quantiles(_Sorted(values, units, n_units), np.asarray(weights), levels)
+
+
+def quantile_bootstrap(
+    series: Sequence[tuple[np.ndarray, np.ndarray]],
+    design: Design,
+    levels: Sequence[float],
+    *,
+    n_resamples: int = 20_000,
+    seed: int | np.random.Generator = 0,
+    ci: float = 0.95,
+    return_distribution: bool = False,
+) -> BootstrapResult:
+    """Paired percentile bootstrap of quantiles (medians, P95) of several series under a design.
+
+    Parameters
+    ----------
+    series
+        One ``(rows, values)`` pair per series: the query rows (indices into the design's N
+        queries) that have a value, and the values. Series of the same queries (e.g. every
+        system's latency) are resampled with the same weights.
+    design
+        A :class:`Design` bound to the N queries (``Design("iid", n=N)`` for independent queries).
+    levels
+        Quantile levels, e.g. ``(0.5, 0.95)``.
+    n_resamples, seed, ci, return_distribution
+        As in :func:`bootstrap_sums`: the same replicate weights (:func:`replicate_weights`),
+        so the same seed gives the same replicates as every other statistic of the design.
+
+    Returns
+    -------
+    BootstrapResult
+        Outputs in the order (series 0: every level, series 1: every level, ...): the quantiles
+        of the data (numpy's linear interpolation) with percentile intervals; replicates that
+        draw none of a series' queries are undefined (counted in ``n_undefined``). The sign-test
+        p-value is meaningless here.
+
+    Notes
+    -----
+    A quantile is not a smooth function of sums, so neither the count-weight product of
+    :func:`bootstrap_sums` nor the jackknife applies (the delete-one jackknife variance of a
+    quantile is inconsistent: Efron 1982; Shao & Wu 1989). Each replicate expands the sample —
+    a query appears as often as its unit (query or whole cluster) was drawn — and takes its
+    quantiles exactly (:func:`weighted_quantiles`, a vectorised binary search per replicate).
+    With few clusters the percentile cluster bootstrap under-covers (SPEC §4.1).
+
+    Examples
+    --------
+    The median of 0, 1, ..., 99 (one outlier at 10,000 moves the mean, not the median):
+
+    >>> values = np.r_[np.arange(99.0), 10_000.0]
+    >>> res = quantile_bootstrap([(np.arange(100), values)], Design("iid", n=100), [0.5], n_resamples=2000)
+    >>> float(res.estimate[0]), [round(float(v), 1) for v in (res.ci_low[0], res.ci_high[0])]
+    (49.5, [40.0, 59.0])
+    """
+    if not isinstance(design, Design):
+        raise TypeError(f"design must be a Design bound to the N queries, got {type(design).__name__}.")
+    design._require_bound()
+    n_resamples = _check_count(n_resamples, "n_resamples")
+    ci = _check_ci(ci)
+    entropy = run_seed(seed)
+    unit_of = design.unit_of
+    prepared: list[_Sorted | None] = []
+    estimate = []
+    for rows, values in series:
+        rows = np.asarray(rows, dtype=np.int64)
+        values = np.asarray(values, dtype=np.float64)
+        if rows.shape != values.shape or (values.size and not np.all(np.isfinite(values))):
+            raise ValueError("each series needs matching (rows, values) with finite values.")
+        prepared.append(_Sorted(values, unit_of[rows], design.n_units) if values.size else None)
+        estimate.extend(np.quantile(values, levels) if values.size else [np.nan] * len(levels))
+    parts = []
+    for weights in _weight_blocks(design, n_resamples, entropy):
+        parts.append(np.hstack([
+            _sorted_quantiles(one, weights, levels) if one is not None
+            else np.full((weights.shape[0], len(levels)), np.nan)
+            for one in prepared]))
+    dist = np.concatenate(parts)
+    return _summarise(np.asarray(estimate, dtype=np.float64), dist, ci=ci, method="percentile", null=0.0,
+                      design=design, entropy=entropy, n_resamples=n_resamples,
+                      return_distribution=return_distribution)

@@ -212,7 +212,8 @@ def _add_resampling(p: argparse.ArgumentParser) -> None:
 # inputs and outputs
 # --------------------------------------------------------------------------------------------
 #: Options that name an input file.
-_INPUT_OPTIONS = ("files", "claims", "log", "scheme", "systems_table", "write_log", "recipe", "summaries")
+_INPUT_OPTIONS = ("files", "claims", "log", "scheme", "systems_table", "write_log", "recipe", "summaries",
+                  "ingestion_log")
 
 
 def _inputs(args: argparse.Namespace, df: pd.DataFrame | None = None) -> list[str]:
@@ -401,6 +402,25 @@ def _cmd_evidence(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_costs(args: argparse.Namespace) -> int:
+    df = _prepared(args, _read(args), scheme=args.scheme)
+    common = dict(quantities=args.quantity, scheme=args.scheme, design=args.design,
+                  inference=getattr(args, "inference", "auto"), n_resamples=args.resamples, seed=args.seed,
+                  confidence_level=args.ci, missing=args.missing, verdict_missing=args.verdict_missing)
+    frames = [md.costs(df, threshold=args.threshold, **common)]
+    if args.reference or args.pairs == "all":
+        frames.append(md.cost_ratios(df, pairs=args.pairs, reference=args.reference, correction=args.correction,
+                                     **common))
+    if args.systems_table:
+        from memdiag._report.provenance import _read_systems_table
+
+        frames.append(md.system_costs(_read_systems_table(args.systems_table), reference=args.reference))
+    if args.ingestion_log:
+        frames.append(md.ingestion(md.read_ingestion_log(args.ingestion_log), reference=args.reference))
+    _emit(frames, args)
+    return 0
+
+
 def _cmd_audit(args: argparse.Namespace) -> int:
     if args.summaries:
         return _audit_summaries(args)
@@ -450,10 +470,17 @@ def _cmd_agreement(args: argparse.Namespace) -> int:
 def _cmd_plot(args: argparse.Namespace) -> int:
     from memdiag import plots
 
-    if args.figure == "writes":
+    if args.figure in ("writes", "actions", "ingestion"):
+        what = "an ingestion log" if args.figure == "ingestion" else "one decision log"
         if len(args.files) != 1:
-            raise UsageError("plot writes takes one decision log")
-        fig = plots.mutation_rates(md.write_audit(md.read_write_log(args.files[0])))
+            raise UsageError(f"plot {args.figure} takes {what}")
+        if args.figure == "ingestion":
+            fig = plots.ingestion(md.ingestion_curve(md.read_ingestion_log(args.files[0])), reference=args.reference)
+        else:
+            audit = md.write_audit(md.read_write_log(args.files[0]))
+            fig = plots.mutation_rates(audit) if args.figure == "writes" else plots.write_actions(audit)
+    elif args.figure == "overview":
+        fig = plots.overview(_overview(args), reference=args.reference)
     else:
         df = _read(args)
         common = dict(n_resamples=args.resamples, seed=args.seed, missing=args.missing,
@@ -489,6 +516,20 @@ def _cmd_plot(args: argparse.Namespace) -> int:
             scores = md.bootstrap(df, "accuracy", scheme=args.scheme, design=args.design, **common)
             fig = plots.bubble(scores, table, reference=args.reference, cost=args.cost, size=size,
                                all_systems=systems)
+        elif args.figure == "venn3":
+            memory, augmented = _venn3_systems(args, systems)
+            table = md.augmentation(df, memory, reference=args.reference, augmented=augmented, scheme=args.scheme,
+                                    missing=args.missing, verdict_missing=args.verdict_missing)
+            fig = plots.venn3(table, all_systems=systems)
+        elif args.figure == "store-gap":
+            if not args.systems_table:
+                raise UsageError("plot store-gap needs --systems-table CSV with columns system, base and variant "
+                                 "(native, complete or raw)")
+            from memdiag._report.provenance import _read_systems_table
+
+            table = md.store_gap(df, _read_systems_table(args.systems_table), scheme=args.scheme, design=args.design,
+                                 **common)
+            fig = plots.store_gap(table)
         else:
             if args.default is None:
                 raise UsageError("plot sensitivity needs --default VALUE (e.g. --default 15)")
@@ -498,6 +539,44 @@ def _cmd_plot(args: argparse.Namespace) -> int:
     for path in plots.save(fig, args.output):
         print(path)
     return 0
+
+
+def _venn3_systems(args: argparse.Namespace, systems: Sequence[str]) -> tuple[str, str | None]:
+    """``(memory, augmented)`` of ``plot venn3``: ``--systems MEMORY [AUGMENTED]`` with ``--reference``,
+    ``--systems REFERENCE MEMORY AUGMENTED``, or without ``--systems`` the first system named
+    ``<memory>+raw`` whose memory system is present."""
+    from memdiag._augmentation import augmented_pairs
+
+    names = args.systems or []
+    found = augmented_pairs(systems)
+    if not names and args.reference and found:
+        return found[0]
+    if len(names) == 3 and args.reference in (None, names[0]):
+        args.reference = names[0]
+        return names[1], names[2]
+    if not args.reference or len(names) not in (1, 2):
+        raise UsageError("plot venn3 needs --reference NAME and --systems MEMORY [AUGMENTED] (default "
+                         "AUGMENTED: MEMORY+raw), or --systems REFERENCE MEMORY AUGMENTED")
+    return names[0], names[1] if len(names) == 2 else None
+
+
+def _overview(args: argparse.Namespace):
+    """The scores of ``plot overview``: one setting per ``--setting NAME=PATH``, else per value of
+    the verdicts' ``benchmark`` / ``model`` columns."""
+    common = dict(n_resamples=args.resamples, seed=args.seed, design=args.design,
+                  inference=getattr(args, "inference", "auto"), missing=args.missing,
+                  verdict_missing=args.verdict_missing)
+    if args.setting:
+        if args.files or args.recipe:
+            raise UsageError("plot overview reads either --setting NAME=PATH (one per setting) or FILES, not both")
+        settings = {}
+        for name, path in _key_values(args.setting, "--setting").items():
+            benchmark, _, model = name.partition("/")
+            settings[(benchmark, model)] = md.read_verdicts(path)
+        for frame in settings.values():
+            _check_outputs(args, frame)
+        return md.overview(settings, reference=args.reference, **common)
+    return md.overview(_read(args), reference=args.reference, **common)
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
@@ -517,7 +596,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
                      n_resamples=args.resamples, seed=args.seed, confidence_level=args.ci,
                      correction=args.correction, threshold=args.threshold, missing=args.missing,
                      verdict_missing=args.verdict_missing, judges=args.judges,
-                     label_missing=args.label_missing, force=args.force, read_options=_read_options(args))
+                     label_missing=args.label_missing, force=args.force, read_options=_read_options(args),
+                     ingestion_log=args.ingestion_log)
     print(out / "report.html")
     return 0
 
@@ -657,6 +737,27 @@ def build_parser() -> argparse.ArgumentParser:
     _add_output(p)
     p.set_defaults(run=_cmd_evidence)
 
+    p = sub.add_parser("costs", help="latency, tokens and LLM calls per system: mean, median, P95, cost per correct "
+                                     "answer, ratios (speed-ups) with intervals")
+    _add_input(p, judges=True)
+    p.add_argument("--quantity", action="append", metavar="COLUMN",
+                   help="a per-query cost column (repeatable; default: latency_s, input_tokens, output_tokens, "
+                        "evidence_tokens, tokens_used, llm_calls, ... as present)")
+    p.add_argument("--reference", help="ratios of every system's mean cost to this system's (speed-ups)")
+    p.add_argument("--pairs", choices=("reference", "all"), default="reference",
+                   help="ratios against --reference (default) or between all pairs")
+    p.add_argument("--scheme", help="apply a scheme's query selection (e.g. locomo drops adversarial questions)")
+    p.add_argument("--threshold", type=_threshold, help="cost per correct answer: correct = score > THRESHOLD "
+                                                       "(default: the score as it is)")
+    p.add_argument("--correction", choices=CORRECTIONS, default="holm")
+    p.add_argument("--systems-table", metavar="CSV", help="system-level costs (ingestion hours and tokens, ...) "
+                                                          "with their ratios to --reference")
+    p.add_argument("--ingestion-log", metavar="LOG", help="per-item ingestion durations (CSV or JSONL): "
+                                                          "total ingestion time per system")
+    _add_resampling(p)
+    _add_output(p)
+    p.set_defaults(run=_cmd_costs)
+
     p = sub.add_parser("audit", help="check published claims against the verdicts, or a paper's published numbers "
                                      "alone with --summaries (exit 1 if any is not supported / flagged)")
     p.add_argument("claims", metavar="CLAIMS", nargs="?", help="claims file (YAML or CSV)")
@@ -686,19 +787,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=_cmd_agreement)
 
     p = sub.add_parser("plot", help="publication figures (PDF + SVG + PNG)")
-    p.add_argument("figure", choices=("venn", "bubble", "forest", "matrix", "writes", "sensitivity"))
+    p.add_argument("figure", choices=("venn", "venn3", "bubble", "forest", "matrix", "writes", "actions",
+                                      "sensitivity", "ingestion", "store-gap", "overview"))
     _add_input(p)
     p.add_argument("-o", "--output", required=True, metavar="OUT.pdf",
                    help="output stem: OUT.pdf, OUT.svg and OUT.png are written")
     _add_force(p, "existing figure files")
-    p.add_argument("--reference", help="reference system (venn, forest; highlighted in bubble)")
+    p.add_argument("--reference", help="reference system (venn, venn3, forest; grey in bubble, ingestion, overview)")
     p.add_argument("--metric", default="accuracy", help="metric (forest, matrix upper triangle, sensitivity)")
     p.add_argument("--lower", help="matrix: metric of the lower triangle (e.g. utilization)")
     p.add_argument("--scheme", help="official aggregation (forest, matrix, bubble, sensitivity)")
     p.add_argument("--shared-scale", action="store_true", help="venn: circle areas comparable across panels")
-    p.add_argument("--systems-table", metavar="CSV", help="bubble: system-level table (costs, store size)")
+    p.add_argument("--systems-table", metavar="CSV", help="bubble: system-level table (costs, store size); "
+                                                          "store-gap: its system, base and variant columns")
     p.add_argument("--cost", default="tokens_per_query", help="bubble: cost column (default tokens_per_query)")
     p.add_argument("--size", help="bubble: bubble-area column (default: store_size, else store_tokens)")
+    p.add_argument("--systems", nargs="+", metavar="NAME",
+                   help="venn3: MEMORY [AUGMENTED] with --reference, or REFERENCE MEMORY AUGMENTED (after FILES)")
+    p.add_argument("--setting", action="append", metavar="NAME=PATH",
+                   help="overview: one benchmark (or benchmark/model) setting and its verdicts (repeatable); "
+                        "without it FILES are split by their benchmark and model columns")
     p.add_argument("--parameter", default="final_k", help="sensitivity: parameter in system names PARAM=VALUE")
     p.add_argument("--default", help="sensitivity: the default value of the parameter")
     _add_resampling(p)
@@ -712,6 +820,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--systems-table", metavar="CSV", help="system-level table: tokens_per_query, store_tokens, ...")
     p.add_argument("--claims", metavar="YAML", help="claims file to audit (YAML, JSON or CSV)")
     p.add_argument("--write-log", metavar="LOG", help="memory decision log (CSV or JSONL) for the write-action audit")
+    p.add_argument("--ingestion-log", metavar="LOG",
+                   help="per-item ingestion durations (CSV or JSONL) for the cumulative ingestion time")
     p.add_argument("--threshold", type=_threshold, default=0.5,
                    help="flows: correct = score > THRESHOLD (default 0.5)")
     p.add_argument("--correction", choices=CORRECTIONS, default="holm")

@@ -29,6 +29,7 @@ from matplotlib.colors import to_hex  # noqa: E402
 from matplotlib.patches import Circle  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 
+import memdiag as md  # noqa: E402
 from memdiag import plots  # noqa: E402
 from memdiag._compare import bootstrap, compare  # noqa: E402
 from memdiag._flows import flows  # noqa: E402
@@ -149,6 +150,47 @@ def audit_frame(k: int) -> pd.DataFrame:
     out["n_none"] = rest - out["n_malformed"]
     out.attrs["confidence_level"] = 0.95
     return out
+
+
+def ingestion_frame(k: int, long: bool = False) -> pd.DataFrame:
+    """The reference and k systems ingesting 120 items, one of every five stopping at item 70."""
+    rng = np.random.default_rng(k)
+    rows = []
+    for j, name in enumerate([REF, *NAMES[:k]]):
+        n = 70 if j % 5 == 4 else 120
+        rows.append(pd.DataFrame({"system": LONG[name] if long else name,
+                                  "duration_s": rng.lognormal(np.log(0.05 + 3 * j), 0.4, n)}))
+    return md.ingestion_curve(pd.concat(rows, ignore_index=True))
+
+
+def overview_frame(k: int, long: bool = False) -> pd.DataFrame:
+    """Three settings of the reference and k systems, each setting on its own range."""
+    rng = np.random.default_rng(k)
+    rows = []
+    for setting, centre in (("LoCoMo · gpt-4o-mini", 70.0), ("MEME · gpt-4o-mini", 45.0),
+                            ("MemoryAgentBench · gpt-4.1-mini", 30.0)):
+        for name in [REF, *NAMES[:k]]:
+            est = centre + float(rng.normal(0, 6))
+            rows.append({"setting": setting, "system": LONG[name] if long else name, "estimate": est,
+                         "ci_low": est - 4, "ci_high": est + 4})
+    frame = pd.DataFrame(rows)
+    frame.attrs["confidence_level"] = 0.95
+    return frame
+
+
+def store_gap_frame(k: int, long: bool = False) -> pd.DataFrame:
+    """k memory systems with native, complete-store and raw-evidence scores (raw 61.6)."""
+    rng = np.random.default_rng(k)
+    native = rng.uniform(25, 50, k)
+    complete = native + rng.uniform(3, 15, k)
+    frame = pd.DataFrame({"system": [LONG[n] if long else n for n in NAMES[:k]], "native": native,
+                          "complete": complete, "raw": 61.6, "raw_ci_low": 58.2, "raw_ci_high": 65.0,
+                          "gain": complete - native, "gap": 61.6 - complete})
+    for kind in ("gain", "gap"):
+        frame[f"{kind}_ci_low"], frame[f"{kind}_ci_high"] = frame[kind] - 3.1, frame[kind] + 3.4
+    frame["gap_p_adj"] = np.linspace(1e-5, 0.2, k)
+    frame.attrs.update(confidence_level=0.95, correction="holm")
+    return frame
 
 
 def venn3_frame() -> pd.DataFrame:
@@ -786,6 +828,12 @@ def _figure(kind: str, k: int, names: str = "short"):
         return plots.mutation_rates(audit_frame({1: 3, 2: 12, 7: 40, 12: 500, 20: 20}[k]))
     if kind == "actions":
         return plots.write_actions(audit_frame({1: 3, 2: 12, 7: 40, 12: 500, 20: 20}[k]))
+    if kind == "ingestion":
+        return plots.ingestion(ingestion_frame(k, long), reference=ref, labels=labels)
+    if kind == "overview":
+        return plots.overview(overview_frame(k, long), reference=ref, labels=labels)
+    if kind == "store_gap":
+        return plots.store_gap(store_gap_frame(k, long), labels=labels)
     raise AssertionError(kind)
 
 
@@ -793,7 +841,7 @@ def _figure(kind: str, k: int, names: str = "short"):
 # figures name clusters, not systems, and draw 3 to 500 of them)
 @pytest.mark.parametrize("kind, k, names", [
     (kind, k, names) for kind in ("venn", "venn-unscaled", "bubble", "forest", "matrix",
-                                  "sensitivity", "writes", "actions")
+                                  "sensitivity", "writes", "actions", "ingestion", "overview", "store_gap")
     for k in (1, 2, 7, 12, 20)
     for names in (("short",) if kind in ("writes", "actions") else ("short", "long"))])
 def test_figure_text_does_not_overlap_or_leave_the_figure(kind, k, names):
@@ -801,7 +849,8 @@ def test_figure_text_does_not_overlap_or_leave_the_figure(kind, k, names):
 
 
 @pytest.mark.parametrize("k", [2, 20])
-@pytest.mark.parametrize("kind", ["venn", "bubble", "forest", "matrix", "sensitivity"])
+@pytest.mark.parametrize("kind", ["venn", "bubble", "forest", "matrix", "sensitivity", "ingestion", "overview",
+                                  "store_gap"])
 def test_sixty_character_aliases_still_fit(kind, k):
     assert_readable(_figure(kind, k, "alias60"))
 
@@ -918,7 +967,8 @@ def test_save_writes_pdf_svg_and_png_with_embedded_fonts_and_text(tmp_path):
     assert abs(width - fig.get_figwidth() * 300) < 1 and abs(height - fig.get_figheight() * 300) < 1
 
 
-@pytest.mark.parametrize("kind", ["venn", "bubble", "matrix", "forest", "writes", "actions"])
+@pytest.mark.parametrize("kind", ["venn", "bubble", "matrix", "forest", "writes", "actions", "ingestion",
+                                  "overview", "store_gap"])
 def test_repeated_runs_write_identical_files(tmp_path, kind):
     first = save(_figure(kind, 2), tmp_path / "a" / kind, formats=("svg", "pdf"))
     second = save(_figure(kind, 2), tmp_path / "b" / kind, formats=("svg", "pdf"))
@@ -937,3 +987,17 @@ def test_figures_draw_into_given_axes():
     assert plots.matrix(compare_frame(2, "all"), ax=right) is fig
     assert by_gid(fig, f"forest-p-{NAMES[0]}").axes is left
     assert by_gid(fig, f"matrix-{NAMES[0]}-{REF}").axes is right
+
+
+def test_store_gap_and_ingestion_draw_into_given_axes():
+    import matplotlib as mpl
+    from matplotlib.figure import Figure
+
+    with mpl.rc_context(plots.style.RC):
+        fig = Figure(figsize=(7, 3), layout="constrained")
+        left, right = fig.subplots(1, 2)
+    assert plots.store_gap(store_gap_frame(2), ax=left) is fig
+    assert plots.ingestion(ingestion_frame(2), ax=right) is fig
+    assert by_gid(fig, f"gap-complete-{NAMES[0]}").axes is left
+    assert by_gid(fig, f"gap-text-gap-{NAMES[0]}").axes is left
+    assert by_gid(fig, f"ingestion-{NAMES[0]}").axes is right

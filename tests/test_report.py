@@ -24,13 +24,17 @@ publish_module = importlib.import_module("memdiag._report.publish")
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "data" / "example"
 
-FIGURES = ("venn", "forest", "matrix", "evidence_matrix", "bubble", "mutation_rates")
-TABLES = ("inputs", "validation", "scores", "accuracy", "flows", "flows_by_category", "pairwise", "pairwise_vs_reference", "omnibus",
-          "rank_stability", "independence", "contrasts_by_category", "leaderboard", "evidence", "evidence_omnibus", "evidence_pairs", "evidence_length", "costs",
+FIGURES = ("venn", "venn3", "forest", "matrix", "evidence_matrix", "bubble", "ingestion", "mutation_rates",
+           "write_actions")
+TABLES = ("inputs", "validation", "scores", "accuracy", "flows", "flows_by_category", "augmentation", "pairwise",
+          "pairwise_vs_reference", "omnibus", "rank_stability", "independence", "contrasts_by_category", "leaderboard",
+          "evidence", "evidence_omnibus", "evidence_pairs", "evidence_length", "costs", "cost_summary", "cost_ratios",
+          "system_costs", "ingestion",
           "agreement", "write_audit", "claims")
-SECTIONS = ("Data and validation", "Official scores", "Memory benefit and tax against raw-rag",
+SECTIONS = ("Data and validation", "Official scores", "Memory benefit and tax against raw-rag", "Source augmentation",
             "Pairwise tests, omnibus and ranking", "Clustered queries: which iid conclusions survive",
             "Per-category differences and ties with the best", "Evidence diagnostics", "Cost and accuracy",
+            "Cost and latency",
             "Judge agreement", "Write-action audit", "Claims audit")
 
 
@@ -120,7 +124,7 @@ def test_analysis_json_records_version_hashes_settings_and_numbers(demo):
     assert doc["design"]["used"] == "cluster"
     files = doc["inputs"]["verdicts"]["rerun"]["files"]
     assert len(files) == 7 and all(f["sha256"] == sha256(Path(f["path"])) for f in files)
-    for side in ("systems_table", "claims", "write_log"):
+    for side in ("systems_table", "claims", "write_log", "ingestion_log"):
         assert doc["inputs"][side]["sha256"] == sha256(Path(doc["inputs"][side]["path"]))
     assert any("missing verdicts" in p for p in doc["policies"])
     tables = {name: t for s in doc["sections"] for name, t in s["tables"].items()}
@@ -289,14 +293,19 @@ def test_rerun_refuses_a_changed_input(small, small_report, tmp_path, capsys):
 # --------------------------------------------------------------------------------------------
 def test_sections_without_data_are_omitted_with_one_line(small_report):
     text = (small_report / "report.md").read_text(encoding="utf-8")
-    for title, why in [("Evidence diagnostics", "no 'sufficient'"), ("Cost and accuracy", "no cost"),
+    for title, why in [("Source augmentation", "no system is named"),
+                       ("Parameter sensitivity", "no parameter sweep"),
+                       ("Evidence diagnostics", "no 'sufficient'"),
+                       ("Native retrieval, complete store and raw evidence", "tags no runs by variant"),
+                       ("Cost and accuracy", "no cost"), ("Cost and latency", "no per-query cost"),
                        ("Judge agreement", "one judgment per answer"),
                        ("Write-action audit", "no memory decision log"), ("Claims audit", "no claims file")]:
         assert re.search(rf"^\*{title} — omitted: [^\n]*{re.escape(why)}[^\n]*\*$", text, re.M), title
     assert "## 4. Pairwise tests, omnibus and ranking" in text
     doc = json.loads((small_report / "analysis.json").read_text(encoding="utf-8"))
-    assert [s["key"] for s in doc["sections"] if s["omitted"]] == ["evidence", "costs", "agreement", "writes",
-                                                                   "claims"]
+    assert [s["key"] for s in doc["sections"] if s["omitted"]] == ["augmentation", "sensitivity", "evidence",
+                                                                   "store_gap", "costs", "efficiency", "agreement",
+                                                                   "writes", "claims"]
 
 
 def test_in_memory_verdicts_give_the_bubble_from_per_query_tokens_but_no_rerun(tmp_path):

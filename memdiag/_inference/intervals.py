@@ -32,10 +32,13 @@ from memdiag._designs import Design, as_design
 from memdiag._inference.cluster import bell_mccaffrey_df, cr2_variance, jackknife_variance, t_interval
 from memdiag._inference.rule import method_for
 from memdiag._pairs import cell_counts
-from memdiag._resampling import BootstrapResult, _evaluate, bootstrap_sums, cell_bootstrap, run_seed, unit_sums
+from memdiag._resampling import (
+    BootstrapResult, _evaluate, bootstrap_sums, cell_bootstrap, quantile_bootstrap, run_seed, unit_sums,
+)
 from memdiag._inference.wild import EXACT_UP_TO, nonzero_contributions, wild_test
 
-__all__ = ["Inference", "describe", "infer", "infer_cells", "jackknife", "linearize", "provenance_of"]
+__all__ = ["Inference", "describe", "infer", "infer_cells", "infer_quantiles", "jackknife", "linearize",
+           "provenance_of"]
 
 Statistic = Callable[[np.ndarray], np.ndarray]
 
@@ -441,6 +444,43 @@ def infer_cells(
     if tested.any() and cells is not None:
         out = _exact_where_small(out, flat, cells, np.zeros(out.estimate.shape), seed, tested)
     return out
+
+
+def infer_quantiles(
+    series: Sequence[tuple[np.ndarray, np.ndarray]],
+    design: Design,
+    levels: Sequence[float],
+    *,
+    n_resamples: int = 20_000,
+    seed: int | np.random.Generator = 0,
+    confidence_level: float = 0.95,
+) -> Inference:
+    """Quantiles (medians, P95) of several series with percentile intervals under a design.
+
+    A quantile is not a smooth function of sums, so the SPEC §4.1 rule's small-cluster methods
+    do not apply to it: the delete-one jackknife variance of a quantile is inconsistent (Efron
+    1982; Shao & Wu 1989) and the wild bootstrap needs the linearisation of a smooth statistic.
+    Whatever ``inference`` says elsewhere, quantiles get the percentile bootstrap under the design
+    (:func:`memdiag._resampling.quantile_bootstrap`: queries, or whole clusters, resampled with
+    the design's shared replicate weights), which under-covers with few clusters (SPEC §4.1); the
+    ``method`` says so and :func:`describe` writes it into the notes. No test is made.
+
+    Returns
+    -------
+    Inference
+        Outputs in the order (series 0: every level, series 1: every level, ...).
+
+    Examples
+    --------
+    >>> cluster = np.repeat(np.arange(10), 20)
+    >>> x = np.arange(200.0)
+    >>> res = infer_quantiles([(np.arange(200), x)], Design("cluster", cluster=cluster), (0.5,), n_resamples=500)
+    >>> float(res.estimate[0]), res.method
+    (99.5, 'percentile bootstrap (cluster)')
+    """
+    res = quantile_bootstrap(series, design, levels, n_resamples=n_resamples, seed=seed, ci=confidence_level,
+                             return_distribution=True)
+    return _percentile(res, test=np.zeros(res.estimate.shape[0], dtype=bool), keep=False)
 
 
 # --------------------------------------------------------------------------------------------

@@ -2,8 +2,9 @@
 analysis.json (SPEC §1–§8; ARCHITECTURE: ``report/``).
 
 :func:`report` runs every diagnostic the data support — validation, official scores, memory
-benefit and tax against the reference, pairwise tests and the omnibus, rank stability, evidence
-diagnostics, the cost–accuracy plane, judge agreement, the write-action audit and the claims
+benefit and tax against the reference, source augmentation, pairwise tests and the omnibus, rank
+stability, a parameter sweep, evidence diagnostics, native vs complete-store vs raw evidence, the
+cost–accuracy plane, cost and latency, judge agreement, the write-action audit and the claims
 audit — and writes::
 
     OUT/report.md        sections, each with one sentence saying what it shows, its tables (with
@@ -50,6 +51,7 @@ from memdiag._report.render import _figure_files, _save_figures
 from memdiag._report.sections import SECTIONS, Analysis, _context, _policies
 from memdiag._schemes import Scheme
 from memdiag._verdicts import read_verdicts
+from memdiag._ingestion import read_ingestion_log
 from memdiag._writes import read_write_log
 from memdiag.errors import VerdictError
 
@@ -65,8 +67,8 @@ EXAMPLE = Path(__file__).resolve().parent.parent.parent / "data" / "example"
 # the analysis
 # --------------------------------------------------------------------------------------------
 def _analyse(df: pd.DataFrame, settings: Settings, inputs: dict, scheme: Scheme | None,
-             systems_table, claims, write_log, bar: tqdm) -> Analysis:
-    ctx, why, n_queries = _context(df, settings, scheme, systems_table, claims, write_log)
+             systems_table, claims, write_log, bar: tqdm, ingestion_log=None) -> Analysis:
+    ctx, why, n_queries = _context(df, settings, scheme, systems_table, claims, write_log, ingestion_log)
     signature_attrs = {"scheme": scheme.name if scheme else None, "design": ctx.design,
                        "n_clusters": ctx.prepared.n_clusters,
                        "n_resamples": settings.n_resamples, "seed": settings.seed,
@@ -97,21 +99,24 @@ def _input_files(df: pd.DataFrame, *sides: object) -> list[str]:
 
 
 def _prepare(df, settings: Settings, scheme, systems_table, claims, write_log,
-             read_options: Mapping | None, bar: tqdm, out: Path | None = None) -> Analysis:
+             read_options: Mapping | None, bar: tqdm, out: Path | None = None, ingestion_log=None) -> Analysis:
     """Read every input, record how to read it again, and run the analysis (refusing first an
     ``out`` folder that holds an input)."""
     if not isinstance(df, pd.DataFrame):
         df = read_verdicts(df, **(read_options or {}))
     if out is not None:
         origin = scheme.origin if isinstance(scheme, Scheme) else scheme
-        check_inputs(out, _input_files(df, origin, systems_table, claims, write_log))
+        check_inputs(out, _input_files(df, origin, systems_table, claims, write_log, ingestion_log))
     scheme_obj, scheme_recipe = _scheme_input(scheme)
     table, table_recipe = _side_input(systems_table, _read_systems_table)
     claims_value, claims_recipe = _claims_input(claims)
     log, log_recipe = _side_input(write_log, read_write_log)
+    times, times_recipe = _side_input(ingestion_log, read_ingestion_log)
     inputs = {"verdicts": _verdict_recipe(df, read_options), "scheme": scheme_recipe,
               "systems_table": table_recipe, "claims": claims_recipe, "write_log": log_recipe}
-    return _analyse(df, settings, inputs, scheme_obj, table, claims_value, log, bar)
+    if times_recipe is not None:
+        inputs["ingestion_log"] = times_recipe
+    return _analyse(df, settings, inputs, scheme_obj, table, claims_value, log, bar, ingestion_log=times)
 
 
 # --------------------------------------------------------------------------------------------
@@ -139,6 +144,7 @@ def report(
     label_missing: str = "exclude",
     force: bool = False,
     inference: str = "auto",
+    ingestion_log: str | Path | pd.DataFrame | None = None,
 ) -> Path:
     """Run the whole analysis and write it as a folder: report.md, report.html, figures, tables,
     analysis.json.
@@ -170,6 +176,9 @@ def report(
         Claims to audit (file or table, see :func:`memdiag.read_claims`).
     write_log
         A memory decision log (CSV/JSONL path or frame) for the write-action audit.
+    ingestion_log
+        Per-item ingestion durations (CSV/JSONL path or frame, :func:`memdiag.read_ingestion_log`)
+        for the cumulative ingestion time of the cost-and-latency section.
     n_resamples, seed, confidence_level, correction, threshold, missing, verdict_missing
         Bootstrap replicates B, seed, interval level, multiplicity correction, the flows'
         correctness threshold and the alignment policies (:func:`memdiag.align`).
@@ -210,12 +219,17 @@ def report(
     -----
     Sections (each omitted, with one line saying why, when the data cannot support it): data
     and validation (SPEC §1); official scores and accuracy intervals (§6, §4); benefit and tax
-    against the reference with the Venn grid (§2); pairwise tests, omnibus, rank stability,
-    forest plot and pairwise matrix (§4–§5); with clustered queries, which pairwise conclusions of
-    an analysis that treats queries as independent survive the cluster design (§4.1); evidence
-    diagnostics when a ``sufficient`` column exists (§3); the cost–accuracy bubble when a cost exists (§8); judge agreement when answers
-    were judged more than once (§7); the write-action audit with a decision log (§7); the claims
-    audit with claims. Every table carries its notes and signature line. analysis.json holds
+    against the reference with the Venn grid (§2); source augmentation (three-set Venn) for every
+    system named ``<memory>+raw`` beside its memory system (§8); pairwise tests, omnibus, rank
+    stability, forest plot and pairwise matrix (§4–§5); parameter sensitivity when the reference
+    is one setting of runs named ``PARAM=VALUE`` (Figure 4); with clustered queries, which pairwise
+    conclusions of an analysis that treats queries as independent survive the cluster design
+    (§4.1); evidence diagnostics when a ``sufficient`` column exists (§3); native vs complete-store
+    vs raw evidence when the systems table tags runs by ``variant`` (Figure 5); the cost–accuracy
+    bubble when a cost exists (§8); cost and latency (per-query costs, ratios, system-level costs,
+    the ingestion curve with an ingestion log; Tables 6 and 32, Figure 1 right); judge agreement
+    when answers were judged more than once (§7); the write-action audit with a decision log (§7);
+    the claims audit with claims. Every table carries its notes and signature line. analysis.json holds
     every number, the memdiag version, the SHA-256 of every input, the settings and policies.
     """
     settings = Settings(reference, design, n_resamples, seed, confidence_level, correction, threshold,
@@ -223,7 +237,7 @@ def report(
     target = resolve_target(out, force)
     with _bar(len(SECTIONS) + len(WRITE_STEPS), progress) as bar:
         analysis = _prepare(df, settings, scheme, systems_table, claims, write_log, read_options, bar,
-                            out=target)
+                            out=target, ingestion_log=ingestion_log)
         return _publish(analysis, target, bar, force)
 
 
@@ -265,7 +279,8 @@ def report_from_json(path: str | Path, out: str | Path, progress: bool | None = 
                   threshold=settings.threshold, missing=settings.missing,
                   verdict_missing=settings.verdict_missing, read_options=read_options,
                   progress=progress, judges=settings.judges, label_missing=settings.label_missing,
-                  force=force, inference=settings.inference)
+                  force=force, inference=settings.inference,
+                  ingestion_log=_rerun_input(inputs.get("ingestion_log")))
 
 
 def demo(out: str | Path = "memdiag-demo", figures: str | Path | None = None,
@@ -288,8 +303,8 @@ def demo(out: str | Path = "memdiag-demo", figures: str | Path | None = None,
     Notes
     -----
     Reference ``raw-rag``; design ``cluster`` (the example's 30 conversations, as the Raw-RAG
-    paper resamples LoCoMo conversations, C.6); with the example's systems table, claims file and
-    decision log.
+    paper resamples LoCoMo conversations, C.6); with the example's systems table, claims file,
+    decision log and ingestion log.
 
     Raises
     ------
@@ -301,7 +316,7 @@ def demo(out: str | Path = "memdiag-demo", figures: str | Path | None = None,
                            "source checkout of memdiag (git clone, then pip install -e .).")
     settings = Settings("raw-rag", "cluster", n_resamples, seed)
     sides = dict(systems_table=EXAMPLE / "systems.csv", claims=EXAMPLE / "claims_example.yaml",
-                 write_log=EXAMPLE / "write_log.csv")
+                 write_log=EXAMPLE / "write_log.csv", ingestion_log=EXAMPLE / "ingestion_log.csv")
     target = resolve_target(out, force) if figures is None else None
     steps = len(SECTIONS) + (len(WRITE_STEPS) if figures is None else 0)
     with _bar(steps, progress) as bar:

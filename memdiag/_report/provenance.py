@@ -224,7 +224,7 @@ def _check_recipes(inputs: object, origin: str | Path) -> None:
         if not isinstance(spec.get("system"), Mapping) or not isinstance(spec.get("format"), str) or not (
                 spec.get("fields") is None or isinstance(spec["fields"], Mapping)):
             raise _damaged(origin, "inputs.verdicts.rerun", "system, format or fields of the wrong type")
-    for key in ("scheme", "systems_table", "claims", "write_log"):
+    for key in ("scheme", "systems_table", "claims", "write_log", "ingestion_log"):
         recipe = inputs.get(key)
         if recipe is None:
             continue

@@ -9,6 +9,7 @@ data cannot support it. :data:`SECTIONS` fixes their order. Sections compute; th
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,14 +19,19 @@ from matplotlib.figure import Figure
 
 from memdiag import plots
 from memdiag._agreement import agreement
+from memdiag._augmentation import augmentation, augmented_pairs
 from memdiag._audit import audit_claims, audit_independence, leaderboard, rank_stability
 from memdiag._compare import bootstrap, compare, omnibus
+from memdiag._costs import cost_ratios, cost_values, costs, quantities_of, system_costs
 from memdiag._evidence import evidence, evidence_length, evidence_tests
 from memdiag._flows import flows
+from memdiag._ingestion import ingestion, ingestion_curve
 from memdiag._prepare import Prepared, prepare
 from memdiag._report.provenance import Settings, _file_hash
 from memdiag._schemes import Scheme
 from memdiag._scoring import score
+from memdiag._sensitivity import sensitivity
+from memdiag._store_gap import store_gap
 from memdiag._verdicts import check, validate
 from memdiag._writes import write_audit
 from memdiag.errors import VerdictError
@@ -73,6 +79,7 @@ class _Context:
     claims: pd.DataFrame | str | None
     write_log: pd.DataFrame | None
     accuracy: pd.DataFrame | None = None
+    ingestion_log: pd.DataFrame | None = None
 
     @property
     def scheme(self) -> Scheme | None:
@@ -116,6 +123,11 @@ TABLE_TITLES: dict[str, str] = {
     "evidence": "Coverage, utilization and the accuracy decomposition",
     "evidence_omnibus": "Evidence omnibus tests", "evidence_pairs": "Evidence pairwise tests",
     "evidence_length": "Evidence length", "costs": "Cost and accuracy",
+    "augmentation": "Source augmentation: queries answered by the reference, the memory system and both",
+    "sensitivity": "Parameter sensitivity: each setting against the default",
+    "store_gap": "Native retrieval, complete store and raw evidence",
+    "cost_summary": "Cost and latency per query", "cost_ratios": "Cost ratios to the reference",
+    "system_costs": "System-level costs", "ingestion": "Sequential ingestion time",
     "agreement": "Judge agreement", "write_audit": "Write-action audit", "claims": "Claims audit",
     "contrasts_by_category": "Differences from the reference within each category",
     "leaderboard": "Leaderboard: tiers tied with the best",
@@ -384,6 +396,9 @@ def _writes_section(ctx: _Context) -> Section:
     section.figures["mutation_rates"] = (plots.mutation_rates(table),
                                          "Proposed and effective mutation rates per conversation, "
                                          "with the decision-weighted means.")
+    section.figures["write_actions"] = (plots.write_actions(table),
+                                        "The distribution of ADD, UPDATE, DELETE and NONE decisions per "
+                                        "conversation and pooled (Raw-RAG paper Figure 2, top).")
     return section
 
 
@@ -401,15 +416,138 @@ def _claims_section(ctx: _Context) -> Section:
     return section
 
 
+def _augmentation_section(ctx: _Context) -> Section:
+    ref = ctx.settings.reference
+    section = Section("augmentation", "Source augmentation",
+                      f"For each memory system also run with raw history added to its retrieval (named "
+                      f"<system>+raw), which queries {ref}, the memory system and the augmented system answer: "
+                      "the tax augmentation repairs, the benefit it keeps (Memory Tax review, source "
+                      "augmentation; SPEC §8).")
+    pairs = [pair for pair in augmented_pairs(ctx.systems) if ref not in pair]
+    if not pairs:
+        return _omit(section, "no system is named <memory>+raw (or +source) beside its memory system")
+    tables = []
+    for k, (memory, augmented) in enumerate(pairs):
+        table = augmentation(ctx.prepared, memory, reference=ref, augmented=augmented,
+                             threshold=ctx.settings.threshold)
+        name = "venn3" if k == 0 else f"venn3_{k + 1}"
+        section.figures[name] = (plots.venn3(table, all_systems=ctx.systems),
+                                 f"Queries answered by {ref}, {memory} and {augmented}: each region's count and "
+                                 f"share; below, the tax of {memory} without and with augmentation.")
+        tables.append(table.assign(memory_system=memory, augmented_system=augmented))
+    out = pd.concat(tables, ignore_index=True)[["memory_system", "augmented_system", *tables[0].columns[:-2]]]
+    out.attrs = {k: v for k, v in tables[0].attrs.items() if k not in ("systems", "flows")}
+    out.attrs["notes"] = list(dict.fromkeys(n for t in tables for n in t.attrs["notes"]))
+    section.tables["augmentation"] = out
+    return section
+
+
+def _sweep(systems: tuple[str, ...], reference: str) -> tuple[str, str, list[str]] | None:
+    """``(parameter, default value, runs)`` when the reference is one setting of a parameter sweep:
+    it is named ``[system ]PARAM=VALUE`` and at least two other runs of the same system name the
+    same parameter (``runs``: the reference and those)."""
+    pattern = re.compile(r"^(?P<system>(?:.*?[\s:@/]+)?)(?P<parameter>[A-Za-z_][\w.-]*)=(?P<value>\S+)$")
+    match = pattern.match(reference)
+    if match is None:
+        return None
+    runs = [s for s in systems if (m := pattern.match(s)) and m["system"] == match["system"]
+            and m["parameter"] == match["parameter"]]
+    return (match["parameter"], match["value"], runs) if len(runs) >= 3 else None
+
+
+def _sensitivity_section(ctx: _Context) -> Section:
+    section = Section("sensitivity", "Parameter sensitivity",
+                      "Each setting of a swept parameter (runs named PARAM=VALUE) against the default setting — "
+                      "the reference — with paired intervals, and the score of each setting (Raw-RAG paper "
+                      "Figure 4, C.6).")
+    found = _sweep(ctx.systems, ctx.settings.reference)
+    if found is None:
+        return _omit(section, "no parameter sweep: name the runs PARAM=VALUE (e.g. final_k=5) and make the "
+                              "default setting the reference")
+    parameter, default, runs = found
+    s = ctx.settings
+    table = sensitivity(ctx.df[ctx.df["system"].isin(runs)], parameter=parameter, default=default,
+                        scheme=ctx.scheme, design=ctx.design, n_resamples=s.n_resamples, seed=s.seed,
+                        confidence_level=s.confidence_level, correction=s.correction, missing=s.missing,
+                        verdict_missing=s.verdict_missing)
+    section.tables["sensitivity"] = table
+    section.figures["sensitivity"] = (plots.sensitivity(table, parameter=parameter, default=table.attrs["default"]),
+                                      f"Score of each {parameter} setting (top) and its difference from the default "
+                                      f"{parameter} = {default} with paired intervals (bottom).")
+    return section
+
+
+def _store_gap_section(ctx: _Context) -> Section:
+    section = Section("store_gap", "Native retrieval, complete store and raw evidence",
+                      "Per memory system, its score with its own retrieval (native), with selection over "
+                      "everything it stored (complete store) and the shared raw-evidence control: how much "
+                      "better access recovers and the gap that remains (Raw-RAG paper §5.3, Figure 5, "
+                      "Table 29).")
+    table = ctx.systems_table
+    if table is None or "variant" not in table or not table["variant"].notna().any():
+        return _omit(section, "the systems table tags no runs by variant (native, complete, raw)")
+    s = ctx.settings
+    gap = store_gap(ctx.prepared, table, confidence_level=s.confidence_level, correction=s.correction,
+                    **ctx.resampling)
+    section.tables["store_gap"] = gap
+    section.figures["store_gap"] = (plots.store_gap(gap, all_systems=ctx.systems),
+                                    "Native (hollow) and complete-store (filled) scores per memory system, the "
+                                    "raw-evidence control (grey), and the paired differences C − N and R − C.")
+    return section
+
+
+def _efficiency_section(ctx: _Context) -> Section:
+    section = Section("efficiency", "Cost and latency",
+                      "Per-query latency and tokens with mean, median and P95, the cost per correct answer, "
+                      "ratios to the reference (speed-ups), system-level costs of whole runs and the cumulative "
+                      "ingestion time (Raw-RAG paper Table 6, Table 32, Figure 1 right).")
+    ref, s = ctx.settings.reference, ctx.settings
+    present = quantities_of(ctx.prepared)
+    if present:
+        section.tables["cost_summary"] = costs(ctx.prepared, quantities=present, threshold=s.threshold,
+                                               confidence_level=s.confidence_level, **ctx.resampling)
+        with_ref = [q for q in present if _shared_with(cost_values(ctx.prepared, q), ctx.systems.index(ref))]
+        if with_ref:
+            section.tables["cost_ratios"] = cost_ratios(ctx.prepared, quantities=with_ref, reference=ref,
+                                                        confidence_level=s.confidence_level,
+                                                        correction=s.correction, **ctx.resampling)
+    if ctx.systems_table is not None:
+        numeric = [c for c in ctx.systems_table.columns if c != "system"
+                   and pd.api.types.is_numeric_dtype(ctx.systems_table[c])]
+        if numeric:
+            known = set(ctx.systems_table["system"])
+            section.tables["system_costs"] = system_costs(ctx.systems_table, reference=ref if ref in known else None,
+                                                          columns=numeric)
+    if ctx.ingestion_log is not None:
+        curve = ingestion_curve(ctx.ingestion_log)
+        known = set(curve["system"])
+        section.tables["ingestion"] = ingestion(ctx.ingestion_log, reference=ref if ref in known else None)
+        section.figures["ingestion"] = (plots.ingestion(curve, reference=ref, all_systems=ctx.systems),
+                                        "Cumulative sequential ingestion time per system, item by item; each line "
+                                        "ends with the system's total.")
+    if not section.tables:
+        return _omit(section, "no per-query cost (latency_s, input_tokens, output_tokens, evidence_tokens, "
+                              "tokens_used, ...), systems table or ingestion log (--ingestion-log)")
+    return section
+
+
+def _shared_with(values, column: int) -> bool:
+    """Whether some other system has a value on a query where system ``column`` has one."""
+    have = ~pd.isna(values)
+    others = have & have[:, [column]]
+    others[:, column] = False
+    return bool(others.any())
+
+
 def _omit(section: Section, why: str) -> Section:
     section.omitted = why
     return section
 
 
 SECTIONS: tuple[Callable[[_Context], Section], ...] = (
-    _data_section, _scores_section, _flows_section, _compare_section, _clustering_section, _groups_section,
-    _evidence_section,
-    _costs_section, _agreement_section, _writes_section, _claims_section,
+    _data_section, _scores_section, _flows_section, _augmentation_section, _compare_section, _sensitivity_section,
+    _clustering_section, _groups_section, _evidence_section, _store_gap_section, _costs_section, _efficiency_section,
+    _agreement_section, _writes_section, _claims_section,
 )
 
 
@@ -417,7 +555,7 @@ SECTIONS: tuple[Callable[[_Context], Section], ...] = (
 # the context every section reads
 # --------------------------------------------------------------------------------------------
 def _context(df: pd.DataFrame, settings: Settings, scheme: Scheme | None, systems_table, claims,
-             write_log) -> tuple[_Context, str, int]:
+             write_log, ingestion_log=None) -> tuple[_Context, str, int]:
     """Check the inputs, resolve the design and build the context; fails before any output.
 
     Returns the context, why the design was chosen, and the number of aligned queries.
@@ -429,7 +567,7 @@ def _context(df: pd.DataFrame, settings: Settings, scheme: Scheme | None, system
                            f"{', '.join(systems)}). Choose one with --reference.")
     prepared = prepare(df, scheme=scheme, missing=settings.missing, verdict_missing=settings.verdict_missing,
                        design=settings.design, judges=settings.judges, label_missing=settings.label_missing)
-    ctx = _Context(df, prepared, settings, systems_table, claims, write_log)
+    ctx = _Context(df, prepared, settings, systems_table, claims, write_log, ingestion_log=ingestion_log)
     return ctx, prepared.design_reason, prepared.n
 
 

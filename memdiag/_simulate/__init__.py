@@ -8,6 +8,8 @@ One module per job:
   before/after twins and gates) whose official scores (SPEC §6) have known expected values;
 - :mod:`~memdiag._simulate.memoryagentbench`: :func:`simulate_memoryagentbench`, 14 sources
   with nested weights and fractional metrics;
+- :mod:`~memdiag._simulate.ingestion`: :func:`simulate_ingestion_log`, a sequential ingestion
+  run per system consistent with a systems table;
 - :mod:`~memdiag._simulate.example`: :func:`write_example`, the bundled ``data/example``
   (``memdiag simulate --write data/example``);
 - :mod:`~memdiag._simulate._core`: what they share (per-system values, rate tables, the
@@ -23,11 +25,12 @@ from memdiag._simulate.example import (
     write_memoryagentbench_example,
 )
 from memdiag._simulate.generic import simulate, simulate_systems_table
+from memdiag._simulate.ingestion import simulate_ingestion_log
 from memdiag._simulate.meme import simulate_meme
 from memdiag._simulate.memoryagentbench import MEMORYAGENTBENCH_SOURCES, simulate_memoryagentbench
 
 __all__ = [
     "EXAMPLE", "EXAMPLE_SEED", "MEME_EXAMPLE", "MEMORYAGENTBENCH_EXAMPLE", "MEMORYAGENTBENCH_SOURCES",
-    "simulate", "simulate_meme", "simulate_memoryagentbench", "simulate_systems_table", "write_example",
-    "write_meme_example", "write_memoryagentbench_example",
+    "simulate", "simulate_ingestion_log", "simulate_meme", "simulate_memoryagentbench", "simulate_systems_table",
+    "write_example", "write_meme_example", "write_memoryagentbench_example",
 ]

@@ -15,6 +15,7 @@ import pandas as pd
 
 from memdiag._simulate._core import BENCHMARK_SYSTEMS, load_table
 from memdiag._simulate.generic import simulate, simulate_systems_table
+from memdiag._simulate.ingestion import simulate_ingestion_log
 from memdiag._simulate.meme import simulate_meme
 from memdiag._simulate.memoryagentbench import MEMORYAGENTBENCH_SIZES, simulate_memoryagentbench
 
@@ -79,6 +80,8 @@ def write_example(out: str | Path = "data/example", seed: int = EXAMPLE_SEED) ->
 
     - ``verdicts/<system>.csv``, ``systems.csv``, ``truth.json``: ``simulate(**EXAMPLE, seed=seed)``
       and ``simulate_systems_table(verdicts, seed=seed)``;
+    - ``ingestion_log.csv``: ``simulate_ingestion_log(systems_table, n_clusters=30, seed=seed)``,
+      each system's ingestion hours spread over the 600 messages of the 30 conversations;
     - ``meme/<system>.csv``, ``truth_meme.json``: :func:`write_meme_example`;
     - ``memoryagentbench/<system>.csv``, ``truth_memoryagentbench.json``:
       :func:`write_memoryagentbench_example`.
@@ -99,5 +102,8 @@ def write_example(out: str | Path = "data/example", seed: int = EXAMPLE_SEED) ->
                                 ("score", "sufficient", "input_tokens", "output_tokens", "evidence_tokens"))
     table = simulate_systems_table(verdicts, seed=seed)
     table.to_csv(out / "systems.csv", index=False, lineterminator="\n")
-    return [*written, out / "systems.csv", _write_truth(verdicts.attrs["truth"], out / "truth.json"),
+    log = simulate_ingestion_log(table, n_clusters=verdicts["cluster"].nunique(), seed=seed)
+    log.to_csv(out / "ingestion_log.csv", index=False, lineterminator="\n")
+    return [*written, out / "systems.csv", out / "ingestion_log.csv",
+            _write_truth(verdicts.attrs["truth"], out / "truth.json"),
             *write_meme_example(out, seed=seed), *write_memoryagentbench_example(out, seed=seed)]

@@ -374,6 +374,33 @@ def venn(
 REGIONS3: tuple[str, ...] = ("100", "010", "110", "001", "101", "011", "111")
 
 
+def _three_sets(frame: pd.DataFrame) -> tuple[dict[str, int], list[str]]:
+    """The count of every region (the seven of :data:`REGIONS3` and ``"000"``) and the three
+    systems in the order of the region codes."""
+    if {"region", "count"} <= set(frame.columns):
+        present = list(frame.attrs.get("systems", ()))
+        if len(present) != 3:
+            raise ValueError("an augmentation table needs attrs['systems'] = [reference, memory, augmented] "
+                             "(md.augmentation output).")
+        counts = {str(r): int(c) for r, c in zip(frame["region"], frame["count"])}
+        return {r: counts.get(r, 0) for r in (*REGIONS3, "000")}, present
+    require(frame, ("query_id", "system", "correct"), "the verdicts frame")
+    present = list(dict.fromkeys(frame["system"]))
+    if len(present) != 3:
+        raise ValueError(f"venn3 needs three systems (reference first) present in the frame; the frame has "
+                         f"{', '.join(map(str, present))}.")
+    table = frame.pivot_table(index="query_id", columns="system", values="correct", aggfunc="count")[present]
+    if (table != 1).to_numpy().any():
+        raise ValueError("venn3 needs exactly one row per system and query (combine judge "
+                         "repetitions first) and the same queries for all three systems.")
+    wide = frame.pivot(index="query_id", columns="system", values="correct")[present]
+    values = wide.to_numpy(dtype=float)
+    if not np.isin(values, (0.0, 1.0)).all():
+        raise ValueError("column 'correct' must be 0/1 (or bool) per query.")
+    codes = ["".join("1" if m else "0" for m in row) for row in values.astype(bool)]
+    return {region: codes.count(region) for region in (*REGIONS3, "000")}, present
+
+
 @styled
 def venn3(
     verdicts: pd.DataFrame,
@@ -389,13 +416,14 @@ def venn3(
     Parameters
     ----------
     verdicts
-        A tidy frame of per-query correctness with columns ``query_id, system, correct``
-        (``correct`` 0/1 or bool; one row per system and query, judge repetitions already
-        combined, e.g. ``correct = mean score > 0.5``) for exactly the three systems, each on the
-        same queries.
+        :func:`memdiag.augmentation` output (the eight region counts; the three systems from its
+        ``attrs["systems"]``), or a tidy frame of per-query correctness with columns
+        ``query_id, system, correct`` (``correct`` 0/1 or bool; one row per system and query,
+        judge repetitions already combined, e.g. ``correct = mean score > 0.5``) for exactly the
+        three systems, each on the same queries.
     systems
         ``(reference, memory, augmented)``: the circle order (default: ``reference`` first, then
-        the other two in order of appearance).
+        the other two in order of appearance; an augmentation table's own order).
     reference
         The reference system (grey); default ``systems[0]`` or the first system of the frame.
     ax
@@ -410,7 +438,8 @@ def venn3(
     matplotlib.figure.Figure
         Seven region labels ``"count\\n share%"`` with ids ``venn3-<abc>`` where ``abc`` are the
         memberships in (reference, memory, augmented), e.g. ``venn3-010`` = memory only; the
-        queries no system answers are written under the diagram (``venn3-none``).
+        queries no system answers (``venn3-none``) and the tax of the memory system without and
+        with augmentation (``venn3-tax``) are written under the diagram.
 
     Notes
     -----
@@ -426,8 +455,7 @@ def venn3(
     >>> [t.get_text() for t in fig.axes[0].texts if t.get_gid() == "venn3-111"]
     ['1\\n25.0%']
     """
-    require(verdicts, ("query_id", "system", "correct"), "the verdicts frame")
-    present = list(dict.fromkeys(verdicts["system"]))
+    counts, present = _three_sets(verdicts)
     if systems is None:
         reference = reference if reference is not None else present[0]
         systems = [reference, *[s for s in present if s != reference]]
@@ -436,19 +464,10 @@ def venn3(
     if len(systems) != 3 or set(systems) - set(present) or systems[0] != reference:
         raise ValueError(f"venn3 needs three systems (reference first) present in the frame; got "
                          f"{', '.join(map(str, systems))} (the frame has {', '.join(present)}).")
-    table = verdicts.pivot_table(index="query_id", columns="system", values="correct",
-                                 aggfunc="count")[systems]
-    if (table != 1).to_numpy().any():
-        raise ValueError("venn3 needs exactly one row per system and query (combine judge "
-                         "repetitions first) and the same queries for all three systems.")
-    wide = verdicts.pivot(index="query_id", columns="system", values="correct")[systems]
-    values = wide.to_numpy(dtype=float)
-    if not np.isin(values, (0.0, 1.0)).all():
-        raise ValueError("column 'correct' must be 0/1 (or bool) per query.")
-    member = values.astype(bool)
-    n = len(member)
-    codes = ["".join("1" if m else "0" for m in row) for row in member]
-    counts = {region: codes.count(region) for region in REGIONS3}
+    if systems != present:  # the region codes follow the frame's order: re-order them
+        where_ = [present.index(s) for s in systems]
+        counts = {"".join(code[k] for k in where_): c for code, c in counts.items()}
+    n = sum(counts.values())
     aliases = labels_of(verdicts, labels)
     styles = system_styles(list(all_systems) if all_systems is not None else present, reference,
                            aliases)
@@ -468,11 +487,16 @@ def venn3(
     for center, radius, system in zip(diagram.centers, diagram.radii, systems):
         ax.add_patch(Circle(center.asarray(), radius, fill=False, edgecolor=styles[system].color,
                             lw=0.8))
-    none = codes.count("000")
-    ax.annotate(f"answered by none: {none} ({100 * none / n:.1f}%)", xy=(0.5, 0),
-                xycoords=(ax.transAxes, diagram.set_labels[2]), xytext=(0, -2),
-                textcoords="offset points", ha="center", va="top", fontsize=SMALL_FONT_SIZE,
-                gid="venn3-none")
+    none = counts["000"]
+    memory, augmented = (styles[s].label for s in systems[1:])
+    tax = (f"tax (only {styles[reference].label} answers): {memory} {counts['100'] + counts['101']}, "
+           f"{augmented} {counts['100'] + counts['110']}")
+    below = ax.annotate(f"answered by none: {none} ({100 * none / n:.1f}%)", xy=(0.5, 0),
+                        xycoords=(ax.transAxes, diagram.set_labels[2]), xytext=(0, -2),
+                        textcoords="offset points", ha="center", va="top", fontsize=SMALL_FONT_SIZE,
+                        gid="venn3-none")
+    ax.annotate(wrap(tax, fig.get_size_inches()[0] - 0.2), xy=(0.5, 0), xycoords=below, xytext=(0, -1),
+                textcoords="offset points", ha="center", va="top", fontsize=SMALL_FONT_SIZE, gid="venn3-tax")
     ax.set_title(f"n = {n} queries", fontsize=SMALL_FONT_SIZE + 1, gid="venn3-title")
     key = name_key({s: styles[s].label for s in systems}, aliases)
     if key:
