@@ -305,16 +305,49 @@ def _prepared(args: argparse.Namespace, df: pd.DataFrame, metric: str = "accurac
                       design=getattr(args, "design", None), judges=judges, label_missing=args.label_missing)
 
 
+def _table_files(output: Path, frames: Sequence[pd.DataFrame]) -> list[Path]:
+    """Where CSV tables go: the first to ``output``, each further one beside it as
+    ``<stem>.<name><suffix>`` (``X.csv``, ``X.omnibus.csv``), named after the function that made it."""
+    paths, taken = [output], {""}
+    for k, frame in enumerate(frames[1:], start=2):
+        name = str(frame.attrs.get("function") or frame.attrs.get("table") or f"table{k}")
+        name = name if name not in taken else f"{name}{k}"
+        taken.add(name)
+        paths.append(output.with_name(f"{output.stem}.{name}{output.suffix}"))
+    return paths
+
+
 def _emit(frames: pd.DataFrame | Sequence[pd.DataFrame], args: argparse.Namespace) -> None:
-    """Print one or several result tables (several JSON tables become one JSON list)."""
-    from memdiag.tables import render
+    """Print or write one or several result tables.
+
+    Several tables: JSON becomes one list, HTML one page, the formats for people follow one
+    another; CSV holds one table per file — with ``-o X.csv`` the first goes to ``X.csv`` and
+    each further one to ``X.<name>.csv`` (``X.omnibus.csv``), and without ``-o`` it is refused.
+    """
+    from memdiag._outputs import check_outputs
+    from memdiag.tables import html_document, render
 
     frames = list(frames) if isinstance(frames, (list, tuple)) else [frames]
-    texts = [render(f, args.format) for f in frames]
-    if args.format == "json" and len(texts) > 1:
-        text = "[\n" + ",\n".join(texts) + "\n]"
+    if args.format == "csv" and len(frames) > 1:
+        if not args.output:
+            names = ", ".join(str(f.attrs.get("function") or f.attrs.get("table") or "table") for f in frames)
+            raise UsageError(f"this command prints {len(frames)} tables ({names}) and a CSV file holds one: give "
+                             "-o FILE.csv (the first table goes there, each other one to FILE.<name>.csv) or "
+                             "use --format json")
+        paths = _table_files(Path(args.output), frames)
+        check_outputs(paths[1:], _inputs(args), force=getattr(args, "force", False))
+        for path, frame in zip(paths, frames):
+            with open(path, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(render(frame, "csv"))
+        return
+    if args.format == "html":
+        text = html_document(frames)
     else:
-        text = "\n".join(t if t.endswith("\n") else t + "\n" for t in texts)
+        texts = [render(f, args.format) for f in frames]
+        if args.format == "json" and len(texts) > 1:
+            text = "[\n" + ",\n".join(texts) + "\n]"
+        else:
+            text = "\n".join(t if t.endswith("\n") else t + "\n" for t in texts)
     text = text if text.endswith("\n") else text + "\n"
     if args.output:
         with open(args.output, "w", encoding="utf-8", newline="\n") as fh:

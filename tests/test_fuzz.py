@@ -52,7 +52,8 @@ ENCODINGS = ("utf-8", "utf-8-sig", "latin-1", "utf-16", "cp1252")
 FORMULA = ("=", "+", "-", "@", "\t", "\r")
 NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?(inf|nan)")
 LATEX_MACROS = {"textbackslash", "{", "}", "%", "$", "&", "#", "_", "textasciicircum", "textasciitilde",
-                "textless", "textgreater", "textbar", "toprule", "midrule", "bottomrule", "\\"}
+                "textless", "textgreater", "textbar", "toprule", "midrule", "bottomrule", "\\",
+                "textminus"}  # memdiag's minus sign in numbers (tables.render), never from a name
 MARKDOWN_TAGS = {"table", "thead", "tbody", "tr", "th", "td", "ul", "li", "p", "code"}
 FAST = settings(max_examples=30, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -243,7 +244,8 @@ def _tables(data: st.DataObject) -> None:
         argv = [command[0], *files, *[a.format(ref=systems[0]) for a in command[1:]], "--format", fmt]
         argv += ["--missing", missing] if command[0] != "validate" else []
         argv += ["-o", root / "out.txt"] if to_file else []
-        code, out, _ = invoke(root, argv, ("out.txt",) if to_file else ())
+        # several CSV tables go to out.txt, out.<name>.txt, ...
+        code, out, _ = invoke(root, argv, ("out.",) if to_file else ())
         if code == 0:
             check_output(fmt, (root / "out.txt").read_text(encoding="utf-8") if to_file else out)
 

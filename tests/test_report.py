@@ -192,6 +192,41 @@ def test_every_image_loads_in_headless_chromium(demo, tmp_path):
     assert len(widths) == len(FIGURES) and min(widths) > 0, widths
 
 
+WIDTHS = """<script>
+window.addEventListener("load", function () {
+  document.querySelectorAll("details").forEach(function (d) { d.open = true; });
+  const main = document.querySelector("main"), style = getComputedStyle(main);
+  const room = main.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  const over = [];
+  document.querySelectorAll("table").forEach(function (t, k) {
+    const width = t.getBoundingClientRect().width;
+    if (width > room + 0.5) { over.push(t.closest("[id]").id + "#" + k + ":" + Math.round(width)); }
+  });
+  document.body.setAttribute("data-tables", String(document.querySelectorAll("table").length));
+  document.body.setAttribute("data-over", over.join(" ") + "|" + Math.round(room));
+  document.body.setAttribute("data-page", String(document.documentElement.scrollWidth));
+});
+</script>
+</body>"""
+
+
+def tables_wider_than_the_page(html: Path, tmp_path: Path, width: int = 1280) -> tuple[int, str, int]:
+    """(number of tables, the tables wider than the text column, page width) at a ``width`` px window,
+    every <details> opened."""
+    probe = tmp_path / "widths.html"
+    probe.write_text(html.read_text(encoding="utf-8").replace("</body>", WIDTHS), encoding="utf-8")
+    done = browse(probe, tmp_path / "profile-widths", f"--window-size={width},900", "--dump-dom")
+    found = re.search(r'data-tables="(\d+)"[^>]*data-over="([^"]*)"[^>]*data-page="(\d+)"', done.stdout)
+    assert found, done.stderr[-2000:]
+    return int(found.group(1)), found.group(2), int(found.group(3))
+
+
+def test_no_table_scrolls_sideways_at_a_normal_width(demo, tmp_path):
+    out, _ = demo
+    count, over, page = tables_wider_than_the_page(out / "report.html", tmp_path)
+    assert count >= len(TABLES) and over.split("|")[0] == "" and page <= 1280, over
+
+
 def test_screenshot_of_the_report(demo, tmp_path):
     out, _ = demo
     shot = tmp_path / "report.png"

@@ -14,13 +14,12 @@ from pathlib import Path
 import pandas as pd
 from jinja2 import Environment, PackageLoader, Template
 from markupsafe import Markup
-from tabulate import tabulate
 
 from memdiag import plots
 from memdiag._report.provenance import _with_signature
 from memdiag._escape import code_span, markdown
 from memdiag._report.sections import TABLE_TITLES, Analysis, Section
-from memdiag.tables import display, render, signature
+from memdiag.tables import HTML_STYLE, html, render, signature
 
 #: CSS pixels per inch: an embedded figure is shown at its printed size.
 CSS_DPI = 96
@@ -97,13 +96,9 @@ def _template() -> Template:
 
 
 def _html_table(table: pd.DataFrame) -> Markup:
-    """The table as HTML, its cells formatted as in the Markdown and LaTeX tables."""
-    shown = display(table, table.attrs.get("confidence_level"))
-    numeric = {str(c) for c in table.columns
-               if pd.api.types.is_numeric_dtype(table[c]) and not pd.api.types.is_bool_dtype(table[c])}
-    align = ["right" if c.split(" [")[0] in numeric else "left" for c in shown.columns]
-    return Markup(tabulate(shown, headers="keys", tablefmt="html", showindex=False,
-                           disable_numparse=True, colalign=align))
+    """The table as HTML (:func:`memdiag.tables.html`: escaped, formatted as in the Markdown and
+    LaTeX tables, key columns first and the rest under ``<details>``)."""
+    return Markup(html(table))
 
 
 def _html(analysis: Analysis, figures: Path) -> str:
@@ -123,4 +118,4 @@ def _html(analysis: Analysis, figures: Path) -> str:
                          "tables": tables, "figures": images})
     return _template().render(summary=_summary(analysis), signature=signature(analysis.signature),
                               policies=analysis.provenance["policies"], shown=_shown(analysis),
-                              sections=sections)
+                              sections=sections, table_style=Markup(HTML_STYLE))
