@@ -328,7 +328,7 @@ def display(df: pd.DataFrame, level: object = None) -> pd.DataFrame:
 
     >>> f = pd.DataFrame({"p": [1 / 10_000.5, 0.5], "p_floor": [True, False]})
     >>> display(f)["p"].tolist()
-    ['< 1.0e-4', '0.50']
+    ['< 0.00010', '0.50']
     """
     shown = columns(df, level)
     return pd.DataFrame({c.header: c.joined() for c in shown}, index=df.index)
