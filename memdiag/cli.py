@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import memdiag as md
-from memdiag._checks import CORRECTIONS, FORMATS, KINDS, MAX_RESAMPLES, MIN_RESAMPLES
+from memdiag._checks import CORRECTIONS, FORMATS, INFERENCE, KINDS, MAX_RESAMPLES, MIN_RESAMPLES
 from memdiag._escape import one_line
 from memdiag.errors import VerdictError
 
@@ -199,13 +199,22 @@ def _add_output(p: argparse.ArgumentParser) -> None:
     _add_force(p, "an existing --output file")
 
 
-def _add_resampling(p: argparse.ArgumentParser) -> None:
+def _add_resampling(p: argparse.ArgumentParser, inference: bool = True) -> None:
     p.add_argument("--design", choices=KINDS,
                    help="resampling design (default: from the data and scheme; the choice is printed)")
     p.add_argument("--resamples", type=_resamples, default=20_000, metavar="B",
                    help=f"bootstrap replicates, {MIN_RESAMPLES} or more (default 20000)")
     p.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
     p.add_argument("--ci", type=_level, default=0.95, help="confidence level (default 0.95)")
+    if inference:
+        _add_inference(p)
+
+
+def _add_inference(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--inference", choices=INFERENCE, default="auto",
+                   help="how intervals and tests are made: auto (default: cluster jackknife t intervals and the "
+                        "wild cluster bootstrap with fewer than 200 clusters, else percentile bootstrap), "
+                        "percentile (the published method), jackknife or cr2 (cluster designs)")
 
 
 # --------------------------------------------------------------------------------------------
@@ -372,7 +381,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 def _cmd_score(args: argparse.Namespace) -> int:
     df = _prepared(args, _read(args), metric=args.metric, scheme=args.scheme)
     table = md.score(df, scheme=args.scheme, metric=args.metric, missing=args.missing,
-                     verdict_missing=args.verdict_missing, design=args.design,
+                     verdict_missing=args.verdict_missing, design=args.design, inference=args.inference,
                      n_resamples=args.resamples, seed=args.seed, confidence_level=args.ci)
     _emit(table, args)
     return 0
@@ -381,15 +390,17 @@ def _cmd_score(args: argparse.Namespace) -> int:
 def _cmd_compare(args: argparse.Namespace) -> int:
     df = _prepared(args, _read(args), metric=args.metric, scheme=args.scheme)
     table = md.compare(df, metric=args.metric, scheme=args.scheme, pairs=args.pairs,
-                       reference=args.reference, design=args.design, n_resamples=args.resamples,
+                       reference=args.reference, design=args.design, inference=args.inference,
+                       n_resamples=args.resamples,
                        seed=args.seed, confidence_level=args.ci, correction=args.correction,
                        threshold=args.threshold, missing=args.missing,
                        verdict_missing=args.verdict_missing)
     frames = [table]
     if args.omnibus:
         frames.append(md.omnibus(df, metric=args.metric, scheme=args.scheme, design=args.design,
-                                 n_resamples=args.resamples, seed=args.seed, threshold=args.threshold,
-                                 missing=args.missing, verdict_missing=args.verdict_missing))
+                                 inference=args.inference, n_resamples=args.resamples, seed=args.seed,
+                                 threshold=args.threshold, missing=args.missing,
+                                 verdict_missing=args.verdict_missing))
     _emit(frames, args)
     return 0
 
@@ -397,7 +408,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 def _cmd_flows(args: argparse.Namespace) -> int:
     df = _prepared(args, _read(args), scheme=args.scheme)
     table = md.flows(df, reference=args.reference, by=args.by, threshold=args.threshold,
-                     design=args.design, n_resamples=args.resamples, seed=args.seed,
+                     design=args.design, inference=args.inference, n_resamples=args.resamples, seed=args.seed,
                      confidence_level=args.ci, correction=args.correction, scheme=args.scheme,
                      missing=args.missing, verdict_missing=args.verdict_missing)
     _emit(table, args)
@@ -407,7 +418,7 @@ def _cmd_flows(args: argparse.Namespace) -> int:
 def _cmd_evidence(args: argparse.Namespace) -> int:
     raw = _read(args)
     df = _prepared(args, raw)
-    common = dict(design=args.design, n_resamples=args.resamples, seed=args.seed,
+    common = dict(design=args.design, inference=args.inference, n_resamples=args.resamples, seed=args.seed,
                   missing=args.missing, verdict_missing=args.verdict_missing)
     frames = []
     if "sufficient" in raw or "evidence_tokens" not in raw:  # evidence length needs no sufficiency label
@@ -416,6 +427,7 @@ def _cmd_evidence(args: argparse.Namespace) -> int:
         pairs, omni = md.evidence_tests(df, correction=args.correction, **common)
         matrix = md.pairwise_matrix(pairs[pairs["metric"] == "coverage"], pairs[pairs["metric"] == "utilization"])
         matrix = matrix.reset_index(names="row − column")
+        matrix.attrs["function"] = "pairwise_matrix"
         matrix.attrs["notes"] = ["upper triangle: coverage, lower triangle: utilization (paper Tables 27/28); "
                                  "points [interval]; * Holm-adjusted p < 0.05"]
         frames += [omni, pairs, matrix]
@@ -428,7 +440,7 @@ def _cmd_evidence(args: argparse.Namespace) -> int:
 def _cmd_audit(args: argparse.Namespace) -> int:
     df = _read(args)
     table = md.audit_claims(df, args.claims, alpha=args.alpha, n_resamples=args.resamples,
-                            seed=args.seed, confidence_level=args.ci, missing=args.missing,
+                            inference=args.inference, seed=args.seed, confidence_level=args.ci, missing=args.missing,
                             verdict_missing=args.verdict_missing)
     _emit(table, args)
     return 0 if (table["verdict"] == "supported").all() else 1
@@ -462,21 +474,24 @@ def _cmd_plot(args: argparse.Namespace) -> int:
         df = _read(args)
         common = dict(n_resamples=args.resamples, seed=args.seed, missing=args.missing,
                       verdict_missing=args.verdict_missing)
+        inference = dict(inference=args.inference)
         systems = sorted(df["system"].unique())
         if args.figure in ("venn", "forest") and not args.reference:
             raise UsageError(f"plot {args.figure} needs --reference NAME")
         if args.figure == "venn":
             flows = md.flows(df, reference=args.reference, design=args.design, scheme=args.scheme,
-                             **common)
+                             **common, **inference)
             fig = plots.venn(flows, reference=args.reference, shared_scale=args.shared_scale,
                              all_systems=systems)
         elif args.figure == "forest":
             table = md.compare(df, pairs="reference", reference=args.reference, metric=args.metric,
-                               scheme=args.scheme, design=args.design, **common)
+                               scheme=args.scheme, design=args.design, **common, **inference)
             fig = plots.forest(table, reference=args.reference, all_systems=systems)
         elif args.figure == "matrix":
-            upper = md.compare(df, metric=args.metric, scheme=args.scheme, design=args.design, **common)
-            lower = (md.compare(df, metric=args.lower, design=args.design, **common) if args.lower else None)
+            upper = md.compare(df, metric=args.metric, scheme=args.scheme, design=args.design, **common,
+                               **inference)
+            lower = (md.compare(df, metric=args.lower, design=args.design, **common, **inference)
+                     if args.lower else None)
             fig = plots.matrix(upper, lower)
         elif args.figure == "bubble":
             if not args.systems_table:
@@ -490,12 +505,14 @@ def _cmd_plot(args: argparse.Namespace) -> int:
                 raise VerdictError(f"{args.systems_table}: the systems table has no column {absent[0]!r} (it has "
                                    f"{', '.join(map(str, table.columns))}). Add it, or choose another with "
                                    f"--cost / --size.")
-            scores = md.bootstrap(df, "accuracy", scheme=args.scheme, design=args.design, **common)
+            scores = md.bootstrap(df, "accuracy", scheme=args.scheme, design=args.design, **common, **inference)
             fig = plots.bubble(scores, table, reference=args.reference, cost=args.cost, size=size,
                                all_systems=systems)
         else:
             if args.default is None:
                 raise UsageError("plot sensitivity needs --default VALUE (e.g. --default 15)")
+            if args.inference != "auto":
+                raise UsageError("plot sensitivity follows the design's default rule; drop --inference")
             table = md.sensitivity(df, parameter=args.parameter, default=args.default, metric=args.metric,
                                    scheme=args.scheme, design=args.design, **common)
             fig = plots.sensitivity(table, parameter=args.parameter, default=table.attrs["default"])
@@ -520,7 +537,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
                      systems_table=args.systems_table, claims=args.claims, write_log=args.write_log,
                      n_resamples=args.resamples, seed=args.seed, confidence_level=args.ci,
                      correction=args.correction, threshold=args.threshold, missing=args.missing,
-                     verdict_missing=args.verdict_missing, judges=args.judges,
+                     verdict_missing=args.verdict_missing, judges=args.judges, inference=args.inference,
                      label_missing=args.label_missing, force=args.force, read_options=_read_options(args))
     print(out / "report.html")
     return 0
@@ -606,6 +623,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default 0: no intervals)")
     p.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
     p.add_argument("--ci", type=_level, default=0.95, help="confidence level (default 0.95)")
+    _add_inference(p)
     _add_output(p)
     p.set_defaults(run=_cmd_score)
 
@@ -663,7 +681,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="raters are repetitions or judges (default: judges when the data name several)")
     p.set_defaults(verdict_missing="exclude")  # agreement leaves missing verdicts out, counted (issue 14)
     p.add_argument("--threshold", type=_threshold, help="correct = score > THRESHOLD (default 0.5)")
-    _add_resampling(p)
+    _add_resampling(p, inference=False)  # κ intervals resample answers; there is no design to follow
     _add_output(p)
     p.set_defaults(run=_cmd_agreement)
 

@@ -109,3 +109,29 @@ def test_writes_prints_the_mutation_rates():
     expected = md.write_audit(md.read_write_log(EXAMPLE / "write_log.csv")).set_index("cluster")
     assert code == 0
     assert table.loc["overall", "effective_rate"] == pytest.approx(expected.loc["overall", "effective_rate"])
+
+
+@pytest.mark.parametrize("command, call", [
+    (("compare", "--pairs", "reference", "--reference", "raw-rag"),
+     lambda df, **kw: md.compare(df, pairs="reference", reference="raw-rag", **kw)),
+    (("flows", "--reference", "raw-rag"), lambda df, **kw: md.flows(df, reference="raw-rag", **kw)),
+    (("score", "--scheme", "locomo"), lambda df, **kw: md.score(df, scheme="locomo", **kw)),
+])
+@pytest.mark.parametrize("inference", ["percentile", "cr2"])
+def test_inference_option_reaches_the_function(command, call, inference):
+    code, out, err = run(*command[:1], VERDICTS, *command[1:], "--design", "cluster", "--resamples", "300",
+                         "--inference", inference, "--format", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    api = call(md.read_verdicts(VERDICTS), design="cluster", n_resamples=300, inference=inference)
+    low = "net_rate_ci_low" if command[0] == "flows" else ("overall_ci_low" if command[0] == "score" else "ci_low")
+    assert [row[low] for row in doc["rows"]] == pytest.approx(api[low].tolist(), abs=1e-12)
+    assert doc["provenance"]["inference"] == inference and f"| inference={inference} |" in doc["signature"]
+
+
+def test_inference_needs_a_cluster_design_and_agreement_has_none():
+    code, _, err = run("flows", VERDICTS, "--reference", "raw-rag", "--design", "iid", "--inference", "cr2",
+                       "--resamples", "200")
+    assert code == 2 and "needs a cluster design" in err
+    code, _, err = run("agreement", VERDICTS, "--inference", "cr2")
+    assert code == 2 and "unrecognized arguments: --inference" in err

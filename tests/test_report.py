@@ -346,3 +346,13 @@ def test_in_memory_verdicts_give_the_bubble_from_per_query_tokens_but_no_rerun(t
     assert doc["inputs"]["verdicts"]["rerun"] is None
     with pytest.raises(md.VerdictError, match="cannot re-run: the verdicts were not read from files"):
         report_from_json(out / "analysis.json", tmp_path / "again")
+
+
+def test_report_inference_option_is_recorded_and_used(small, tmp_path):
+    out = tmp_path / "out"
+    assert main(["report", str(small), "--reference", "raw-rag", "--out", str(out), "--resamples", "200",
+                 "--inference", "percentile"]) == 0
+    doc = json.loads((out / "analysis.json").read_text(encoding="utf-8"))
+    assert doc["settings"]["inference"] == "percentile"
+    assert "percentile intervals" in doc["policies"][0]
+    assert "| inference=percentile |" in (out / "report.md").read_text(encoding="utf-8")

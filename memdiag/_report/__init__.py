@@ -70,7 +70,7 @@ def _analyse(df: pd.DataFrame, settings: Settings, inputs: dict, scheme: Scheme 
     signature_attrs = {"scheme": scheme.name if scheme else None, "design": ctx.design,
                        "n_clusters": ctx.prepared.n_clusters,
                        "n_resamples": settings.n_resamples, "seed": settings.seed,
-                       "confidence_level": settings.confidence_level,
+                       "confidence_level": settings.confidence_level, "inference": settings.inference,
                        "correction": settings.correction, "threshold": settings.threshold,
                        **ctx.policies, "judges": ctx.prepared.judges}
     sections = []
