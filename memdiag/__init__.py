@@ -27,6 +27,7 @@ _WHERE: dict[str, str] = {
         "memdiag.plots": ("plot",),
         "memdiag._agreement": ("agreement", "missing_verdict_effect"),
         "memdiag._attribution": ("attribute_change",),
+        "memdiag._clusters": ("cluster_accuracy",),
         "memdiag._audit": ("audit_claims", "audit_independence", "check_aggregate", "rank_stability",
                            "read_claims"),
         "memdiag._compare": ("bootstrap", "compare", "omnibus"),
@@ -72,6 +73,7 @@ if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
     from memdiag._agreement import agreement, missing_verdict_effect
     from memdiag._attribution import attribute_change
     from memdiag._audit import audit_claims, audit_independence, check_aggregate, rank_stability, read_claims
+    from memdiag._clusters import cluster_accuracy
     from memdiag._compare import bootstrap, compare, omnibus
     from memdiag._evidence import evidence, evidence_length, evidence_tests, path_given_result
     from memdiag._flows import flows

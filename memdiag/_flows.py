@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from memdiag import _checks
+from memdiag._clusters import reference_notes
 from memdiag._inference import adjust, mcnemar
 from memdiag._inference.intervals import describe, infer_cells
 from memdiag._pairs import CELLS, THRESHOLD, binarize, contrast_codes
@@ -275,6 +276,8 @@ def flows(
             blocks.append(block)
             notes += block_notes
     out = pd.concat(blocks, ignore_index=True)
+    for ref in references:
+        notes += reference_notes(prepared, ref, threshold)
     if prepared.design != "iid":
         notes.append(f"p is the {prepared.design} design's test; p_mcnemar is exact McNemar, which treats "
                      "queries as independent")

@@ -369,11 +369,14 @@ def _emit(frames: pd.DataFrame | Sequence[pd.DataFrame], args: argparse.Namespac
 # subcommands
 # --------------------------------------------------------------------------------------------
 def _cmd_validate(args: argparse.Namespace) -> int:
+    from memdiag._clusters import validation_notes
+
     df = _read(args)
     summary = md.validate(df)
     files = df["source_file"].nunique() if "source_file" in df else 0
-    summary.attrs["notes"] = [f"{files} files, {len(df)} verdict rows, {summary.attrs['n_queries']} "
-                              f"distinct queries, {len(summary)} systems"] + summary.attrs["notes"]
+    summary.attrs["notes"] = ([f"{files} files, {len(df)} verdict rows, {summary.attrs['n_queries']} "
+                               f"distinct queries, {len(summary)} systems"] + summary.attrs["notes"]
+                              + validation_notes(df))
     _emit(summary, args)
     return 0
 

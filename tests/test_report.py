@@ -123,6 +123,8 @@ def test_analysis_json_records_version_hashes_settings_and_numbers(demo):
     for side in ("systems_table", "claims", "write_log"):
         assert doc["inputs"][side]["sha256"] == sha256(Path(doc["inputs"][side]["path"]))
     assert any("missing verdicts" in p for p in doc["policies"])
+    # three judge repetitions averaged: the flows' binary outcomes are a statistic of their own, said once
+    assert sum("not all 0/1" in p for p in doc["policies"]) == 1
     tables = {name: t for s in doc["sections"] for name, t in s["tables"].items()}
     assert set(tables) == set(TABLES)
     flows = pd.DataFrame(tables["flows"]["rows"]).set_index("system")

@@ -13,12 +13,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
 from memdiag import plots
 from memdiag._agreement import agreement
-from memdiag._audit import audit_claims, audit_independence, rank_stability
+from memdiag._audit import audit_claims, audit_independence, rank_stability, read_claims
+from memdiag._clusters import cluster_accuracy
 from memdiag._compare import bootstrap, compare, omnibus
 from memdiag._evidence import evidence, evidence_length, evidence_tests
 from memdiag._flows import flows
@@ -107,7 +109,8 @@ class _Context:
 
 
 TABLE_TITLES: dict[str, str] = {
-    "inputs": "Input files", "validation": "Validation summary", "scores": "Official scores",
+    "inputs": "Input files", "validation": "Validation summary",
+    "failed_clusters": "Clusters a run answers all wrong (or all right)", "scores": "Official scores",
     "accuracy": "Accuracy with paired bootstrap intervals", "flows": "Benefit and tax flows",
     "flows_by_category": "Benefit and tax flows by category", "pairwise": "Pairwise differences",
     "pairwise_vs_reference": "Differences from the reference",
@@ -130,6 +133,16 @@ def _data_section(ctx: _Context) -> Section:
     if "source_file" in ctx.df:
         section.tables["inputs"] = _inputs_table(ctx.df)
     section.tables["validation"] = validate(ctx.df)
+    if ctx.prepared.n_clusters is not None:
+        clusters = cluster_accuracy(ctx.prepared, threshold=ctx.settings.threshold)
+        if clusters.attrs["flagged"]:
+            table = clusters[clusters["flag"] != ""].reset_index(drop=True)
+            table.attrs = clusters.attrs
+            section.tables["failed_clusters"] = table
+            section.sentence += (" Some runs answer whole clusters all wrong (or all right), far from their accuracy "
+                                 "elsewhere: " + "; ".join(f"{system} ({len(items)} clusters)" for system, items
+                                                           in clusters.attrs["flagged"].items())
+                                 + ". Check those runs before reading their comparisons.")
     return section
 
 
@@ -163,7 +176,7 @@ def _flows_section(ctx: _Context) -> Section:
     section = Section("flows", f"Memory benefit and tax against {ref}",
                       f"Per system, the queries {ref} misses and the system answers (benefit) and the "
                       f"queries {ref} answers and the system loses (tax), with net = benefit − tax, "
-                      "retention, recovery and the exact McNemar test (SPEC §2).")
+                      "retention, recovery and the test of net ≠ 0 every section uses for a pair (SPEC §2).")
     if len(ctx.systems) < 2:
         return _omit(section, f"the data hold only {ref}: there is no system to compare with it")
     s = ctx.settings
@@ -171,6 +184,10 @@ def _flows_section(ctx: _Context) -> Section:
                   **ctx.resampling)
     table = flows(ctx.prepared, ref, **common)
     section.tables["flows"] = table
+    failed = [n for n in table.attrs["notes"] if n.startswith(f"the reference {ref} answers whole clusters")]
+    if failed:
+        section.sentence += (f" Warning: {ref} answers whole clusters all wrong (or all right), so part of every "
+                             "benefit (tax) is that run's failure, not memory (see the note under the table).")
     if "category" in ctx.selected and ctx.selected["category"].nunique() > 1:
         section.tables["flows_by_category"] = flows(ctx.prepared, ref, by="category", **common)
     section.figures["venn"] = (plots.venn(table, all_systems=ctx.systems),
@@ -373,11 +390,35 @@ def _claims_section(ctx: _Context) -> Section:
     if ctx.claims is None:
         return _omit(section, "no claims file was given (--claims)")
     s = ctx.settings
-    table = audit_claims(ctx.df, ctx.claims, n_resamples=s.n_resamples, seed=s.seed, inference=s.inference,
+    claims, inherited = _report_claims(ctx)
+    if inherited:
+        section.sentence += (f" Claims that name no scheme, benchmark or design are checked as the rest of the "
+                             f"report ({inherited}), so a pair's numbers are those of the other sections.")
+    table = audit_claims(ctx.df, claims, n_resamples=s.n_resamples, seed=s.seed, inference=s.inference,
                          confidence_level=s.confidence_level, **ctx.policies)
     table.attrs["design"] = None  # each claim states its own design (column 'design')
     section.tables["claims"] = table
     return section
+
+
+def _report_claims(ctx: _Context) -> tuple[pd.DataFrame | str, str]:
+    """The claims, those without a scheme (benchmark) or design given the report's, and what was given."""
+    scheme, design = ctx.scheme, ctx.settings.design
+    if (scheme is None and design is None) or ctx.claims is None:
+        return ctx.claims, ""
+    claims = read_claims(ctx.claims)
+    given = []
+    name = None if scheme is None else (
+        scheme.name if scheme.origin == "built-in" else scheme.origin if Path(scheme.origin).is_file() else None)
+    if name is not None:  # a scheme given as a mapping cannot be named in a claim
+        open_ = claims["scheme"].isna() & claims["benchmark"].isna()
+        claims.loc[open_, "scheme"] = name
+        given += [f"scheme {scheme.name}"] if open_.any() else []
+    if design is not None:
+        open_ = claims["design"].isna()
+        claims.loc[open_, "design"] = design
+        given += [f"design {design}"] if open_.any() else []
+    return claims, ", ".join(given)
 
 
 def _omit(section: Section, why: str) -> Section:
@@ -425,6 +466,22 @@ def _interval_policy(ctx: _Context) -> str:
             f"tests (B = {s.n_resamples} draws where sampled)")
 
 
+def _one_number_line(ctx: _Context) -> str:
+    """How the sections that show a pair agree (SPEC §2, §4): the same difference, interval and
+    test from the same replicates; with scores that are not 0/1, the flows' binary outcomes are
+    another statistic than the mean scores the other sections compare."""
+    line = ("one number per pair: every section that shows two systems side by side (flows, pairwise differences, "
+            "the forest plot and matrix, the clustered-queries table, the claims) gives them the same difference, "
+            "interval and test (above), drawn from the same replicates of that pair; only the adjusted p differs, "
+            "with its family")
+    scores = ctx.prepared.panel.scores
+    if np.isin(scores[~np.isnan(scores)], (0.0, 1.0)).all():
+        return line
+    return (line + f"; these scores are not all 0/1 (repeated or graded judgments), so the flows, which count a "
+            f"query correct when its score > {ctx.settings.threshold}, are a statistic of their own: a flow's net "
+            "rate differs from the accuracy difference of the other sections")
+
+
 def _policies(ctx: _Context, why: str, n_queries: int) -> list[str]:
     s = ctx.settings
     lines = [f"{why}; {_interval_policy(ctx)}, seed {s.seed}",
@@ -435,7 +492,8 @@ def _policies(ctx: _Context, why: str, n_queries: int) -> list[str]:
              "accuracy: the mean per-query score"
              + (f" under the '{ctx.scheme.name}' aggregation" if ctx.scheme else ""),
              f"multiplicity: {s.correction} within each family (all pairs of one metric; the systems "
-             "against one reference; the claims of one family)"]
+             "against one reference; the claims of one family)",
+             _one_number_line(ctx)]
     if ctx.scheme is not None:
         lines += [f"{n['policy']}: {n['detail']}" for n in ctx.selected.attrs.get("scheme_notes", [])]
     return lines
