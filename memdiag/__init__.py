@@ -38,6 +38,7 @@ _WHERE: dict[str, str] = {
                                "mcnemar_power"),
         "memdiag._pairs": ("pairwise_matrix",),
         "memdiag._prepare": ("Prepared", "prepare"),
+        "memdiag._replay": ("replay",),
         "memdiag._report": ("demo", "report", "report_from_json"),
         "memdiag._schemes": ("Scheme", "get_scheme", "known_schemes"),
         "memdiag._scoring": ("score",),
@@ -83,6 +84,7 @@ if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
     )
     from memdiag._pairs import pairwise_matrix
     from memdiag._prepare import Prepared, prepare
+    from memdiag._replay import replay
     from memdiag._report import demo, report, report_from_json
     from memdiag._schemes import Scheme, get_scheme, known_schemes
     from memdiag._scoring import score

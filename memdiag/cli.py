@@ -238,12 +238,16 @@ def _inputs(args: argparse.Namespace, df: pd.DataFrame | None = None) -> list[st
 
 
 def _outputs(args: argparse.Namespace) -> list[Path]:
-    """The files the command will write: -o of a table; the three figure files of ``plot -o``."""
+    """The files the command will write: -o of a table; the three figure files of ``plot -o``; the
+    files of ``flows --replay DIR``."""
+    from memdiag._replay import FILES
+
+    replay = [Path(args.replay) / name for name in FILES] if getattr(args, "replay", None) else []
     if not getattr(args, "output", None):
-        return []
+        return replay
     path = Path(args.output)
     if args.command != "plot":
-        return [path]
+        return [path, *replay]
     stem = path.with_suffix("") if path.suffix.lower() in {".pdf", ".svg", ".png"} else path
     return [stem.parent / f"{stem.name}.{suffix}" for suffix in ("pdf", "svg", "png")]
 
@@ -415,6 +419,14 @@ def _cmd_flows(args: argparse.Namespace) -> int:
                      confidence_level=args.ci, correction=args.correction, scheme=args.scheme,
                      missing=args.missing, verdict_missing=args.verdict_missing)
     _emit(table, args)
+    if args.replay:
+        from memdiag._replay import write_replay
+
+        cells = md.replay(df, args.reference, threshold=args.threshold, scheme=args.scheme, missing=args.missing,
+                          verdict_missing=args.verdict_missing)
+        written = write_replay(cells, args.replay)
+        print(f"memdiag flows: note: per-query replay of every flow cell written to "
+              f"{one_line(written[0])} and {one_line(written[1])}", file=sys.stderr)
     return 0
 
 
@@ -652,6 +664,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scheme", help="apply a scheme's query selection (e.g. locomo drops adversarial questions)")
     p.add_argument("--threshold", type=_threshold, help="correct = score > THRESHOLD (default 0.5)")
     p.add_argument("--correction", choices=CORRECTIONS, default="holm")
+    p.add_argument("--replay", metavar="DIR",
+                   help="also write every query of every flow cell (benefit, tax, both, neither) with its question, "
+                        "expected answer and the responses, as DIR/replay.csv and DIR/replay.jsonl")
     _add_resampling(p)
     _add_output(p)
     p.set_defaults(run=_cmd_flows)

@@ -165,16 +165,21 @@ def _probability(name: str) -> bool:
     return bool(_PROBABILITY.match(name))
 
 
-def _integral(values: pd.Series) -> bool:
-    numbers = pd.to_numeric(values, errors="coerce").dropna()
-    return bool(np.all(np.mod(numbers.to_numpy(dtype=float), 1) == 0))
+def _numbers(series: pd.Series) -> np.ndarray:
+    """A numeric column as floats, NaN where missing."""
+    return series.to_numpy(dtype=float, na_value=np.nan)
 
 
-def _decimals(values: pd.Series) -> int:
-    """Decimals for a float column: 2 when it holds points or counts (any |value| >= 1), else 4
-    (rates and fractions), so a column and its interval read alike."""
-    finite = pd.to_numeric(values, errors="coerce").abs()
-    return 2 if (finite >= 1).any() else 4
+def _integral(values: np.ndarray) -> bool:
+    finite = values[~np.isnan(values)]
+    return bool(np.all(finite == np.floor(finite)))
+
+
+def _decimals(*columns: np.ndarray) -> int:
+    """Decimals for float columns shown together (an estimate and its interval): 2 when they hold
+    points or counts (any |value| >= 1), else 4 (rates and fractions)."""
+    with np.errstate(invalid="ignore"):
+        return 2 if any((np.abs(values) >= 1).any() for values in columns) else 4
 
 
 # --------------------------------------------------------------------------------------------
@@ -229,17 +234,17 @@ def _ci_label(level: object) -> str:
     return f" [{float(level):.0%} CI]" if level is not None else " [CI]"
 
 
-def _stated(df: pd.DataFrame, name: str, attrs: Mapping[str, object]) -> bool:
+def _stated(series: pd.Series, name: str, attrs: Mapping[str, object]) -> bool:
     """Whether column ``name`` repeats in every row what the signature line states."""
-    if name not in _STATED or attrs.get(name) is None or df.empty:
+    if name not in _STATED or attrs.get(name) is None or series.empty:
         return False
-    values = pd.unique(df[name])
+    values = pd.unique(series)
     return len(values) == 1 and str(values[0]) == str(attrs[name])
 
 
-def _cells(values: pd.Series, name: str, kind: str, decimals: int) -> list[str]:
+def _cells(values: list, kind: str, decimals: int) -> list[str]:
     out = []
-    for value in values.tolist():
+    for value in values:
         if _missing(value):
             out.append(MISSING)
         elif kind == "p":
@@ -261,7 +266,7 @@ def _kind(series: pd.Series, name: str) -> str:
         return "p"
     if pd.api.types.is_integer_dtype(series):
         return "int"
-    return "int" if _COUNT.search(name) and _integral(series) else "float"
+    return "int" if _COUNT.search(name) and _integral(_numbers(series)) else "float"
 
 
 def columns(df: pd.DataFrame, level: object = None) -> list[Column]:
@@ -277,43 +282,43 @@ def columns(df: pd.DataFrame, level: object = None) -> list[Column]:
     attrs = df.attrs
     level = attrs.get("confidence_level") if level is None else level
     names = [str(c) for c in df.columns]
-    frame = df.set_axis(names, axis=1)
+    series = {name: df.iloc[:, k] for k, name in enumerate(names)}
+    numeric = {name: _numbers(col) for name, col in series.items()
+               if pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col)}
     pairs = _interval_pairs(names)
     lone = _lone_intervals(names, {c for pair in pairs.values() for c in pair})
     hidden = {c for pair in (*pairs.values(), *lone.values()) for c in pair}
-    floors = frame["p_floor"].tolist() if "p_floor" in frame else None
-    if floors is not None and ("p" in frame or "p_adj" in frame):
+    floors = series["p_floor"].tolist() if "p_floor" in series else None
+    if floors is not None and ("p" in series or "p_adj" in series):
         hidden.add("p_floor")
-    hidden |= {c for c in names if _stated(frame, c, attrs)}
+    hidden |= {c for c in names if _stated(series[c], c, attrs)}
     label = _ci_label(level)
+
+    def interval(low: str, high: str, decimals: int) -> list[str]:
+        return [MISSING if _missing(lo) and _missing(hi) else
+                f"[{format_number(lo, decimals)}, {format_number(hi, decimals)}]"
+                for lo, hi in zip(numeric[low].tolist(), numeric[high].tolist())]
+
     out: list[Column] = []
-    placed: set[str] = set()
     for c in names:
         if c in hidden:
             lone_name = next((k for k, pair in lone.items() if pair[0] == c), None)
-            if lone_name is None or lone_name in placed:
-                continue
-            low, high = lone[lone_name]
-            decimals = _decimals(pd.concat([frame[low], frame[high]], ignore_index=True))
-            cells = [MISSING if _missing(lo) and _missing(hi) else
-                     f"[{format_number(lo, decimals)}, {format_number(hi, decimals)}]"
-                     for lo, hi in zip(frame[low].tolist(), frame[high].tolist())]
-            out.append(Column(lone_name, lone_name.removeprefix("ci_") + label, True, tuple(cells)))
-            placed.add(lone_name)
+            if lone_name is not None:
+                low, high = lone[lone_name]
+                cells = interval(low, high, _decimals(numeric[low], numeric[high]))
+                out.append(Column(lone_name, lone_name.removeprefix("ci_") + label, True, tuple(cells)))
             continue
-        series = frame[c]
-        kind = _kind(series, c)
-        group = [c, *pairs.get(c, ())]
-        decimals = 3 if _probability(c) else _decimals(pd.concat([frame[g] for g in group], ignore_index=True))
-        cells = _cells(series, c, kind, decimals)
+        kind = _kind(series[c], c)
+        values = series[c].tolist()
+        group = [g for g in (c, *pairs.get(c, ())) if g in numeric]
+        decimals = 3 if _probability(c) else _decimals(*(numeric[g] for g in group))
+        cells = _cells(values, kind, decimals)
         if kind == "p" and c in ("p", "p_adj") and floors is not None:
             cells = [format_p(v, bound=True) if floored is True and not _missing(v) and float(v) < 1 else shown
-                     for shown, v, floored in zip(cells, series.tolist(), floors)]
+                     for shown, v, floored in zip(cells, values, floors)]
         if c in pairs:
-            low, high = pairs[c]
-            intervals = tuple("" if shown == MISSING else
-                              f"[{format_number(lo, decimals)}, {format_number(hi, decimals)}]"
-                              for shown, lo, hi in zip(cells, frame[low].tolist(), frame[high].tolist()))
+            spans = interval(*pairs[c], decimals)
+            intervals = tuple("" if shown == MISSING else span for shown, span in zip(cells, spans))
             out.append(Column(c, c + label, True, tuple(cells), intervals))
         else:
             out.append(Column(c, c, kind != "text", tuple(cells)))

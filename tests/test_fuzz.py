@@ -54,6 +54,8 @@ NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?(inf|nan)")
 LATEX_MACROS = {"textbackslash", "{", "}", "%", "$", "&", "#", "_", "textasciicircum", "textasciitilde",
                 "textless", "textgreater", "textbar", "toprule", "midrule", "bottomrule", "\\",
                 "textminus"}  # memdiag's minus sign in numbers (tables.render), never from a name
+#: The only links a report holds: its per-query replay files (written by memdiag, never from a name).
+REPLAY_LINKS = {"replay/replay.csv", "replay/replay.jsonl"}
 MARKDOWN_TAGS = {"table", "thead", "tbody", "tr", "th", "td", "ul", "li", "p", "code"}
 FAST = settings(max_examples=30, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -161,6 +163,9 @@ def check_markdown(text: str, images: bool = False) -> None:
         if images and tag == "img":
             assert re.fullmatch(r"figures/\w+\.png", attrs["src"]), attrs
             continue
+        if images and tag == "a":  # a report links its per-query replay, and nothing else
+            assert attrs["href"] in REPLAY_LINKS, attrs
+            continue
         assert tag in MARKDOWN_TAGS | ({"h1", "h2", "h3", "em"} if images else set()), (tag, attrs)
 
 
@@ -207,13 +212,17 @@ def check_report(out: Path) -> None:
     for tag, attrs in tags_of((out / "report.html").read_text(encoding="utf-8")):
         assert tag not in ("script", "iframe", "object", "embed"), tag
         if tag == "a":
-            assert attrs.get("href", "#").startswith("#"), attrs
+            assert attrs.get("href", "#").startswith("#") or attrs["href"] in REPLAY_LINKS, attrs
         if tag == "img":
             assert attrs["src"].startswith("data:image/png;base64,"), attrs["src"][:40]
         assert not any(k.startswith("on") for k in attrs), attrs
     for table in (out / "tables").glob("*"):
         text = table.read_text(encoding="utf-8")
         {".md": check_markdown, ".tex": check_latex, ".csv": check_csv}[table.suffix](text)
+    if (out / "replay").is_dir():  # names, questions and answers in the per-query replay
+        check_csv((out / "replay" / "replay.csv").read_text(encoding="utf-8"))
+        for line in (out / "replay" / "replay.jsonl").read_text(encoding="utf-8").splitlines():
+            json.loads(line)
     for svg in (out / "figures").glob("*.svg"):
         assert [t for t, _ in tags_of(svg.read_text(encoding="utf-8")) if t in ("script", "foreignobject")] == []
 

@@ -84,6 +84,7 @@ def test_demo_writes_every_listed_file(demo):
             assert (out / "tables" / f"{table}.{fmt}").stat().st_size > 0, (table, fmt)
     assert sorted(p.name for p in (out / "figures").iterdir()) == sorted(
         f"{f}.{x}" for f in FIGURES for x in ("pdf", "svg", "png"))
+    assert sorted(p.name for p in (out / "replay").iterdir()) == ["replay.csv", "replay.jsonl"]
     assert not list(out.parent.glob(".*partial")), "the staging folder was left behind"
 
 
@@ -152,7 +153,8 @@ def test_html_is_self_contained(demo):
     out, _ = demo
     html = (out / "report.html").read_text(encoding="utf-8")
     assert "<link" not in html and "<script" not in html
-    assert not re.search(r"""(src|href)=["'](?!data:|#)""", html)
+    assert not re.search(r"""(src|href)=["'](?!data:|#|replay/replay\.(csv|jsonl)["'])""", html)
+    assert html.count('<a href="replay/replay.csv">') == 1  # the per-query replay, beside the report
     assert html.count('<img src="data:image/png;base64,') == len(FIGURES)
 
 

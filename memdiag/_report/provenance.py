@@ -20,6 +20,7 @@ import pandas as pd
 
 from memdiag import _checks
 from memdiag._audit import read_claims
+from memdiag._replay import FILES as REPLAY_FILES
 from memdiag._schema import PROVENANCE
 from memdiag._schemes import Scheme, get_scheme
 from memdiag._side_files import read_csv
@@ -285,7 +286,9 @@ def _analysis_json(analysis: Analysis) -> str:
                   for name, t in section.tables.items()}
         figures = {name: {"caption": caption, "files": [f"figures/{name}.{x}" for x in ("pdf", "svg", "png")]}
                    for name, (_, caption) in section.figures.items()}
+        replay = [f"replay/{name}" for name in REPLAY_FILES] if section.replay is not None else []
         sections.append({"key": section.key, "title": section.title, "sentence": section.sentence,
-                         "omitted": section.omitted, "tables": tables, "figures": figures})
+                         "omitted": section.omitted, "tables": tables, "figures": figures,
+                         **({"replay": replay} if replay else {})})
     document = {**analysis.provenance, "sections": sections}
     return json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False)

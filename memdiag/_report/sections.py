@@ -25,6 +25,7 @@ from memdiag._compare import bootstrap, compare, omnibus
 from memdiag._evidence import evidence, evidence_length, evidence_tests
 from memdiag._flows import flows
 from memdiag._prepare import Prepared, prepare
+from memdiag._replay import replay
 from memdiag._report.provenance import Settings, _file_hash
 from memdiag._schemes import Scheme
 from memdiag._scoring import score
@@ -52,6 +53,7 @@ class Section:
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)
     figures: dict[str, tuple[Figure, str]] = field(default_factory=dict)
     omitted: str | None = None
+    replay: pd.DataFrame | None = None  # per-query replay of the flows (replay/ in the report folder)
 
 
 @dataclass
@@ -190,6 +192,7 @@ def _flows_section(ctx: _Context) -> Section:
                              "benefit (tax) is that run's failure, not memory (see the note under the table).")
     if "category" in ctx.selected and ctx.selected["category"].nunique() > 1:
         section.tables["flows_by_category"] = flows(ctx.prepared, ref, by="category", **common)
+    section.replay = replay(ctx.prepared, ref, threshold=s.threshold)
     section.figures["venn"] = (plots.venn(table, all_systems=ctx.systems),
                                f"Benefit / tax Venn diagrams of every system against {ref}; the title "
                                "gives the net count and the net rate with its interval.")
