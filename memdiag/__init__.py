@@ -37,6 +37,7 @@ _WHERE: dict[str, str] = {
                                "design_power", "detectable_effect", "mcnemar", "mcnemar_from_outcomes",
                                "mcnemar_power"),
         "memdiag._pairs": ("pairwise_matrix",),
+        "memdiag._power": ("comparison_power",),
         "memdiag._prepare": ("Prepared", "prepare"),
         "memdiag._replay": ("replay",),
         "memdiag._report": ("demo", "report", "report_from_json"),
@@ -83,6 +84,7 @@ if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
         mcnemar_from_outcomes, mcnemar_power,
     )
     from memdiag._pairs import pairwise_matrix
+    from memdiag._power import comparison_power
     from memdiag._prepare import Prepared, prepare
     from memdiag._replay import replay
     from memdiag._report import demo, report, report_from_json

@@ -125,11 +125,25 @@ def _alpha(text: str) -> float:
     return value
 
 
+def _power_level(text: str) -> float:
+    value = _number(text, "the power")
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"the power must be strictly between 0 and 1 (e.g. 0.8), got {text}")
+    return value
+
+
 def _threshold(text: str) -> float:
     value = _number(text, "the threshold")
     if not 0 <= value < 1:
         raise argparse.ArgumentTypeError(f"the threshold must be in [0, 1) (correct = score > threshold), "
                                          f"got {text}")
+    return value
+
+
+def _delta(text: str) -> float:
+    value = _number(text, "the difference")
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"the difference must be 0 points or more, got {text}")
     return value
 
 
@@ -221,7 +235,7 @@ def _add_inference(p: argparse.ArgumentParser) -> None:
 # inputs and outputs
 # --------------------------------------------------------------------------------------------
 #: Options that name an input file.
-_INPUT_OPTIONS = ("files", "claims", "log", "scheme", "systems_table", "write_log", "recipe")
+_INPUT_OPTIONS = ("files", "claims", "log", "scheme", "systems_table", "write_log", "recipe", "before", "after")
 
 
 def _inputs(args: argparse.Namespace, df: pd.DataFrame | None = None) -> list[str]:
@@ -461,6 +475,81 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     return 0 if (table["verdict"] == "supported").all() else 1
 
 
+def _cmd_rank(args: argparse.Namespace) -> int:
+    df = _prepared(args, _read(args), metric=args.metric, scheme=args.scheme)
+    table = md.rank_stability(df, metric=args.metric, scheme=args.scheme, design=args.design, inference=args.inference,
+                              n_resamples=args.resamples, seed=args.seed, confidence_level=args.ci,
+                              threshold=args.threshold, higher_is_better=not args.lower_is_better,
+                              missing=args.missing, verdict_missing=args.verdict_missing)
+    _emit(table, args)
+    return 0
+
+
+def _changed(value: str, after: pd.DataFrame) -> str | list[str]:
+    """``--changed``: a 0/1 column of the after verdicts, ``@FILE`` (one query id a line), or ids
+    separated by commas."""
+    if value in after:
+        return value
+    if value.startswith("@"):
+        text = Path(value[1:]).read_text(encoding="utf-8")
+        return [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def _cmd_attribute(args: argparse.Namespace) -> int:
+    fields = _key_values(args.field, "--field") or None
+    runs = [md.read_verdicts(path, format=args.layout, fields=fields, records=args.records)
+            for path in (args.before, args.after)]
+    for frame in runs:
+        for note in frame.attrs.get("read_notes", ()):
+            print(f"memdiag attribute: note: {note}", file=sys.stderr)
+    table = md.attribute_change(runs[0], runs[1], _changed(args.changed, runs[1]), system=args.system,
+                                scheme=args.scheme, design=args.design, inference=args.inference,
+                                n_resamples=args.resamples, seed=args.seed, confidence_level=args.ci,
+                                missing=args.missing, verdict_missing=args.verdict_missing)
+    _emit(table, args)
+    return 0
+
+
+def _cmd_path(args: argparse.Namespace) -> int:
+    df = _prepared(args, _read(args))
+    categories = [c.strip() for c in args.categories.split(",") if c.strip()] if args.categories else None
+    table = md.path_given_result(df, categories=categories, phase=None if args.phase == "all" else args.phase,
+                                 allow_inconsistent=args.allow_inconsistent, design=args.design,
+                                 inference=args.inference, n_resamples=args.resamples, seed=args.seed,
+                                 confidence_level=args.ci, missing=args.missing, verdict_missing=args.verdict_missing,
+                                 label_missing=args.label_missing)
+    _emit(table, args)
+    return 0
+
+
+def _cmd_power(args: argparse.Namespace) -> int:
+    from memdiag._power import comparison_power
+
+    if args.pairs == "reference" and not args.reference:
+        raise UsageError("power needs --reference NAME (or --pairs all)")
+    df = _prepared(args, _read(args), metric=args.metric, scheme=args.scheme)
+    compared = md.compare(df, metric=args.metric, scheme=args.scheme, pairs=args.pairs, reference=args.reference,
+                          design=args.design, inference=args.inference, n_resamples=args.resamples, seed=args.seed,
+                          confidence_level=args.ci, threshold=args.threshold, missing=args.missing,
+                          verdict_missing=args.verdict_missing)
+    _emit(comparison_power(compared, alpha=args.alpha, power=args.power, delta=args.delta), args)
+    return 0
+
+
+def _cmd_independence(args: argparse.Namespace) -> int:
+    if args.pairs == "reference" and not args.reference:
+        raise UsageError("independence --pairs reference needs --reference NAME")
+    df = _prepared(args, _read(args), metric=args.metric, scheme=args.scheme)
+    table = md.audit_independence(df, metric=args.metric, scheme=args.scheme, pairs=args.pairs,
+                                  reference=args.reference, design=args.design, inference=args.inference,
+                                  alpha=args.alpha, correction=args.correction, n_resamples=args.resamples,
+                                  seed=args.seed, confidence_level=args.ci, threshold=args.threshold,
+                                  missing=args.missing, verdict_missing=args.verdict_missing)
+    _emit(table, args)
+    return 0
+
+
 def _cmd_writes(args: argparse.Namespace) -> int:
     _emit(md.write_audit(md.read_write_log(args.log)), args)
     return 0
@@ -687,6 +776,74 @@ def build_parser() -> argparse.ArgumentParser:
     _add_resampling(p)
     _add_output(p)
     p.set_defaults(run=_cmd_audit)
+
+    p = sub.add_parser("rank", help="how stable the ranking is: each system's bootstrap rank distribution")
+    _add_input(p, judges=True)
+    p.add_argument("--metric", default="accuracy", help="accuracy (default) or a per-query column (f1, ...)")
+    p.add_argument("--scheme", help="official aggregation recomputed in every replicate (locomo, meme, FILE.yaml)")
+    p.add_argument("--threshold", type=_threshold, help="binarise scores at > THRESHOLD first")
+    p.add_argument("--lower-is-better", action="store_true", help="rank 1 is the smallest value (e.g. a cost)")
+    _add_resampling(p)
+    _add_output(p)
+    p.set_defaults(run=_cmd_rank)
+
+    p = sub.add_parser("attribute", help="split a score change between two runs into changed and unchanged queries")
+    p.add_argument("before", metavar="BEFORE", help="verdicts of the run before the intervention (file or folder)")
+    p.add_argument("after", metavar="AFTER", help="verdicts of the run after it")
+    p.add_argument("--changed", required=True, metavar="COLUMN | @FILE | ID,ID,...",
+                   help="the queries whose input the intervention changed: a 0/1 column of AFTER, a file of "
+                        "query ids (one a line), or ids separated by commas")
+    p.add_argument("--system", help="the system to attribute when the files hold several")
+    p.add_argument("--layout", default="auto", help="input layout (default: auto-detect per file)")
+    p.add_argument("--field", action="append", metavar="CANONICAL=SOURCE",
+                   help="map a source column to a canonical one (repeatable)")
+    p.add_argument("--records", metavar="PATH", help="where the records are in each JSON file")
+    p.add_argument("--scheme", help="a question-weighted scheme whose exclusions apply (e.g. locomo)")
+    p.add_argument("--missing", choices=("error", "drop", "wrong"), default="error",
+                   help="a query one run lacks: error (default), drop it, or score it 0")
+    p.add_argument("--verdict-missing", choices=("as-wrong", "exclude"), default="as-wrong",
+                   help="a verdict with no usable score: score 0 (default) or drop the query")
+    _add_resampling(p)
+    _add_output(p)
+    p.set_defaults(run=_cmd_attribute)
+
+    p = sub.add_parser("path", help="P(path | result): how often a system keeps the path to a result it covers")
+    _add_input(p, judges=True)
+    p.add_argument("--categories", metavar="A,B,...", help="keep only these categories, e.g. Tr,Cas (MEME)")
+    p.add_argument("--phase", default="after", help="keep this phase when the data have one (default after; all)")
+    p.add_argument("--allow-inconsistent", action="store_true",
+                   help="count rows with path_covered = 1 and result_covered = 0 instead of refusing them")
+    _add_resampling(p)
+    _add_output(p)
+    p.set_defaults(run=_cmd_path)
+
+    p = sub.add_parser("power", help="the smallest difference each comparison can detect, and its power, under its design")
+    _add_input(p, judges=True)
+    p.add_argument("--reference", help="compare every system with this one (--pairs reference, the default)")
+    p.add_argument("--pairs", choices=("reference", "all"), default="reference")
+    p.add_argument("--metric", default="accuracy", help="accuracy (default) or a per-query column")
+    p.add_argument("--scheme", help="official aggregation (locomo, meme, FILE.yaml)")
+    p.add_argument("--threshold", type=_threshold, help="binarise scores at > THRESHOLD first")
+    p.add_argument("--alpha", type=_alpha, default=0.05, help="two-sided level per comparison (default 0.05)")
+    p.add_argument("--power", type=_power_level, default=0.8, help="power of the detectable difference (default 0.8)")
+    p.add_argument("--delta", type=_delta, action="append", metavar="POINTS",
+                   help="also the power at this true difference in points (repeatable)")
+    _add_resampling(p)
+    _add_output(p)
+    p.set_defaults(run=_cmd_power)
+
+    p = sub.add_parser("independence", help="which pairwise conclusions of an iid analysis survive the cluster design")
+    _add_input(p, judges=True)
+    p.add_argument("--pairs", choices=("all", "reference"), default="all")
+    p.add_argument("--reference", help="reference system for --pairs reference")
+    p.add_argument("--metric", default="accuracy", help="accuracy (default) or a per-query column")
+    p.add_argument("--scheme", help="official aggregation (locomo, meme, FILE.yaml)")
+    p.add_argument("--threshold", type=_threshold, help="binarise scores at > THRESHOLD first")
+    p.add_argument("--alpha", type=_alpha, default=0.05, help="significance level of the adjusted p (default 0.05)")
+    p.add_argument("--correction", choices=CORRECTIONS, default="holm")
+    _add_resampling(p)
+    _add_output(p)
+    p.set_defaults(run=_cmd_independence)
 
     p = sub.add_parser("writes", help="write-action (mutation) audit of a memory decision log")
     p.add_argument("log", metavar="LOG", help="decision log (CSV or JSONL): cluster, decision, persisted, old_text, new_text")

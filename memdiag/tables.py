@@ -62,7 +62,7 @@ _COUNT = re.compile(r"^(n|k|df|rank|rank_low|rank_high|rows|queries|both|benefit
                     r"|^(n|missing|cf)_|_count$")
 #: Probabilities that are not p-values (``p_first``, ``p_rank_3``, the share of replicates in
 #: which a ratio was undefined, a power): three decimals, whatever their range.
-_PROBABILITY = re.compile(r"^(p_(first|rank_\d+)|.*_undefined|power)$")
+_PROBABILITY = re.compile(r"^(p_(first|rank_\d+)|.*_undefined|power|power_at_.*)$")
 #: Provenance columns left out of tables for people when every row equals the run's setting.
 _STATED = ("design", "n_resamples", "seed", "confidence_level")
 

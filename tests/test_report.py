@@ -26,7 +26,7 @@ EXAMPLE = REPO / "data" / "example"
 
 FIGURES = ("venn", "forest", "matrix", "evidence_matrix", "bubble", "mutation_rates")
 TABLES = ("inputs", "validation", "scores", "accuracy", "flows", "flows_by_category", "pairwise", "pairwise_vs_reference", "omnibus",
-          "rank_stability", "independence", "evidence", "evidence_omnibus", "evidence_pairs", "evidence_length", "costs",
+          "rank_stability", "power", "independence", "evidence", "evidence_omnibus", "evidence_pairs", "evidence_length", "costs",
           "agreement", "write_audit", "claims")
 SECTIONS = ("Data and validation", "Official scores", "Memory benefit and tax against raw-rag",
             "Pairwise tests, omnibus and ranking", "Clustered queries: which iid conclusions survive",

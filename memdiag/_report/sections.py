@@ -22,8 +22,9 @@ from memdiag._agreement import agreement
 from memdiag._audit import audit_claims, audit_independence, rank_stability, read_claims
 from memdiag._clusters import cluster_accuracy
 from memdiag._compare import bootstrap, compare, omnibus
-from memdiag._evidence import evidence, evidence_length, evidence_tests
+from memdiag._evidence import evidence, evidence_length, evidence_tests, path_given_result
 from memdiag._flows import flows
+from memdiag._power import comparison_power
 from memdiag._prepare import Prepared, prepare
 from memdiag._replay import replay
 from memdiag._report.provenance import Settings, _file_hash
@@ -117,6 +118,8 @@ TABLE_TITLES: dict[str, str] = {
     "flows_by_category": "Benefit and tax flows by category", "pairwise": "Pairwise differences",
     "pairwise_vs_reference": "Differences from the reference",
     "omnibus": "Omnibus test", "rank_stability": "Rank stability",
+    "power": "Smallest difference each comparison with the reference can detect",
+    "path_retention": "Path retention given the result, P(path | result)",
     "independence": "Pairwise conclusions: queries as independent vs the cluster design",
     "evidence": "Coverage, utilization and the accuracy decomposition",
     "evidence_omnibus": "Evidence omnibus tests", "evidence_pairs": "Evidence pairwise tests",
@@ -203,7 +206,8 @@ def _compare_section(ctx: _Context) -> Section:
     section = Section("compare", "Pairwise tests, omnibus and ranking",
                       "Every pairwise accuracy difference with its paired interval and "
                       f"{ctx.settings.correction}-adjusted p-value, one test of 'all systems equal', "
-                      "and how often each system ranks first across bootstrap replicates (SPEC §4–§5).")
+                      "how often each system ranks first across bootstrap replicates, and the smallest "
+                      "difference from the reference each comparison could detect (SPEC §4–§5, §4.1).")
     if len(ctx.systems) < 2:
         return _omit(section, "a comparison needs at least two systems")
     s = ctx.settings
@@ -216,6 +220,7 @@ def _compare_section(ctx: _Context) -> Section:
     versus = compare(ctx.prepared, pairs="reference", reference=s.reference,
                      confidence_level=s.confidence_level, correction=s.correction, **ctx.resampling)
     section.tables["pairwise_vs_reference"] = versus
+    section.tables["power"] = comparison_power(versus, alpha=0.05, power=0.8)
     section.figures["forest"] = (plots.forest(versus, reference=s.reference, all_systems=ctx.systems),
                                  f"Accuracy difference of every system from {s.reference} with its "
                                  "interval; filled markers are significant after adjustment over the "
@@ -257,6 +262,9 @@ def _evidence_section(ctx: _Context) -> Section:
                       "two, and how long the evidence is (SPEC §3, §7; Raw-RAG paper C.1, A.5.1, Table 20).")
     if "evidence_tokens" in ctx.selected and ctx.selected["evidence_tokens"].notna().any():
         section.tables["evidence_length"] = evidence_length(ctx.prepared)
+    if all(c in ctx.selected and ctx.selected[c].notna().any() for c in ("result_covered", "path_covered")):
+        section.tables["path_retention"] = path_given_result(
+            ctx.prepared, allow_inconsistent=True, confidence_level=ctx.settings.confidence_level, **ctx.resampling)
     labelled = _labelled_systems(ctx.selected)
     if not labelled:
         if section.tables:
