@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from memdiag import _checks
+from memdiag._escape import csv_cell
 from memdiag._pairs import CELLS, THRESHOLD, binarize, cell_codes
 from memdiag._prepare import Prepared, as_prepared
 from memdiag._provenance import stamp
@@ -145,13 +146,16 @@ def write_replay(table: pd.DataFrame, folder: str | Path) -> list[Path]:
     """Write a :func:`replay` table into ``folder`` as ``replay.csv`` and ``replay.jsonl``; returns
     the files. Text cells go through :func:`memdiag._escape.csv_cell` in the CSV (a question or
     answer starting with ``=`` is not a formula); the JSON lines hold the values as they are."""
-    from memdiag.tables import render
-
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     csv_path, jsonl_path = folder / FILES[0], folder / FILES[1]
+    safe = table.copy()
+    for k in range(safe.shape[1]):
+        if not pd.api.types.is_numeric_dtype(safe.iloc[:, k]):
+            safe.isetitem(k, safe.iloc[:, k].map(csv_cell))
+    safe.columns = [csv_cell(str(c)) for c in safe.columns]
     with open(csv_path, "w", encoding="utf-8", newline="\n") as fh:
-        fh.write(render(table, "csv"))
+        fh.write(safe.to_csv(index=False, lineterminator="\n"))  # full precision, as memdiag.tables writes CSV
     columns = [str(c) for c in table.columns]
     values = [table[c].tolist() for c in table.columns]
     with open(jsonl_path, "w", encoding="utf-8", newline="\n") as fh:

@@ -203,6 +203,12 @@ def _add_input(p: argparse.ArgumentParser, align: bool = True, option: str | Non
                             "counted (default), or refuse it")
 
 
+def _add_alias(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--alias", action="append", metavar="NAME=SHORT | PATH=SHORT",
+                   help="the short name figures draw for a system, or for the system read from a file or folder "
+                        "(repeatable; also a recipe's labels: or a label column in --systems-table)")
+
+
 def _add_force(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("--force", action="store_true", help=f"replace {what} (never an input file)")
 
@@ -567,6 +573,20 @@ def _cmd_agreement(args: argparse.Namespace) -> int:
     return 0
 
 
+def _figure_labels(args: argparse.Namespace, df: pd.DataFrame) -> dict[str, str] | None:
+    """The short names the figures draw: the recipe's labels, the systems table's ``label`` column,
+    then ``--alias`` (:mod:`memdiag._aliases`)."""
+    from memdiag._aliases import alias_options, aliases
+
+    table = None
+    if getattr(args, "systems_table", None):
+        from memdiag._report.provenance import _read_systems_table
+
+        table = _read_systems_table(args.systems_table)
+    given = alias_options(_key_values(args.alias, "--alias"), df)
+    return aliases(df, table, given) or None
+
+
 def _cmd_plot(args: argparse.Namespace) -> int:
     from memdiag import plots
 
@@ -580,23 +600,24 @@ def _cmd_plot(args: argparse.Namespace) -> int:
                       verdict_missing=args.verdict_missing)
         inference = dict(inference=args.inference)
         systems = sorted(df["system"].unique())
+        labels = _figure_labels(args, df)
         if args.figure in ("venn", "forest") and not args.reference:
             raise UsageError(f"plot {args.figure} needs --reference NAME")
         if args.figure == "venn":
             flows = md.flows(df, reference=args.reference, design=args.design, scheme=args.scheme,
                              **common, **inference)
             fig = plots.venn(flows, reference=args.reference, shared_scale=args.shared_scale,
-                             all_systems=systems)
+                             all_systems=systems, labels=labels)
         elif args.figure == "forest":
             table = md.compare(df, pairs="reference", reference=args.reference, metric=args.metric,
                                scheme=args.scheme, design=args.design, **common, **inference)
-            fig = plots.forest(table, reference=args.reference, all_systems=systems)
+            fig = plots.forest(table, reference=args.reference, all_systems=systems, labels=labels)
         elif args.figure == "matrix":
             upper = md.compare(df, metric=args.metric, scheme=args.scheme, design=args.design, **common,
                                **inference)
             lower = (md.compare(df, metric=args.lower, design=args.design, **common, **inference)
                      if args.lower else None)
-            fig = plots.matrix(upper, lower)
+            fig = plots.matrix(upper, lower, labels=labels)
         elif args.figure == "bubble":
             if not args.systems_table:
                 raise UsageError("plot bubble needs --systems-table CSV (system, tokens_per_query, store_size, ...)")
@@ -611,7 +632,7 @@ def _cmd_plot(args: argparse.Namespace) -> int:
                                    f"--cost / --size.")
             scores = md.bootstrap(df, "accuracy", scheme=args.scheme, design=args.design, **common, **inference)
             fig = plots.bubble(scores, table, reference=args.reference, cost=args.cost, size=size,
-                               all_systems=systems)
+                               all_systems=systems, labels=labels)
         else:
             if args.default is None:
                 raise UsageError("plot sensitivity needs --default VALUE (e.g. --default 15)")
@@ -619,13 +640,14 @@ def _cmd_plot(args: argparse.Namespace) -> int:
                 raise UsageError("plot sensitivity follows the design's default rule; drop --inference")
             table = md.sensitivity(df, parameter=args.parameter, default=args.default, metric=args.metric,
                                    scheme=args.scheme, design=args.design, **common)
-            fig = plots.sensitivity(table, parameter=args.parameter, default=table.attrs["default"])
+            fig = plots.sensitivity(table, parameter=args.parameter, default=table.attrs["default"], labels=labels)
     for path in plots.save(fig, args.output):
         print(path)
     return 0
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
+    from memdiag._aliases import alias_options
     from memdiag._report import report, report_from_json
     from memdiag._report.publish import resolve_target
 
@@ -637,7 +659,9 @@ def _cmd_report(args: argparse.Namespace) -> int:
     else:
         if not args.reference:
             raise UsageError("report needs --reference NAME (e.g. --reference raw-rag)")
-        out = report(_read(args), args.reference, args.out, scheme=args.scheme, design=args.design,
+        df = _read(args)
+        out = report(df, args.reference, args.out, scheme=args.scheme, design=args.design,
+                     labels=alias_options(_key_values(args.alias, "--alias"), df) or None,
                      systems_table=args.systems_table, claims=args.claims, write_log=args.write_log,
                      n_resamples=args.resamples, seed=args.seed, confidence_level=args.ci,
                      correction=args.correction, threshold=args.threshold, missing=args.missing,
@@ -874,6 +898,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--systems-table", metavar="CSV", help="bubble: system-level table (costs, store size)")
     p.add_argument("--cost", default="tokens_per_query", help="bubble: cost column (default tokens_per_query)")
     p.add_argument("--size", help="bubble: bubble-area column (default: store_size, else store_tokens)")
+    _add_alias(p)
     p.add_argument("--parameter", default="final_k", help="sensitivity: parameter in system names PARAM=VALUE")
     p.add_argument("--default", help="sensitivity: the default value of the parameter")
     _add_resampling(p)
@@ -890,6 +915,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--threshold", type=_threshold, default=0.5,
                    help="flows: correct = score > THRESHOLD (default 0.5)")
     p.add_argument("--correction", choices=CORRECTIONS, default="holm")
+    _add_alias(p)
     p.add_argument("--rerun", action="store_true",
                    help="FILES is the analysis.json of an earlier report: re-run it exactly into --out")
     _add_force(p, "an --out folder that holds files memdiag did not write (they are deleted)")

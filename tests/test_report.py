@@ -360,3 +360,17 @@ def test_report_inference_option_is_recorded_and_used(small, tmp_path):
     assert doc["settings"]["inference"] == "percentile"
     assert "percentile intervals" in doc["policies"][0]
     assert "| inference=percentile |" in (out / "report.md").read_text(encoding="utf-8")
+
+
+def test_rerun_reads_files_whose_extra_columns_come_in_another_order(tmp_path):
+    # the report read b.csv before a.csv (columns ..., latency_s, f1); the rerun reads them sorted
+    df = md.simulate(n_queries=40, systems=("raw-rag", "mem0"), n_clusters=4, sufficiency=False, costs=False, seed=8)
+    a = df[df["system"] == "raw-rag"].assign(f1=0.5)
+    b = df[df["system"] == "mem0"].assign(latency_s=1.0)
+    a.to_csv(tmp_path / "a.csv", index=False)
+    b.to_csv(tmp_path / "b.csv", index=False)
+    out = tmp_path / "out"
+    assert main(["report", str(tmp_path / "b.csv"), str(tmp_path / "a.csv"), "--reference", "raw-rag",
+                 "--out", str(out), "--resamples", "200"]) == 0
+    assert main(["report", "--rerun", str(out / "analysis.json"), "--out", str(tmp_path / "again")]) == 0
+    assert (out / "tables" / "flows.csv").read_bytes() == (tmp_path / "again" / "tables" / "flows.csv").read_bytes()

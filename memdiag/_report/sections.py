@@ -78,6 +78,12 @@ class _Context:
     claims: pd.DataFrame | str | None
     write_log: pd.DataFrame | None
     accuracy: pd.DataFrame | None = None
+    labels: dict[str, str] = field(default_factory=dict)  # short names the figures draw
+
+    @property
+    def figure_labels(self) -> dict[str, str] | None:
+        """The aliases for ``labels=`` of the plots (None: each figure shortens the names itself)."""
+        return self.labels or None
 
     @property
     def scheme(self) -> Scheme | None:
@@ -137,7 +143,10 @@ def _data_section(ctx: _Context) -> Section:
                       "and pairing problems — before any statistic (SPEC §1).")
     if "source_file" in ctx.df:
         section.tables["inputs"] = _inputs_table(ctx.df)
-    section.tables["validation"] = validate(ctx.df)
+    validation = validate(ctx.df)
+    if ctx.labels:  # the short names the figures draw, beside the names
+        validation.insert(1, "label", validation["system"].map(ctx.labels))
+    section.tables["validation"] = validation
     if ctx.prepared.n_clusters is not None:
         clusters = cluster_accuracy(ctx.prepared, threshold=ctx.settings.threshold)
         if clusters.attrs["flagged"]:
@@ -196,7 +205,7 @@ def _flows_section(ctx: _Context) -> Section:
     if "category" in ctx.selected and ctx.selected["category"].nunique() > 1:
         section.tables["flows_by_category"] = flows(ctx.prepared, ref, by="category", **common)
     section.replay = replay(ctx.prepared, ref, threshold=s.threshold)
-    section.figures["venn"] = (plots.venn(table, all_systems=ctx.systems),
+    section.figures["venn"] = (plots.venn(table, all_systems=ctx.systems, labels=ctx.figure_labels),
                                f"Benefit / tax Venn diagrams of every system against {ref}; the title "
                                "gives the net count and the net rate with its interval.")
     return section
@@ -221,11 +230,12 @@ def _compare_section(ctx: _Context) -> Section:
                      confidence_level=s.confidence_level, correction=s.correction, **ctx.resampling)
     section.tables["pairwise_vs_reference"] = versus
     section.tables["power"] = comparison_power(versus, alpha=0.05, power=0.8)
-    section.figures["forest"] = (plots.forest(versus, reference=s.reference, all_systems=ctx.systems),
+    section.figures["forest"] = (plots.forest(versus, reference=s.reference, all_systems=ctx.systems,
+                                              labels=ctx.figure_labels),
                                  f"Accuracy difference of every system from {s.reference} with its "
                                  "interval; filled markers are significant after adjustment over the "
                                  f"comparisons with {s.reference}.")
-    section.figures["matrix"] = (plots.matrix(pairs, systems=ctx.systems),
+    section.figures["matrix"] = (plots.matrix(pairs, systems=ctx.systems, labels=ctx.figure_labels),
                                  "Every pairwise accuracy difference (row − column, points) with its "
                                  "interval; * marks p < 0.05 for the comparison (as its interval), "
                                  "bold an adjusted p < 0.05 over all pairs.")
@@ -285,7 +295,7 @@ def _evidence_section(ctx: _Context) -> Section:
         section.tables["evidence_pairs"] = pairs
         section.figures["evidence_matrix"] = (
             plots.matrix(_metric_rows(pairs, "coverage"), _metric_rows(pairs, "utilization"),
-                         systems=labelled),
+                         systems=labelled, labels=ctx.figure_labels),
             "Pairwise coverage differences (upper triangle) and utilization differences (lower "
             "triangle), row − column in points, each triangle on its own colour scale; * marks "
             "p < 0.05 for the comparison (as its interval), bold an adjusted p < 0.05.")
@@ -326,7 +336,7 @@ def _costs_section(ctx: _Context) -> Section:
                                                    if lacking else [])}
     section.tables["costs"] = table
     fig = plots.bubble(ctx.accuracy, costs, reference=ctx.settings.reference, cost=cost, size=size,
-                       all_systems=ctx.systems)
+                       all_systems=ctx.systems, labels=ctx.figure_labels)
     section.figures["bubble"] = (fig, f"Accuracy against {cost.replace('_', ' ')} ({source}); "
                                       "the dashed step line is the Pareto front.")
     return section
