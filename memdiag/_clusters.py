@@ -107,8 +107,8 @@ def cluster_accuracy(
     >>> out = cluster_accuracy(df)      # cluster a: all 20 wrong at 50% elsewhere, chance 0.5**20
     >>> out[["cluster", "n", "correct", "accuracy_elsewhere", "flag"]]  # doctest: +NORMALIZE_WHITESPACE
       cluster   n  correct  accuracy_elsewhere       flag
-    0       a  20      0.0                50.0  all wrong
-    1       b  20     10.0                 0.0
+    0       a  20        0                50.0  all wrong
+    1       b  20       10                 0.0
     >>> bool(out.loc[0, "p_chance"] == 0.5**20)
     True
     """
@@ -127,6 +127,7 @@ def cluster_accuracy(
     rows = rows[rows["cluster"].notna()]
     groups = ["system", *([by] if by is not None and by in rows else [])]
     out = rows.groupby([*groups, "cluster"], sort=True)["correct"].agg(n="size", correct="sum").reset_index()
+    out["correct"] = out["correct"].astype(np.int64)
     totals = out.groupby(groups)[["n", "correct"]].transform("sum")
     with np.errstate(invalid="ignore", divide="ignore"):
         elsewhere = (totals["correct"] - out["correct"]) / (totals["n"] - out["n"])

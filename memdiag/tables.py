@@ -14,8 +14,8 @@ Tables for people share one formatter (:func:`columns`), whatever the format:
   replicate as extreme as the data) as the bound it is, ``< 2/(B + 1)`` rounded up (SPEC §4.4);
 - counts and ranks as integers; probabilities that are not p-values (``p_first``, a power, the
   share of replicates in which a ratio was undefined) with 3 decimals; other numbers with 2
-  decimals when the column holds points or counts (any |value| ≥ 1), else 4; never ``-0.00``;
-  an estimate with its interval as ``est [low, high]``;
+  decimals when the column holds points or counts (any |value| ≥ 1) or only zeros, else 4;
+  never ``-0.00``; an estimate with its interval as ``est [low, high]``;
 - a missing or undefined value as an em dash, ``—``;
 - what the signature line states already is not repeated: a ``design``, ``n_resamples`` or
   ``seed`` column equal to the run's setting in every row, and ``p_floor`` (shown by the ``<``).
@@ -177,9 +177,11 @@ def _integral(values: np.ndarray) -> bool:
 
 def _decimals(*columns: np.ndarray) -> int:
     """Decimals for float columns shown together (an estimate and its interval): 2 when they hold
-    points or counts (any |value| >= 1), else 4 (rates and fractions)."""
+    points or counts (any |value| >= 1) or only zeros, else 4 (rates and fractions)."""
     with np.errstate(invalid="ignore"):
-        return 2 if any((np.abs(values) >= 1).any() for values in columns) else 4
+        if any((np.abs(values) >= 1).any() for values in columns):
+            return 2
+        return 2 if all(np.all((values == 0) | np.isnan(values)) for values in columns) else 4
 
 
 # --------------------------------------------------------------------------------------------

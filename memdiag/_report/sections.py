@@ -9,6 +9,7 @@ data cannot support it. :data:`SECTIONS` fixes their order. Sections compute; th
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +33,7 @@ from memdiag._schemes import Scheme
 from memdiag._scoring import score
 from memdiag._verdicts import check, validate
 from memdiag._writes import write_audit
-from memdiag.errors import VerdictError
+from memdiag.errors import VerdictError, listing
 
 #: Per-system cost columns a systems table may carry, in order of preference.
 SYSTEM_COSTS: tuple[str, ...] = ("tokens_per_query", "total_tokens", "cost_usd")
@@ -144,6 +145,7 @@ def _data_section(ctx: _Context) -> Section:
     if "source_file" in ctx.df:
         section.tables["inputs"] = _inputs_table(ctx.df)
     validation = validate(ctx.df)
+    validation.attrs["notes"] = _condensed(validation.attrs.get("notes", []))
     if ctx.labels:  # the short names the figures draw, beside the names
         validation.insert(1, "label", validation["system"].map(ctx.labels))
     section.tables["validation"] = validation
@@ -158,6 +160,22 @@ def _data_section(ctx: _Context) -> Section:
                                                            in clusters.attrs["flagged"].items())
                                  + ". Check those runs before reading their comparisons.")
     return section
+
+
+#: A validation note saying that a source's own category label names another category.
+_RELABEL = re.compile(r"system '.*' labels \d+ '.*' queries as '.*' \(the canonical category is used\)")
+
+
+def _condensed(notes: list[str]) -> list[str]:
+    """The validation notes with the per-(system, label) relabelling lines (four per LoCoMo run)
+    as one line counting them; ``memdiag validate`` prints them all."""
+    relabels = [n for n in notes if _RELABEL.fullmatch(n)]
+    if len(relabels) <= 3:
+        return list(notes)
+    line = (f"{len(relabels)} (system, label) pairs where a source's own category label names another category "
+            f"(the canonical category is used; memdiag validate lists them): "
+            + listing([n.removesuffix(" (the canonical category is used)") for n in relabels], 2))
+    return [n for n in notes if n not in relabels] + [line]
 
 
 def _inputs_table(df: pd.DataFrame) -> pd.DataFrame:
