@@ -295,6 +295,7 @@ def columns(df: pd.DataFrame, level: object = None) -> list[Column]:
         hidden.add("p_floor")
     hidden |= {c for c in names if _stated(series[c], c, attrs)}
     label = _ci_label(level)
+    headers = attrs.get("column_labels") or {}   # a column's name for people, e.g. LoCoMo "1 (multi-hop)"
 
     def interval(low: str, high: str, decimals: int) -> list[str]:
         return [MISSING if _missing(lo) and _missing(hi) else
@@ -321,9 +322,9 @@ def columns(df: pd.DataFrame, level: object = None) -> list[Column]:
         if c in pairs:
             spans = interval(*pairs[c], decimals)
             intervals = tuple("" if shown == MISSING else span for shown, span in zip(cells, spans))
-            out.append(Column(c, c + label, True, tuple(cells), intervals))
+            out.append(Column(c, headers.get(c, c) + label, True, tuple(cells), intervals))
         else:
-            out.append(Column(c, c, kind != "text", tuple(cells)))
+            out.append(Column(c, headers.get(c, c), kind != "text", tuple(cells)))
     return out
 
 

@@ -186,3 +186,10 @@ def test_html_pieces_fit_the_page_whatever_the_number_of_columns():
         assert sum(column_px(c) for c in piece) <= HTML_WIDTH
     assert sorted(c.name for piece in [first, *rest] for c in piece if c.name != "system") == sorted(
         ["estimate", *(f"p_rank_{k}" for k in range(1, 21))])
+
+
+def test_a_column_label_in_attrs_names_the_column_for_people_only():
+    df = pd.DataFrame({"group": ["1"], "estimate": [50.0], "ci_low": [40.0], "ci_high": [60.0]})
+    df.attrs = {"column_labels": {"group": "category", "estimate": "1 (multi-hop)"}, "confidence_level": 0.95}
+    assert [c.header for c in columns(df)] == ["category", "1 (multi-hop) [95% CI]"]
+    assert render(df, "csv").splitlines()[0] == "group,estimate,ci_low,ci_high"

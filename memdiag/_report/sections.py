@@ -20,9 +20,10 @@ from matplotlib.figure import Figure
 
 from memdiag import plots
 from memdiag._agreement import agreement
-from memdiag._audit import audit_claims, audit_independence, rank_stability, read_claims
-from memdiag._clusters import cluster_accuracy
+from memdiag._audit import audit_claims, audit_independence, rank_stability
 from memdiag._compare import bootstrap, compare, omnibus
+from memdiag._audit.claims import read_claims
+from memdiag._clusters import cluster_accuracy
 from memdiag._evidence import evidence, evidence_length, evidence_tests, path_given_result
 from memdiag._flows import flows
 from memdiag._power import comparison_power
