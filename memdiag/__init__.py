@@ -28,6 +28,7 @@ _WHERE: dict[str, str] = {
         "memdiag._agreement": ("agreement", "missing_verdict_effect"),
         "memdiag._attribution": ("attribute_change",),
         "memdiag._augmentation": ("augmentation",),
+        "memdiag._clusters": ("cluster_accuracy",),
         "memdiag._audit": ("audit_claims", "audit_independence", "audit_summaries", "check_aggregate",
                            "design_effect", "granularity", "leaderboard", "mcnemar_bounds", "p_at_floor",
                            "rank_stability", "read_claims", "read_summaries", "summary_power", "survives_family"),
@@ -41,9 +42,11 @@ _WHERE: dict[str, str] = {
                                "mcnemar_power"),
         "memdiag._overview": ("overview",),
         "memdiag._pairs": ("pairwise_matrix",),
+        "memdiag._power": ("comparison_power",),
         "memdiag._prepare": ("Prepared", "prepare"),
         "memdiag._procedures": ("evidence_procedure",),
         "memdiag._robustness": ("content_filter_sensitivity", "judge_repetition_sensitivity", "missing_verdict_bounds"),
+        "memdiag._replay": ("replay",),
         "memdiag._report": ("demo", "report", "report_from_json"),
         "memdiag._schemes": ("Scheme", "get_scheme", "known_schemes"),
         "memdiag._scoring": ("score",),
@@ -84,6 +87,7 @@ if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
         audit_claims, audit_independence, audit_summaries, check_aggregate, design_effect, granularity, leaderboard,
         mcnemar_bounds, p_at_floor, rank_stability, read_claims, read_summaries, summary_power, survives_family,
     )
+    from memdiag._clusters import cluster_accuracy
     from memdiag._compare import bootstrap, compare, omnibus
     from memdiag._costs import cost_ratios, costs, system_costs
     from memdiag._evidence import evidence, evidence_length, evidence_tests, path_given_result
@@ -95,9 +99,11 @@ if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
     )
     from memdiag._overview import overview
     from memdiag._pairs import pairwise_matrix
+    from memdiag._power import comparison_power
     from memdiag._prepare import Prepared, prepare
     from memdiag._procedures import evidence_procedure
     from memdiag._robustness import content_filter_sensitivity, judge_repetition_sensitivity, missing_verdict_bounds
+    from memdiag._replay import replay
     from memdiag._report import demo, report, report_from_json
     from memdiag._schemes import Scheme, get_scheme, known_schemes
     from memdiag._scoring import score

@@ -60,6 +60,7 @@ def attribute_change(
     system: str | None = None,
     scheme: str | Path | Scheme | None = None,
     design: str | None = None,
+    inference: str = "auto",
     n_resamples: int = 20_000,
     seed: int | np.random.Generator = 0,
     confidence_level: float = 0.95,
@@ -82,6 +83,8 @@ def attribute_change(
         The paired intervals of the contributions under the design (SPEC §4; default from the
         scheme and data): percentile bootstrap, or the cluster jackknife t interval with fewer
         than 200 clusters (SPEC §4.1); ``attrs["method"]`` says which.
+    inference
+        ``auto``, ``percentile``, ``jackknife`` or ``cr2`` (:mod:`memdiag._inference.rule`).
 
     Returns
     -------
@@ -132,7 +135,8 @@ def attribute_change(
         parts = sums[:, :2] / sums[:, 2:3]
         return np.column_stack([parts, parts.sum(axis=1)])
 
-    res = infer(X, prepared.resampling, contributions, test=False, n_resamples=_checks.n_resamples(n_resamples),
+    res = infer(X, prepared.resampling, contributions, inference=inference, test=False,
+                n_resamples=_checks.n_resamples(n_resamples),
                 seed=seed, confidence_level=_checks.confidence_level(confidence_level), bounds=(-1.0, 1.0))
     masks = (mask == 1, mask == 0, np.ones(n, dtype=bool))
     out = pd.DataFrame({
@@ -150,6 +154,6 @@ def attribute_change(
         notes.append(f"{len(unknown)} changed query ids are not among the aligned queries and were ignored: "
                      f"{listing(sorted(unknown))}")
     stamp(out, "attribute_change", prepared, notes=notes, n_resamples=n_resamples, seed=seed,
-          confidence_level=confidence_level, unit="points", method=res.method,
+          confidence_level=confidence_level, unit="points", method=res.method, inference=inference,
           mc_se={end: [float(100 * v) for v in res.mc_se[end]] for end in ("ci_low", "ci_high")})
     return out

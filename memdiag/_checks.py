@@ -27,7 +27,7 @@ VERDICT_MISSING: tuple[str, ...] = ("as-wrong", "exclude")
 #: What a diagnostic does with queries whose label (``sufficient``, ...) is missing (SPEC §3).
 LABEL_MISSING: tuple[str, ...] = ("exclude", "error")
 #: The output formats of every table (:func:`memdiag.tables.render`).
-FORMATS: tuple[str, ...] = ("table", "md", "csv", "json", "latex")
+FORMATS: tuple[str, ...] = ("table", "md", "csv", "json", "latex", "html")
 #: Fewer bootstrap replicates than this give intervals and p-values too coarse to read: a
 #: percentile interval of B replicates moves in steps of 1/B and a bootstrap p-value cannot be
 #: below 1/(B+1). The CLI refuses fewer; the Python API warns.

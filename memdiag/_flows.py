@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from memdiag import _checks, _conventions
+from memdiag._clusters import reference_notes
 from memdiag._inference import adjust, mcnemar
 from memdiag._inference.intervals import describe, infer_cells
 from memdiag._pairs import CELLS, THRESHOLD, binarize, contrast_codes
@@ -286,6 +287,8 @@ def flows(
         out["category_id"] = out["category_id"].astype("Int64")
         notes.append(_conventions.naming_note(benchmark))
         extra = {"convention": _conventions.canonical(benchmark).name}
+    for ref in references:
+        notes += reference_notes(prepared, ref, threshold)
     if prepared.design != "iid":
         notes.append(f"p is the {prepared.design} design's test; p_mcnemar is exact McNemar, which treats "
                      "queries as independent")

@@ -2,8 +2,8 @@
 
 Every reader in :mod:`memdiag._readers` returns a DataFrame with these columns; every public
 function accepts one. Columns not listed here (per-query metrics such as ``f1``, ``bleu``,
-``llm_confidence``, a source's raw category label ``source_category``, ``question`` text) are
-kept as they are.
+``llm_confidence``, a source's raw category label ``source_category``, ``question`` text, the
+:data:`ANSWER_TEXT` columns) are kept as they are.
 """
 
 from __future__ import annotations
@@ -19,6 +19,10 @@ BINARY_LABELS: tuple[str, ...] = ("sufficient", "result_covered", "path_covered"
 
 #: Per-(system, query) costs (SPEC §1).
 COSTS: tuple[str, ...] = ("input_tokens", "output_tokens", "evidence_tokens", "latency_s")
+
+#: Per-(system, query) texts kept where a release has them, for per-query replay: the expected
+#: (gold) answer and the system's response. The question text is ``question``.
+ANSWER_TEXT: tuple[str, ...] = ("expected", "response")
 
 #: Provenance columns added by the readers so that errors can name file and record.
 PROVENANCE: tuple[str, ...] = ("source_file", "source_record")

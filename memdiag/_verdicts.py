@@ -191,7 +191,7 @@ def read_verdicts(
         judges were named, the optional ones a layout has) and any extra per-query columns, plus
         ``source_file`` and ``source_record``. Missing verdicts stay as NaN rows: they are
         counted, never dropped. ``attrs["read_notes"]`` lists what reading skipped, renamed,
-        merged or could not parse.
+        merged or could not parse; ``attrs["labels"]`` the recipe's short names for the figures.
 
     Raises
     ------
@@ -269,6 +269,8 @@ def read_verdicts(
         notes += joined
     df = check(df)
     df.attrs["read_notes"] = list(dict.fromkeys(notes))
+    if recipe is not None and plan.labels:
+        df.attrs["labels"] = dict(plan.labels)  # the recipe's short names, for the figures
     return df
 
 

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import memdiag as md
-from memdiag._checks import CORRECTIONS, FORMATS, KINDS, MAX_RESAMPLES, MIN_RESAMPLES
+from memdiag._checks import CORRECTIONS, FORMATS, INFERENCE, KINDS, MAX_RESAMPLES, MIN_RESAMPLES
 from memdiag._escape import one_line
 from memdiag.errors import VerdictError
 
@@ -125,11 +125,25 @@ def _alpha(text: str) -> float:
     return value
 
 
+def _power_level(text: str) -> float:
+    value = _number(text, "the power")
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"the power must be strictly between 0 and 1 (e.g. 0.8), got {text}")
+    return value
+
+
 def _threshold(text: str) -> float:
     value = _number(text, "the threshold")
     if not 0 <= value < 1:
         raise argparse.ArgumentTypeError(f"the threshold must be in [0, 1) (correct = score > threshold), "
                                          f"got {text}")
+    return value
+
+
+def _delta(text: str) -> float:
+    value = _number(text, "the difference")
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"the difference must be 0 points or more, got {text}")
     return value
 
 
@@ -189,6 +203,12 @@ def _add_input(p: argparse.ArgumentParser, align: bool = True, option: str | Non
                             "counted (default), or refuse it")
 
 
+def _add_alias(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--alias", action="append", metavar="NAME=SHORT | PATH=SHORT",
+                   help="the short name figures draw for a system, or for the system read from a file or folder "
+                        "(repeatable; also a recipe's labels: or a label column in --systems-table)")
+
+
 def _add_force(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("--force", action="store_true", help=f"replace {what} (never an input file)")
 
@@ -199,13 +219,22 @@ def _add_output(p: argparse.ArgumentParser) -> None:
     _add_force(p, "an existing --output file")
 
 
-def _add_resampling(p: argparse.ArgumentParser) -> None:
+def _add_resampling(p: argparse.ArgumentParser, inference: bool = True) -> None:
     p.add_argument("--design", choices=KINDS,
                    help="resampling design (default: from the data and scheme; the choice is printed)")
     p.add_argument("--resamples", type=_resamples, default=20_000, metavar="B",
                    help=f"bootstrap replicates, {MIN_RESAMPLES} or more (default 20000)")
     p.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
     p.add_argument("--ci", type=_level, default=0.95, help="confidence level (default 0.95)")
+    if inference:
+        _add_inference(p)
+
+
+def _add_inference(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--inference", choices=INFERENCE, default="auto",
+                   help="how intervals and tests are made: auto (default: cluster jackknife t intervals and the "
+                        "wild cluster bootstrap with fewer than 200 clusters, else percentile bootstrap), "
+                        "percentile (the published method), jackknife or cr2 (cluster designs)")
 
 
 # --------------------------------------------------------------------------------------------
@@ -213,7 +242,7 @@ def _add_resampling(p: argparse.ArgumentParser) -> None:
 # --------------------------------------------------------------------------------------------
 #: Options that name an input file.
 _INPUT_OPTIONS = ("files", "claims", "log", "scheme", "systems_table", "write_log", "recipe", "summaries",
-                  "ingestion_log")
+                  "ingestion_log", "before", "after")
 
 
 def _inputs(args: argparse.Namespace, df: pd.DataFrame | None = None) -> list[str]:
@@ -230,12 +259,16 @@ def _inputs(args: argparse.Namespace, df: pd.DataFrame | None = None) -> list[st
 
 
 def _outputs(args: argparse.Namespace) -> list[Path]:
-    """The files the command will write: -o of a table; the three figure files of ``plot -o``."""
+    """The files the command will write: -o of a table; the three figure files of ``plot -o``; the
+    files of ``flows --replay DIR``."""
+    from memdiag._replay import FILES
+
+    replay = [Path(args.replay) / name for name in FILES] if getattr(args, "replay", None) else []
     if not getattr(args, "output", None):
-        return []
+        return replay
     path = Path(args.output)
     if args.command != "plot":
-        return [path]
+        return [path, *replay]
     stem = path.with_suffix("") if path.suffix.lower() in {".pdf", ".svg", ".png"} else path
     return [stem.parent / f"{stem.name}.{suffix}" for suffix in ("pdf", "svg", "png")]
 
@@ -306,16 +339,49 @@ def _prepared(args: argparse.Namespace, df: pd.DataFrame, metric: str = "accurac
                       design=getattr(args, "design", None), judges=judges, label_missing=args.label_missing)
 
 
+def _table_files(output: Path, frames: Sequence[pd.DataFrame]) -> list[Path]:
+    """Where CSV tables go: the first to ``output``, each further one beside it as
+    ``<stem>.<name><suffix>`` (``X.csv``, ``X.omnibus.csv``), named after the function that made it."""
+    paths, taken = [output], {""}
+    for k, frame in enumerate(frames[1:], start=2):
+        name = str(frame.attrs.get("function") or frame.attrs.get("table") or f"table{k}")
+        name = name if name not in taken else f"{name}{k}"
+        taken.add(name)
+        paths.append(output.with_name(f"{output.stem}.{name}{output.suffix}"))
+    return paths
+
+
 def _emit(frames: pd.DataFrame | Sequence[pd.DataFrame], args: argparse.Namespace) -> None:
-    """Print one or several result tables (several JSON tables become one JSON list)."""
-    from memdiag.tables import render
+    """Print or write one or several result tables.
+
+    Several tables: JSON becomes one list, HTML one page, the formats for people follow one
+    another; CSV holds one table per file — with ``-o X.csv`` the first goes to ``X.csv`` and
+    each further one to ``X.<name>.csv`` (``X.omnibus.csv``), and without ``-o`` it is refused.
+    """
+    from memdiag._outputs import check_outputs
+    from memdiag.tables import html_document, render
 
     frames = list(frames) if isinstance(frames, (list, tuple)) else [frames]
-    texts = [render(f, args.format) for f in frames]
-    if args.format == "json" and len(texts) > 1:
-        text = "[\n" + ",\n".join(texts) + "\n]"
+    if args.format == "csv" and len(frames) > 1:
+        if not args.output:
+            names = ", ".join(str(f.attrs.get("function") or f.attrs.get("table") or "table") for f in frames)
+            raise UsageError(f"this command prints {len(frames)} tables ({names}) and a CSV file holds one: give "
+                             "-o FILE.csv (the first table goes there, each other one to FILE.<name>.csv) or "
+                             "use --format json")
+        paths = _table_files(Path(args.output), frames)
+        check_outputs(paths[1:], _inputs(args), force=getattr(args, "force", False))
+        for path, frame in zip(paths, frames):
+            with open(path, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(render(frame, "csv"))
+        return
+    if args.format == "html":
+        text = html_document(frames)
     else:
-        text = "\n".join(t if t.endswith("\n") else t + "\n" for t in texts)
+        texts = [render(f, args.format) for f in frames]
+        if args.format == "json" and len(texts) > 1:
+            text = "[\n" + ",\n".join(texts) + "\n]"
+        else:
+            text = "\n".join(t if t.endswith("\n") else t + "\n" for t in texts)
     text = text if text.endswith("\n") else text + "\n"
     if args.output:
         with open(args.output, "w", encoding="utf-8", newline="\n") as fh:
@@ -328,11 +394,14 @@ def _emit(frames: pd.DataFrame | Sequence[pd.DataFrame], args: argparse.Namespac
 # subcommands
 # --------------------------------------------------------------------------------------------
 def _cmd_validate(args: argparse.Namespace) -> int:
+    from memdiag._clusters import validation_notes
+
     df = _read(args)
     summary = md.validate(df)
     files = df["source_file"].nunique() if "source_file" in df else 0
-    summary.attrs["notes"] = [f"{files} files, {len(df)} verdict rows, {summary.attrs['n_queries']} "
-                              f"distinct queries, {len(summary)} systems"] + summary.attrs["notes"]
+    summary.attrs["notes"] = ([f"{files} files, {len(df)} verdict rows, {summary.attrs['n_queries']} "
+                               f"distinct queries, {len(summary)} systems"] + summary.attrs["notes"]
+                              + validation_notes(df))
     _emit(summary, args)
     return 0
 
@@ -340,7 +409,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 def _cmd_score(args: argparse.Namespace) -> int:
     df = _prepared(args, _read(args), metric=args.metric, scheme=args.scheme)
     table = md.score(df, scheme=args.scheme, metric=args.metric, missing=args.missing,
-                     verdict_missing=args.verdict_missing, design=args.design,
+                     verdict_missing=args.verdict_missing, design=args.design, inference=args.inference,
                      n_resamples=args.resamples, seed=args.seed, confidence_level=args.ci)
     _emit(table, args)
     return 0
@@ -349,15 +418,17 @@ def _cmd_score(args: argparse.Namespace) -> int:
 def _cmd_compare(args: argparse.Namespace) -> int:
     df = _prepared(args, _read(args), metric=args.metric, scheme=args.scheme)
     table = md.compare(df, metric=args.metric, scheme=args.scheme, pairs=args.pairs,
-                       reference=args.reference, design=args.design, n_resamples=args.resamples,
+                       reference=args.reference, design=args.design, inference=args.inference,
+                       n_resamples=args.resamples,
                        seed=args.seed, confidence_level=args.ci, correction=args.correction,
                        threshold=args.threshold, missing=args.missing,
                        verdict_missing=args.verdict_missing, by=args.by, test=args.test, margin=args.margin)
     frames = [table]
     if args.omnibus:
         frames.append(md.omnibus(df, metric=args.metric, scheme=args.scheme, design=args.design,
-                                 n_resamples=args.resamples, seed=args.seed, threshold=args.threshold,
-                                 missing=args.missing, verdict_missing=args.verdict_missing))
+                                 inference=args.inference, n_resamples=args.resamples, seed=args.seed,
+                                 threshold=args.threshold, missing=args.missing,
+                                 verdict_missing=args.verdict_missing))
     _emit(frames, args)
     return 0
 
@@ -374,17 +445,25 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
 def _cmd_flows(args: argparse.Namespace) -> int:
     df = _prepared(args, _read(args), scheme=args.scheme)
     table = md.flows(df, reference=args.reference, by=args.by, threshold=args.threshold,
-                     design=args.design, n_resamples=args.resamples, seed=args.seed,
+                     design=args.design, inference=args.inference, n_resamples=args.resamples, seed=args.seed,
                      confidence_level=args.ci, correction=args.correction, scheme=args.scheme,
                      missing=args.missing, verdict_missing=args.verdict_missing)
     _emit(table, args)
+    if args.replay:
+        from memdiag._replay import write_replay
+
+        cells = md.replay(df, args.reference, threshold=args.threshold, scheme=args.scheme, missing=args.missing,
+                          verdict_missing=args.verdict_missing)
+        written = write_replay(cells, args.replay)
+        print(f"memdiag flows: note: per-query replay of every flow cell written to "
+              f"{one_line(written[0])} and {one_line(written[1])}", file=sys.stderr)
     return 0
 
 
 def _cmd_evidence(args: argparse.Namespace) -> int:
     raw = _read(args)
     df = _prepared(args, raw)
-    common = dict(design=args.design, n_resamples=args.resamples, seed=args.seed,
+    common = dict(design=args.design, inference=args.inference, n_resamples=args.resamples, seed=args.seed,
                   missing=args.missing, verdict_missing=args.verdict_missing)
     frames = []
     if "sufficient" in raw or "evidence_tokens" not in raw:  # evidence length needs no sufficiency label
@@ -393,6 +472,7 @@ def _cmd_evidence(args: argparse.Namespace) -> int:
         pairs, omni = md.evidence_tests(df, correction=args.correction, **common)
         matrix = md.pairwise_matrix(pairs[pairs["metric"] == "coverage"], pairs[pairs["metric"] == "utilization"])
         matrix = matrix.reset_index(names="row − column")
+        matrix.attrs["function"] = "pairwise_matrix"
         matrix.attrs["notes"] = ["upper triangle: coverage, lower triangle: utilization (paper Tables 27/28); "
                                  "points [interval]; * Holm-adjusted p < 0.05"]
         frames += [omni, pairs, matrix]
@@ -428,7 +508,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         raise UsageError("give a claims file (memdiag audit CLAIMS --verdicts FILES) or --summaries YAML")
     df = _read(args)
     table = md.audit_claims(df, args.claims, alpha=args.alpha, n_resamples=args.resamples,
-                            seed=args.seed, confidence_level=args.ci, missing=args.missing,
+                            inference=args.inference, seed=args.seed, confidence_level=args.ci, missing=args.missing,
                             verdict_missing=args.verdict_missing)
     _emit(table, args)
     return 0 if (table["verdict"] == "supported").all() else 1
@@ -448,6 +528,79 @@ def _audit_summaries(args: argparse.Namespace) -> int:
                 frames.append(detail)
     _emit(frames, args)
     return 1 if (table["verdict"] == "flagged").any() else 0
+def _cmd_rank(args: argparse.Namespace) -> int:
+    df = _prepared(args, _read(args), metric=args.metric, scheme=args.scheme)
+    table = md.rank_stability(df, metric=args.metric, scheme=args.scheme, design=args.design, inference=args.inference,
+                              n_resamples=args.resamples, seed=args.seed, confidence_level=args.ci,
+                              threshold=args.threshold, higher_is_better=not args.lower_is_better,
+                              missing=args.missing, verdict_missing=args.verdict_missing)
+    _emit(table, args)
+    return 0
+
+
+def _changed(value: str, after: pd.DataFrame) -> str | list[str]:
+    """``--changed``: a 0/1 column of the after verdicts, ``@FILE`` (one query id a line), or ids
+    separated by commas."""
+    if value in after:
+        return value
+    if value.startswith("@"):
+        text = Path(value[1:]).read_text(encoding="utf-8")
+        return [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def _cmd_attribute(args: argparse.Namespace) -> int:
+    fields = _key_values(args.field, "--field") or None
+    runs = [md.read_verdicts(path, format=args.layout, fields=fields, records=args.records)
+            for path in (args.before, args.after)]
+    for frame in runs:
+        for note in frame.attrs.get("read_notes", ()):
+            print(f"memdiag attribute: note: {note}", file=sys.stderr)
+    table = md.attribute_change(runs[0], runs[1], _changed(args.changed, runs[1]), system=args.system,
+                                scheme=args.scheme, design=args.design, inference=args.inference,
+                                n_resamples=args.resamples, seed=args.seed, confidence_level=args.ci,
+                                missing=args.missing, verdict_missing=args.verdict_missing)
+    _emit(table, args)
+    return 0
+
+
+def _cmd_path(args: argparse.Namespace) -> int:
+    df = _prepared(args, _read(args))
+    categories = [c.strip() for c in args.categories.split(",") if c.strip()] if args.categories else None
+    table = md.path_given_result(df, categories=categories, phase=None if args.phase == "all" else args.phase,
+                                 allow_inconsistent=args.allow_inconsistent, design=args.design,
+                                 inference=args.inference, n_resamples=args.resamples, seed=args.seed,
+                                 confidence_level=args.ci, missing=args.missing, verdict_missing=args.verdict_missing,
+                                 label_missing=args.label_missing)
+    _emit(table, args)
+    return 0
+
+
+def _cmd_power(args: argparse.Namespace) -> int:
+    from memdiag._power import comparison_power
+
+    if args.pairs == "reference" and not args.reference:
+        raise UsageError("power needs --reference NAME (or --pairs all)")
+    df = _prepared(args, _read(args), metric=args.metric, scheme=args.scheme)
+    compared = md.compare(df, metric=args.metric, scheme=args.scheme, pairs=args.pairs, reference=args.reference,
+                          design=args.design, inference=args.inference, n_resamples=args.resamples, seed=args.seed,
+                          confidence_level=args.ci, threshold=args.threshold, missing=args.missing,
+                          verdict_missing=args.verdict_missing)
+    _emit(comparison_power(compared, alpha=args.alpha, power=args.power, delta=args.delta), args)
+    return 0
+
+
+def _cmd_independence(args: argparse.Namespace) -> int:
+    if args.pairs == "reference" and not args.reference:
+        raise UsageError("independence --pairs reference needs --reference NAME")
+    df = _prepared(args, _read(args), metric=args.metric, scheme=args.scheme)
+    table = md.audit_independence(df, metric=args.metric, scheme=args.scheme, pairs=args.pairs,
+                                  reference=args.reference, design=args.design, inference=args.inference,
+                                  alpha=args.alpha, correction=args.correction, n_resamples=args.resamples,
+                                  seed=args.seed, confidence_level=args.ci, threshold=args.threshold,
+                                  missing=args.missing, verdict_missing=args.verdict_missing)
+    _emit(table, args)
+    return 0
 
 
 def _cmd_writes(args: argparse.Namespace) -> int:
@@ -465,6 +618,20 @@ def _cmd_agreement(args: argparse.Namespace) -> int:
         frames.append(md.missing_verdict_effect(df, missing=args.missing))
     _emit(frames, args)
     return 0
+
+
+def _figure_labels(args: argparse.Namespace, df: pd.DataFrame) -> dict[str, str] | None:
+    """The short names the figures draw: the recipe's labels, the systems table's ``label`` column,
+    then ``--alias`` (:mod:`memdiag._aliases`)."""
+    from memdiag._aliases import alias_options, aliases
+
+    table = None
+    if getattr(args, "systems_table", None):
+        from memdiag._report.provenance import _read_systems_table
+
+        table = _read_systems_table(args.systems_table)
+    given = alias_options(_key_values(args.alias, "--alias"), df)
+    return aliases(df, table, given) or None
 
 
 def _cmd_plot(args: argparse.Namespace) -> int:
@@ -485,22 +652,26 @@ def _cmd_plot(args: argparse.Namespace) -> int:
         df = _read(args)
         common = dict(n_resamples=args.resamples, seed=args.seed, missing=args.missing,
                       verdict_missing=args.verdict_missing)
+        inference = dict(inference=args.inference)
         systems = sorted(df["system"].unique())
+        labels = _figure_labels(args, df)
         if args.figure in ("venn", "forest") and not args.reference:
             raise UsageError(f"plot {args.figure} needs --reference NAME")
         if args.figure == "venn":
             flows = md.flows(df, reference=args.reference, design=args.design, scheme=args.scheme,
-                             **common)
+                             **common, **inference)
             fig = plots.venn(flows, reference=args.reference, shared_scale=args.shared_scale,
-                             all_systems=systems)
+                             all_systems=systems, labels=labels)
         elif args.figure == "forest":
             table = md.compare(df, pairs="reference", reference=args.reference, metric=args.metric,
-                               scheme=args.scheme, design=args.design, **common)
-            fig = plots.forest(table, reference=args.reference, all_systems=systems)
+                               scheme=args.scheme, design=args.design, **common, **inference)
+            fig = plots.forest(table, reference=args.reference, all_systems=systems, labels=labels)
         elif args.figure == "matrix":
-            upper = md.compare(df, metric=args.metric, scheme=args.scheme, design=args.design, **common)
-            lower = (md.compare(df, metric=args.lower, design=args.design, **common) if args.lower else None)
-            fig = plots.matrix(upper, lower)
+            upper = md.compare(df, metric=args.metric, scheme=args.scheme, design=args.design, **common,
+                               **inference)
+            lower = (md.compare(df, metric=args.lower, design=args.design, **common, **inference)
+                     if args.lower else None)
+            fig = plots.matrix(upper, lower, labels=labels)
         elif args.figure == "bubble":
             if not args.systems_table:
                 raise UsageError("plot bubble needs --systems-table CSV (system, tokens_per_query, store_size, ...)")
@@ -513,14 +684,14 @@ def _cmd_plot(args: argparse.Namespace) -> int:
                 raise VerdictError(f"{args.systems_table}: the systems table has no column {absent[0]!r} (it has "
                                    f"{', '.join(map(str, table.columns))}). Add it, or choose another with "
                                    f"--cost / --size.")
-            scores = md.bootstrap(df, "accuracy", scheme=args.scheme, design=args.design, **common)
+            scores = md.bootstrap(df, "accuracy", scheme=args.scheme, design=args.design, **common, **inference)
             fig = plots.bubble(scores, table, reference=args.reference, cost=args.cost, size=size,
-                               all_systems=systems)
+                               all_systems=systems, labels=labels)
         elif args.figure == "venn3":
             memory, augmented = _venn3_systems(args, systems)
             table = md.augmentation(df, memory, reference=args.reference, augmented=augmented, scheme=args.scheme,
                                     missing=args.missing, verdict_missing=args.verdict_missing)
-            fig = plots.venn3(table, all_systems=systems)
+            fig = plots.venn3(table, all_systems=systems, labels=labels)
         elif args.figure == "store-gap":
             if not args.systems_table:
                 raise UsageError("plot store-gap needs --systems-table CSV with columns system, base and variant "
@@ -529,13 +700,15 @@ def _cmd_plot(args: argparse.Namespace) -> int:
 
             table = md.store_gap(df, _read_systems_table(args.systems_table), scheme=args.scheme, design=args.design,
                                  **common)
-            fig = plots.store_gap(table)
+            fig = plots.store_gap(table, labels=labels)
         else:
             if args.default is None:
                 raise UsageError("plot sensitivity needs --default VALUE (e.g. --default 15)")
+            if args.inference != "auto":
+                raise UsageError("plot sensitivity follows the design's default rule; drop --inference")
             table = md.sensitivity(df, parameter=args.parameter, default=args.default, metric=args.metric,
                                    scheme=args.scheme, design=args.design, **common)
-            fig = plots.sensitivity(table, parameter=args.parameter, default=table.attrs["default"])
+            fig = plots.sensitivity(table, parameter=args.parameter, default=table.attrs["default"], labels=labels)
     for path in plots.save(fig, args.output):
         print(path)
     return 0
@@ -580,6 +753,7 @@ def _overview(args: argparse.Namespace):
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
+    from memdiag._aliases import alias_options
     from memdiag._report import report, report_from_json
     from memdiag._report.publish import resolve_target
 
@@ -591,11 +765,13 @@ def _cmd_report(args: argparse.Namespace) -> int:
     else:
         if not args.reference:
             raise UsageError("report needs --reference NAME (e.g. --reference raw-rag)")
-        out = report(_read(args), args.reference, args.out, scheme=args.scheme, design=args.design,
+        df = _read(args)
+        out = report(df, args.reference, args.out, scheme=args.scheme, design=args.design,
+                     labels=alias_options(_key_values(args.alias, "--alias"), df) or None,
                      systems_table=args.systems_table, claims=args.claims, write_log=args.write_log,
                      n_resamples=args.resamples, seed=args.seed, confidence_level=args.ci,
                      correction=args.correction, threshold=args.threshold, missing=args.missing,
-                     verdict_missing=args.verdict_missing, judges=args.judges,
+                     verdict_missing=args.verdict_missing, judges=args.judges, inference=args.inference,
                      label_missing=args.label_missing, force=args.force, read_options=_read_options(args),
                      ingestion_log=args.ingestion_log)
     print(out / "report.html")
@@ -682,6 +858,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default 0: no intervals)")
     p.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
     p.add_argument("--ci", type=_level, default=0.95, help="confidence level (default 0.95)")
+    _add_inference(p)
     _add_output(p)
     p.set_defaults(run=_cmd_score)
 
@@ -724,6 +901,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scheme", help="apply a scheme's query selection (e.g. locomo drops adversarial questions)")
     p.add_argument("--threshold", type=_threshold, help="correct = score > THRESHOLD (default 0.5)")
     p.add_argument("--correction", choices=CORRECTIONS, default="holm")
+    p.add_argument("--replay", metavar="DIR",
+                   help="also write every query of every flow cell (benefit, tax, both, neither) with its question, "
+                        "expected answer and the responses, as DIR/replay.csv and DIR/replay.jsonl")
     _add_resampling(p)
     _add_output(p)
     p.set_defaults(run=_cmd_flows)
@@ -771,6 +951,74 @@ def build_parser() -> argparse.ArgumentParser:
     _add_output(p)
     p.set_defaults(run=_cmd_audit)
 
+    p = sub.add_parser("rank", help="how stable the ranking is: each system's bootstrap rank distribution")
+    _add_input(p, judges=True)
+    p.add_argument("--metric", default="accuracy", help="accuracy (default) or a per-query column (f1, ...)")
+    p.add_argument("--scheme", help="official aggregation recomputed in every replicate (locomo, meme, FILE.yaml)")
+    p.add_argument("--threshold", type=_threshold, help="binarise scores at > THRESHOLD first")
+    p.add_argument("--lower-is-better", action="store_true", help="rank 1 is the smallest value (e.g. a cost)")
+    _add_resampling(p)
+    _add_output(p)
+    p.set_defaults(run=_cmd_rank)
+
+    p = sub.add_parser("attribute", help="split a score change between two runs into changed and unchanged queries")
+    p.add_argument("before", metavar="BEFORE", help="verdicts of the run before the intervention (file or folder)")
+    p.add_argument("after", metavar="AFTER", help="verdicts of the run after it")
+    p.add_argument("--changed", required=True, metavar="COLUMN | @FILE | ID,ID,...",
+                   help="the queries whose input the intervention changed: a 0/1 column of AFTER, a file of "
+                        "query ids (one a line), or ids separated by commas")
+    p.add_argument("--system", help="the system to attribute when the files hold several")
+    p.add_argument("--layout", default="auto", help="input layout (default: auto-detect per file)")
+    p.add_argument("--field", action="append", metavar="CANONICAL=SOURCE",
+                   help="map a source column to a canonical one (repeatable)")
+    p.add_argument("--records", metavar="PATH", help="where the records are in each JSON file")
+    p.add_argument("--scheme", help="a question-weighted scheme whose exclusions apply (e.g. locomo)")
+    p.add_argument("--missing", choices=("error", "drop", "wrong"), default="error",
+                   help="a query one run lacks: error (default), drop it, or score it 0")
+    p.add_argument("--verdict-missing", choices=("as-wrong", "exclude"), default="as-wrong",
+                   help="a verdict with no usable score: score 0 (default) or drop the query")
+    _add_resampling(p)
+    _add_output(p)
+    p.set_defaults(run=_cmd_attribute)
+
+    p = sub.add_parser("path", help="P(path | result): how often a system keeps the path to a result it covers")
+    _add_input(p, judges=True)
+    p.add_argument("--categories", metavar="A,B,...", help="keep only these categories, e.g. Tr,Cas (MEME)")
+    p.add_argument("--phase", default="after", help="keep this phase when the data have one (default after; all)")
+    p.add_argument("--allow-inconsistent", action="store_true",
+                   help="count rows with path_covered = 1 and result_covered = 0 instead of refusing them")
+    _add_resampling(p)
+    _add_output(p)
+    p.set_defaults(run=_cmd_path)
+
+    p = sub.add_parser("power", help="the smallest difference each comparison can detect, and its power, under its design")
+    _add_input(p, judges=True)
+    p.add_argument("--reference", help="compare every system with this one (--pairs reference, the default)")
+    p.add_argument("--pairs", choices=("reference", "all"), default="reference")
+    p.add_argument("--metric", default="accuracy", help="accuracy (default) or a per-query column")
+    p.add_argument("--scheme", help="official aggregation (locomo, meme, FILE.yaml)")
+    p.add_argument("--threshold", type=_threshold, help="binarise scores at > THRESHOLD first")
+    p.add_argument("--alpha", type=_alpha, default=0.05, help="two-sided level per comparison (default 0.05)")
+    p.add_argument("--power", type=_power_level, default=0.8, help="power of the detectable difference (default 0.8)")
+    p.add_argument("--delta", type=_delta, action="append", metavar="POINTS",
+                   help="also the power at this true difference in points (repeatable)")
+    _add_resampling(p)
+    _add_output(p)
+    p.set_defaults(run=_cmd_power)
+
+    p = sub.add_parser("independence", help="which pairwise conclusions of an iid analysis survive the cluster design")
+    _add_input(p, judges=True)
+    p.add_argument("--pairs", choices=("all", "reference"), default="all")
+    p.add_argument("--reference", help="reference system for --pairs reference")
+    p.add_argument("--metric", default="accuracy", help="accuracy (default) or a per-query column")
+    p.add_argument("--scheme", help="official aggregation (locomo, meme, FILE.yaml)")
+    p.add_argument("--threshold", type=_threshold, help="binarise scores at > THRESHOLD first")
+    p.add_argument("--alpha", type=_alpha, default=0.05, help="significance level of the adjusted p (default 0.05)")
+    p.add_argument("--correction", choices=CORRECTIONS, default="holm")
+    _add_resampling(p)
+    _add_output(p)
+    p.set_defaults(run=_cmd_independence)
+
     p = sub.add_parser("writes", help="write-action (mutation) audit of a memory decision log")
     p.add_argument("log", metavar="LOG", help="decision log (CSV or JSONL): cluster, decision, persisted, old_text, new_text")
     _add_output(p)
@@ -782,7 +1030,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="raters are repetitions or judges (default: judges when the data name several)")
     p.set_defaults(verdict_missing="exclude")  # agreement leaves missing verdicts out, counted (issue 14)
     p.add_argument("--threshold", type=_threshold, help="correct = score > THRESHOLD (default 0.5)")
-    _add_resampling(p)
+    _add_resampling(p, inference=False)  # κ intervals resample answers; there is no design to follow
     _add_output(p)
     p.set_defaults(run=_cmd_agreement)
 
@@ -807,6 +1055,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--setting", action="append", metavar="NAME=PATH",
                    help="overview: one benchmark (or benchmark/model) setting and its verdicts (repeatable); "
                         "without it FILES are split by their benchmark and model columns")
+    _add_alias(p)
     p.add_argument("--parameter", default="final_k", help="sensitivity: parameter in system names PARAM=VALUE")
     p.add_argument("--default", help="sensitivity: the default value of the parameter")
     _add_resampling(p)
@@ -825,6 +1074,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--threshold", type=_threshold, default=0.5,
                    help="flows: correct = score > THRESHOLD (default 0.5)")
     p.add_argument("--correction", choices=CORRECTIONS, default="holm")
+    _add_alias(p)
     p.add_argument("--rerun", action="store_true",
                    help="FILES is the analysis.json of an earlier report: re-run it exactly into --out")
     _add_force(p, "an --out folder that holds files memdiag did not write (they are deleted)")

@@ -109,3 +109,92 @@ def test_writes_prints_the_mutation_rates():
     expected = md.write_audit(md.read_write_log(EXAMPLE / "write_log.csv")).set_index("cluster")
     assert code == 0
     assert table.loc["overall", "effective_rate"] == pytest.approx(expected.loc["overall", "effective_rate"])
+
+
+@pytest.mark.parametrize("command, call", [
+    (("compare", "--pairs", "reference", "--reference", "raw-rag"),
+     lambda df, **kw: md.compare(df, pairs="reference", reference="raw-rag", **kw)),
+    (("flows", "--reference", "raw-rag"), lambda df, **kw: md.flows(df, reference="raw-rag", **kw)),
+    (("score", "--scheme", "locomo"), lambda df, **kw: md.score(df, scheme="locomo", **kw)),
+])
+@pytest.mark.parametrize("inference", ["percentile", "cr2"])
+def test_inference_option_reaches_the_function(command, call, inference):
+    code, out, err = run(*command[:1], VERDICTS, *command[1:], "--design", "cluster", "--resamples", "300",
+                         "--inference", inference, "--format", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    api = call(md.read_verdicts(VERDICTS), design="cluster", n_resamples=300, inference=inference)
+    low = "net_rate_ci_low" if command[0] == "flows" else ("overall_ci_low" if command[0] == "score" else "ci_low")
+    assert [row[low] for row in doc["rows"]] == pytest.approx(api[low].tolist(), abs=1e-12)
+    assert doc["provenance"]["inference"] == inference and f"| inference={inference} |" in doc["signature"]
+
+
+def test_inference_needs_a_cluster_design_and_agreement_has_none():
+    code, _, err = run("flows", VERDICTS, "--reference", "raw-rag", "--design", "iid", "--inference", "cr2",
+                       "--resamples", "200")
+    assert code == 2 and "needs a cluster design" in err
+    code, _, err = run("agreement", VERDICTS, "--inference", "cr2")
+    assert code == 2 and "unrecognized arguments: --inference" in err
+
+
+# --------------------------------------------------------------------------------------------
+# the functions that had no command (issue 15, item 12)
+# --------------------------------------------------------------------------------------------
+def test_rank_command_equals_the_python_api():
+    code, out, err = run("rank", VERDICTS, "--scheme", "locomo", "--resamples", "300", "--format", "json")
+    assert code == 0, err
+    api = md.rank_stability(md.read_verdicts(VERDICTS), scheme="locomo", n_resamples=300)
+    rows = json.loads(out)["rows"]
+    assert [r["system"] for r in rows] == api["system"].tolist()
+    assert [r["p_first"] for r in rows] == pytest.approx(api["p_first"].tolist(), abs=1e-12)
+
+
+def test_power_command_gives_the_noncentral_t_detectable_effect():
+    from scipy import stats
+
+    code, out, err = run("power", VERDICTS, "--reference", "raw-rag", "--resamples", "300", "--delta", "5",
+                         "--format", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    compared = md.compare(md.read_verdicts(VERDICTS), pairs="reference", reference="raw-rag", n_resamples=300)
+    df = compared.attrs["df"]
+    t = stats.t.isf(0.025, df)
+    for row, se in zip(doc["rows"], compared["se"]):
+        assert row["se"] == pytest.approx(se, abs=1e-12) and row["df"] == df
+        # at the detectable effect the two-sided t test rejects with probability 0.8 (scipy's noncentral t)
+        nc = row["detectable_effect"] / se
+        assert stats.nct.sf(t, df, nc) + stats.nct.cdf(-t, df, nc) == pytest.approx(0.8, abs=1e-9)
+        nc5 = 5 / se
+        assert row["power_at_5"] == pytest.approx(stats.nct.sf(t, df, nc5) + stats.nct.cdf(-t, df, nc5), abs=1e-12)
+    code, _, err = run("power", VERDICTS, "--resamples", "300")
+    assert code == 2 and "--reference" in err
+
+
+def test_independence_and_path_commands_equal_the_python_api():
+    code, out, err = run("independence", VERDICTS, "--resamples", "300", "--format", "json")
+    assert code == 0, err
+    api = md.audit_independence(md.read_verdicts(VERDICTS), n_resamples=300)
+    assert [r["outcome"] for r in json.loads(out)["rows"]] == api["outcome"].tolist()
+    meme = str(EXAMPLE / "meme")
+    code, out, err = run("path", meme, "--categories", "Tr,Cas", "--resamples", "300", "--format", "json")
+    assert code == 0, err
+    api = md.path_given_result(md.read_verdicts(meme), categories=["Tr", "Cas"], n_resamples=300)
+    assert [r["retention"] for r in json.loads(out)["rows"]] == pytest.approx(api["retention"].tolist(), abs=1e-12)
+
+
+def test_attribute_command_splits_the_change_of_two_runs(tmp_path):
+    before = pd.DataFrame({"system": "rag", "query_id": [f"q{i}" for i in range(8)], "score": [0, 1, 0, 1, 0, 1, 0, 1]})
+    after = before.assign(score=[1, 1, 1, 0, 0, 1, 0, 1])
+    before.to_csv(tmp_path / "before.csv", index=False)
+    after.to_csv(tmp_path / "after.csv", index=False)
+    (tmp_path / "changed.txt").write_text("# the modified contexts\nq0\nq1\n", encoding="utf-8")
+    for changed in ("q0,q1", f"@{tmp_path / 'changed.txt'}"):
+        code, out, err = run("attribute", str(tmp_path / "before.csv"), str(tmp_path / "after.csv"),
+                             "--changed", changed, "--resamples", "200", "--format", "json")
+        assert code == 0, err
+        rows = {r["part"]: r for r in json.loads(out)["rows"]}
+        # by hand: changes +1 (q0), 0 (q1) | +1 (q2), -1 (q3), 0 ... over 8 queries
+        assert rows["changed"]["contribution"] == pytest.approx(100 * 1 / 8)
+        assert rows["unchanged"]["contribution"] == pytest.approx(0.0)
+        assert rows["total"]["contribution"] == pytest.approx(100 * 1 / 8)
+        assert (rows["changed"]["n"], rows["unchanged"]["n"]) == (2, 6)

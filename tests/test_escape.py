@@ -42,7 +42,8 @@ HOSTILE = [
 ]
 
 LATEX_MACROS = {"textbackslash", "{", "}", "%", "$", "&", "#", "_", "textasciicircum", "textasciitilde",
-                "textless", "textgreater", "textbar", "toprule", "midrule", "bottomrule", "\\"}
+                "textless", "textgreater", "textbar", "toprule", "midrule", "bottomrule", "\\",
+                "textminus"}  # memdiag's minus sign in numbers (tables.render), never from a name
 
 
 def hostile_frame() -> pd.DataFrame:

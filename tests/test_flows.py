@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import io
+import json
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -11,6 +16,7 @@ from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 from statsmodels.stats.multitest import multipletests
 
 import memdiag as md
+from memdiag.cli import main
 
 TRPC = "trpc-group__trpc-agent-go/data_nohistory_gpt4omini"
 
@@ -132,3 +138,39 @@ def test_benefit_minus_tax_is_n_times_accuracy_difference(pairs):
     row = md.flows(df, reference="rag", n_resamples=50).iloc[0]
     assert row["benefit"] - row["tax"] == pytest.approx(sum(mem) - sum(ref))
     assert row["both"] + row["benefit"] + row["tax"] + row["neither"] == len(ids)
+
+
+def test_replay_lists_every_query_in_the_cell_the_flows_count(tmp_path):
+    verdicts = Path(__file__).resolve().parents[1] / "data" / "example" / "verdicts"
+    df = md.read_verdicts(verdicts)
+    cells = md.replay(df, "raw-rag")
+    table = md.flows(df, reference="raw-rag", n_resamples=200).set_index("system")
+    counts = cells.groupby(["system", "cell"]).size().unstack()
+    for system, row in table.iterrows():  # the same cells as the flows, query by query
+        assert [int(counts.loc[system, c]) for c in ("both", "benefit", "tax", "neither")] == \
+            [row["both"], row["benefit"], row["tax"], row["neither"]]
+    one = cells[(cells["system"] == "mem0") & (cells["cell"] == "benefit")]
+    assert ((one["score_system"] > 0.5) & (one["score_reference"] <= 0.5)).all()
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main(["flows", str(verdicts), "--reference", "raw-rag", "--resamples", "200",
+                     "--replay", str(tmp_path / "replay")])
+    assert code == 0 and "per-query replay of every flow cell written to" in err.getvalue()
+    written = pd.read_csv(tmp_path / "replay" / "replay.csv")
+    assert len(written) == len(cells) and list(written.columns) == list(cells.columns)
+    lines = (tmp_path / "replay" / "replay.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(lines) == len(cells) and json.loads(lines[0])["cell"] == "benefit"
+    with redirect_stdout(out), redirect_stderr(err):  # the files exist now: refused without --force
+        assert main(["flows", str(verdicts), "--reference", "raw-rag", "--resamples", "200",
+                     "--replay", str(tmp_path / "replay")]) == 2
+
+
+def test_replay_keeps_question_expected_answer_and_responses_of_the_real_release(real_data):
+    files = [real_data / "getzep__zep-papers" / "zep_locomo_grades.json",
+             real_data / "memodb-io__memobase" / "memobase_eval_0710_3000.json"]
+    cells = md.replay(md.read_verdicts(files), "memobase_eval_0710_3000")
+    first = cells[cells["query_id"] == "locomo:conv-26:000"].iloc[0]
+    assert first["question"] == "When did Caroline go to the LGBTQ support group?"
+    assert first["expected"] == "7 May 2023"
+    assert first["response_system"] == "Caroline went to the LGBTQ support group on May 7, 2023."  # Zep's answer
+    assert first["response_reference"] == "7 May 2023"  # Memobase's answer

@@ -52,7 +52,10 @@ ENCODINGS = ("utf-8", "utf-8-sig", "latin-1", "utf-16", "cp1252")
 FORMULA = ("=", "+", "-", "@", "\t", "\r")
 NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?(inf|nan)")
 LATEX_MACROS = {"textbackslash", "{", "}", "%", "$", "&", "#", "_", "textasciicircum", "textasciitilde",
-                "textless", "textgreater", "textbar", "toprule", "midrule", "bottomrule", "\\"}
+                "textless", "textgreater", "textbar", "toprule", "midrule", "bottomrule", "\\",
+                "textminus"}  # memdiag's minus sign in numbers (tables.render), never from a name
+#: The only links a report holds: its per-query replay files (written by memdiag, never from a name).
+REPLAY_LINKS = {"replay/replay.csv", "replay/replay.jsonl"}
 MARKDOWN_TAGS = {"table", "thead", "tbody", "tr", "th", "td", "ul", "li", "p", "code"}
 FAST = settings(max_examples=30, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -160,6 +163,9 @@ def check_markdown(text: str, images: bool = False) -> None:
         if images and tag == "img":
             assert re.fullmatch(r"figures/\w+\.png", attrs["src"]), attrs
             continue
+        if images and tag == "a":  # a report links its per-query replay, and nothing else
+            assert attrs["href"] in REPLAY_LINKS, attrs
+            continue
         assert tag in MARKDOWN_TAGS | ({"h1", "h2", "h3", "em"} if images else set()), (tag, attrs)
 
 
@@ -206,13 +212,17 @@ def check_report(out: Path) -> None:
     for tag, attrs in tags_of((out / "report.html").read_text(encoding="utf-8")):
         assert tag not in ("script", "iframe", "object", "embed"), tag
         if tag == "a":
-            assert attrs.get("href", "#").startswith("#"), attrs
+            assert attrs.get("href", "#").startswith("#") or attrs["href"] in REPLAY_LINKS, attrs
         if tag == "img":
             assert attrs["src"].startswith("data:image/png;base64,"), attrs["src"][:40]
         assert not any(k.startswith("on") for k in attrs), attrs
     for table in (out / "tables").glob("*"):
         text = table.read_text(encoding="utf-8")
         {".md": check_markdown, ".tex": check_latex, ".csv": check_csv}[table.suffix](text)
+    if (out / "replay").is_dir():  # names, questions and answers in the per-query replay
+        check_csv((out / "replay" / "replay.csv").read_text(encoding="utf-8"))
+        for line in (out / "replay" / "replay.jsonl").read_text(encoding="utf-8").splitlines():
+            json.loads(line)
     for svg in (out / "figures").glob("*.svg"):
         assert [t for t, _ in tags_of(svg.read_text(encoding="utf-8")) if t in ("script", "foreignobject")] == []
 
@@ -243,7 +253,8 @@ def _tables(data: st.DataObject) -> None:
         argv = [command[0], *files, *[a.format(ref=systems[0]) for a in command[1:]], "--format", fmt]
         argv += ["--missing", missing] if command[0] != "validate" else []
         argv += ["-o", root / "out.txt"] if to_file else []
-        code, out, _ = invoke(root, argv, ("out.txt",) if to_file else ())
+        # several CSV tables go to out.txt, out.<name>.txt, ...
+        code, out, _ = invoke(root, argv, ("out.",) if to_file else ())
         if code == 0:
             check_output(fmt, (root / "out.txt").read_text(encoding="utf-8") if to_file else out)
 

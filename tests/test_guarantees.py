@@ -530,7 +530,8 @@ def test_a_report_shows_hostile_names_as_text_in_every_format(tmp_path):
     html = _Html()
     html.feed((out / "report.html").read_text(encoding="utf-8"))
     assert not [t for t, _ in html.tags if t in ("script", "iframe", "object", "embed")]
-    assert all(a["href"].startswith("#") for t, a in html.tags if t == "a")
+    assert all(a["href"].startswith("#") or a["href"] in ("replay/replay.csv", "replay/replay.jsonl")
+               for t, a in html.tags if t == "a")
     assert not [a for _, a in html.tags if any(k.startswith("on") for k in a)]
     text = "".join(html.text)
     assert "<script>alert(1)</script>" in text and "<img src=x onerror=alert(1)>" in text  # shown, as text
@@ -538,8 +539,12 @@ def test_a_report_shows_hostile_names_as_text_in_every_format(tmp_path):
     markdown = _Html()
     markdown.feed(rendered)
     assert {t for t, _ in markdown.tags} <= {"h1", "h2", "h3", "p", "code", "ul", "li", "em", "img", "table",
-                                             "thead", "tbody", "tr", "th", "td"}
+                                             "thead", "tbody", "tr", "th", "td", "a"}
     assert all(re.fullmatch(r"figures/\w+\.png", a["src"]) for t, a in markdown.tags if t == "img")
+    assert [a["href"] for t, a in markdown.tags if t == "a"] == ["replay/replay.csv", "replay/replay.jsonl"]
+    replay_cells = [c for row in csv.reader(io.StringIO((out / "replay" / "replay.csv").read_text(encoding="utf-8")))
+                    for c in row]
+    assert "'=HYPERLINK(\"http://e\")" in replay_cells and "=HYPERLINK(\"http://e\")" not in replay_cells
     for svg in (out / "figures").glob("*.svg"):
         picture = _Html()
         picture.feed(svg.read_text(encoding="utf-8"))

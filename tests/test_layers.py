@@ -28,7 +28,8 @@ LAYERS: dict[str, int] = {
     # 5: the diagnostics and the simulators
     "_flows": 5, "_compare": 5, "_evidence": 5, "_scoring": 5, "_agreement": 5, "_attribution": 5,
     "_sensitivity": 5, "_robustness": 5, "_groups": 5, "_procedures": 5, "_writes": 5, "_audit": 5, "_simulate": 5,
-    "_costs": 5, "_ingestion": 5, "_augmentation": 5, "_store_gap": 5, "_overview": 5,
+    "_costs": 5, "_ingestion": 5, "_augmentation": 5, "_store_gap": 5, "_overview": 5, "_clusters": 5, "_replay": 5,
+    "_power": 5, "_aliases": 5,
     # 6: what people read
     "tables": 6, "plots": 6,
     # 7: the report, 8: the command line

@@ -27,9 +27,9 @@ EXAMPLE = REPO / "data" / "example"
 FIGURES = ("venn", "venn3", "forest", "matrix", "evidence_matrix", "bubble", "ingestion", "mutation_rates",
            "write_actions")
 TABLES = ("inputs", "validation", "scores", "accuracy", "flows", "flows_by_category", "augmentation", "pairwise",
-          "pairwise_vs_reference", "omnibus", "rank_stability", "independence", "contrasts_by_category", "leaderboard",
-          "evidence", "evidence_omnibus", "evidence_pairs", "evidence_length", "costs", "cost_summary", "cost_ratios",
-          "system_costs", "ingestion",
+          "pairwise_vs_reference", "omnibus", "rank_stability", "power", "independence", "contrasts_by_category",
+          "leaderboard", "evidence", "evidence_omnibus", "evidence_pairs", "evidence_length", "costs", "cost_summary",
+          "cost_ratios", "system_costs", "ingestion",
           "agreement", "write_audit", "claims")
 SECTIONS = ("Data and validation", "Official scores", "Memory benefit and tax against raw-rag", "Source augmentation",
             "Pairwise tests, omnibus and ranking", "Clustered queries: which iid conclusions survive",
@@ -88,6 +88,7 @@ def test_demo_writes_every_listed_file(demo):
             assert (out / "tables" / f"{table}.{fmt}").stat().st_size > 0, (table, fmt)
     assert sorted(p.name for p in (out / "figures").iterdir()) == sorted(
         f"{f}.{x}" for f in FIGURES for x in ("pdf", "svg", "png"))
+    assert sorted(p.name for p in (out / "replay").iterdir()) == ["replay.csv", "replay.jsonl"]
     assert not list(out.parent.glob(".*partial")), "the staging folder was left behind"
 
 
@@ -127,6 +128,8 @@ def test_analysis_json_records_version_hashes_settings_and_numbers(demo):
     for side in ("systems_table", "claims", "write_log", "ingestion_log"):
         assert doc["inputs"][side]["sha256"] == sha256(Path(doc["inputs"][side]["path"]))
     assert any("missing verdicts" in p for p in doc["policies"])
+    # three judge repetitions averaged: the flows' binary outcomes are a statistic of their own, said once
+    assert sum("not all 0/1" in p for p in doc["policies"]) == 1
     tables = {name: t for s in doc["sections"] for name, t in s["tables"].items()}
     assert set(tables) == set(TABLES)
     flows = pd.DataFrame(tables["flows"]["rows"]).set_index("system")
@@ -154,7 +157,8 @@ def test_html_is_self_contained(demo):
     out, _ = demo
     html = (out / "report.html").read_text(encoding="utf-8")
     assert "<link" not in html and "<script" not in html
-    assert not re.search(r"""(src|href)=["'](?!data:|#)""", html)
+    assert not re.search(r"""(src|href)=["'](?!data:|#|replay/replay\.(csv|jsonl)["'])""", html)
+    assert html.count('<a href="replay/replay.csv">') == 1  # the per-query replay, beside the report
     assert html.count('<img src="data:image/png;base64,') == len(FIGURES)
 
 
@@ -194,6 +198,41 @@ def test_every_image_loads_in_headless_chromium(demo, tmp_path):
     assert 'data-probe="loaded"' in done.stdout, done.stderr[-2000:]
     widths = [int(w) for w in re.findall(r'<img [^>]*data-natural-width="(\d+)"', done.stdout)]
     assert len(widths) == len(FIGURES) and min(widths) > 0, widths
+
+
+WIDTHS = """<script>
+window.addEventListener("load", function () {
+  document.querySelectorAll("details").forEach(function (d) { d.open = true; });
+  const main = document.querySelector("main"), style = getComputedStyle(main);
+  const room = main.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  const over = [];
+  document.querySelectorAll("table").forEach(function (t, k) {
+    const width = t.getBoundingClientRect().width;
+    if (width > room + 0.5) { over.push(t.closest("[id]").id + "#" + k + ":" + Math.round(width)); }
+  });
+  document.body.setAttribute("data-tables", String(document.querySelectorAll("table").length));
+  document.body.setAttribute("data-over", over.join(" ") + "|" + Math.round(room));
+  document.body.setAttribute("data-page", String(document.documentElement.scrollWidth));
+});
+</script>
+</body>"""
+
+
+def tables_wider_than_the_page(html: Path, tmp_path: Path, width: int = 1280) -> tuple[int, str, int]:
+    """(number of tables, the tables wider than the text column, page width) at a ``width`` px window,
+    every <details> opened."""
+    probe = tmp_path / "widths.html"
+    probe.write_text(html.read_text(encoding="utf-8").replace("</body>", WIDTHS), encoding="utf-8")
+    done = browse(probe, tmp_path / "profile-widths", f"--window-size={width},900", "--dump-dom")
+    found = re.search(r'data-tables="(\d+)"[^>]*data-over="([^"]*)"[^>]*data-page="(\d+)"', done.stdout)
+    assert found, done.stderr[-2000:]
+    return int(found.group(1)), found.group(2), int(found.group(3))
+
+
+def test_no_table_scrolls_sideways_at_a_normal_width(demo, tmp_path):
+    out, _ = demo
+    count, over, page = tables_wider_than_the_page(out / "report.html", tmp_path)
+    assert count >= len(TABLES) and over.split("|")[0] == "" and page <= 1280, over
 
 
 def test_screenshot_of_the_report(demo, tmp_path):
@@ -320,3 +359,27 @@ def test_in_memory_verdicts_give_the_bubble_from_per_query_tokens_but_no_rerun(t
     assert doc["inputs"]["verdicts"]["rerun"] is None
     with pytest.raises(md.VerdictError, match="cannot re-run: the verdicts were not read from files"):
         report_from_json(out / "analysis.json", tmp_path / "again")
+
+
+def test_report_inference_option_is_recorded_and_used(small, tmp_path):
+    out = tmp_path / "out"
+    assert main(["report", str(small), "--reference", "raw-rag", "--out", str(out), "--resamples", "200",
+                 "--inference", "percentile"]) == 0
+    doc = json.loads((out / "analysis.json").read_text(encoding="utf-8"))
+    assert doc["settings"]["inference"] == "percentile"
+    assert "percentile intervals" in doc["policies"][0]
+    assert "| inference=percentile |" in (out / "report.md").read_text(encoding="utf-8")
+
+
+def test_rerun_reads_files_whose_extra_columns_come_in_another_order(tmp_path):
+    # the report read b.csv before a.csv (columns ..., latency_s, f1); the rerun reads them sorted
+    df = md.simulate(n_queries=40, systems=("raw-rag", "mem0"), n_clusters=4, sufficiency=False, costs=False, seed=8)
+    a = df[df["system"] == "raw-rag"].assign(f1=0.5)
+    b = df[df["system"] == "mem0"].assign(latency_s=1.0)
+    a.to_csv(tmp_path / "a.csv", index=False)
+    b.to_csv(tmp_path / "b.csv", index=False)
+    out = tmp_path / "out"
+    assert main(["report", str(tmp_path / "b.csv"), str(tmp_path / "a.csv"), "--reference", "raw-rag",
+                 "--out", str(out), "--resamples", "200"]) == 0
+    assert main(["report", "--rerun", str(out / "analysis.json"), "--out", str(tmp_path / "again")]) == 0
+    assert (out / "tables" / "flows.csv").read_bytes() == (tmp_path / "again" / "tables" / "flows.csv").read_bytes()

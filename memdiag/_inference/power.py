@@ -209,7 +209,9 @@ def design_power(delta: float, se: float, df: float, *, alpha: float = 0.05) -> 
         z = stats.norm.isf(alpha / 2)
         return float(stats.norm.sf(z - nc) + stats.norm.cdf(-z - nc))
     t = stats.t.isf(alpha / 2, df)
-    return float(stats.nct.sf(t, df, nc) + stats.nct.cdf(-t, df, nc))
+    nc = abs(nc)  # the power is symmetric in δ; the far tail can be NaN in scipy's nct (then ~0)
+    far = stats.nct.cdf(-t, df, nc)
+    return float(stats.nct.sf(t, df, nc) + (0.0 if math.isnan(far) else far))
 
 
 def design_detectable_effect(se: float, df: float, *, alpha: float = 0.05, power: float = 0.8) -> float:

@@ -15,6 +15,7 @@ A recipe lists **sources** (verdict files) and **joins** (side files with per-qu
         records: questions          # a list of records, or an object keyed by query id
         system: run-a               # optional: attach to this system only
         fields: {sufficient: fully_covered}       # query_id defaults to the object's keys
+    labels: {run-a: A}              # optional: the short names figures draw
 
 Source keys: ``files`` (required), ``records``, ``fields`` (canonical column <- field, see
 :mod:`memdiag._readers._fields`; needs ``score`` and ``query_id`` unless the records are keyed by
@@ -46,7 +47,7 @@ from memdiag._readers._jsonpath import Record, parse, select
 from memdiag._readers._open import read_text, stem
 from memdiag._schema import LOCOMO_CONVERSATIONS, PROVENANCE
 
-TOP_KEYS: tuple[str, ...] = ("description", "sources", "join")
+TOP_KEYS: tuple[str, ...] = ("description", "sources", "join", "labels")
 SOURCE_KEYS: tuple[str, ...] = ("files", "records", "fields", "system", "judge", "columns", "format", "locomo")
 JOIN_KEYS: tuple[str, ...] = ("files", "records", "fields", "system", "locomo")
 LOCOMO_KEYS: tuple[str, ...] = ("conversation", "category", "base")
@@ -103,13 +104,13 @@ class Recipe:
     base: Path = Path(".")
     origin: str = "<recipe>"
     description: str = ""
+    labels: Mapping[str, str] = field(default_factory=dict)
 
     def with_files(self, files: Iterable[str | Path]) -> Recipe:
         """The recipe with every source reading ``files`` instead (a layout recipe used as a
         template: ``memdiag score --recipe data/recipes/mem0-locomo.yaml runs/*.json``)."""
         files = tuple(str(Path(f).resolve()) for f in files)
-        return Recipe(tuple(replace(s, files=files) for s in self.sources), self.joins, self.base,
-                      self.origin, self.description)
+        return replace(self, sources=tuple(replace(s, files=files) for s in self.sources))
 
 
 def _where(origin: str, section: str, number: int | None = None) -> str:
@@ -239,7 +240,19 @@ def recipe_from_dict(data: object, base: Path = Path("."), origin: str = "<recip
     description = data.get("description", "")
     return Recipe(tuple(_source(s, origin, i) for i, s in enumerate(sources, start=1)),
                   tuple(_join(j, origin, i) for i, j in enumerate(joins, start=1)), base, origin,
-                  str(description or ""))
+                  str(description or ""), _labels(data.get("labels"), origin))
+
+
+def _labels(spec: object, origin: str) -> dict[str, str]:
+    """``labels: {system: short name}``: the names figures draw (a system the data lack is ignored)."""
+    if spec is None:
+        return {}
+    if not isinstance(spec, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, (str, int)) and not isinstance(v, bool) and str(v).strip()
+            for k, v in spec.items()):
+        raise VerdictError(f"{origin}, labels: expected a mapping of system name to a short label, e.g. "
+                           "{Backboard-io__Backboard-Locomo-Benchmark: Backboard}.")
+    return {str(k): str(v).strip() for k, v in spec.items()}
 
 
 def load_recipe(recipe: str | Path | Mapping | Recipe, base: str | Path | None = None) -> Recipe:
@@ -254,8 +267,7 @@ def load_recipe(recipe: str | Path | Mapping | Recipe, base: str | Path | None =
     import yaml
 
     if isinstance(recipe, Recipe):
-        return recipe if base is None else Recipe(recipe.sources, recipe.joins, Path(base), recipe.origin,
-                                                  recipe.description)
+        return recipe if base is None else replace(recipe, base=Path(base))
     if isinstance(recipe, Mapping):
         return recipe_from_dict(recipe, Path(base) if base is not None else Path("."), "<recipe>")
     path = Path(recipe)

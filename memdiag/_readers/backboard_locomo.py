@@ -19,7 +19,9 @@ not null or ``is_correct`` is null. ``category`` = canonical name of the LoCoMo 
 ``source_category`` = ``question_type`` (Backboard's label); ``query_id``, ``cluster``,
 ``benchmark`` by :func:`memdiag._readers._locomo.align`, the conversation index coming from the
 file name (k-1) and checked against ``conversation_id`` (or from ``conversation_id`` alone when the
-file was renamed); ``source_record`` = ``"responses item <n>"`` (n 1-based).
+file was renamed); ``source_record`` = ``"responses item <n>"`` (n 1-based). ``question``,
+``expected`` (``expected_answer``) and ``response`` (``ai_response``) are kept as text for
+per-query replay.
 
 Default system: the name of the folder holding the file.
 """
@@ -119,6 +121,8 @@ def read(path: Path, content: object | None, *, system: str | None = None,
             "code": _locomo.category_code(item.get("category"), path, record),
             "source_category": item.get("question_type"),
             "question": item.get("question"),
+            "expected": item.get("expected_answer"),
+            "response": item.get("ai_response"),
             "source_record": record,
         })
     return finish(pd.DataFrame(_locomo.align(index, rows)), path, {"score": "evaluation.is_correct"})

@@ -15,7 +15,8 @@ Mapping
 -------
 ``query_id`` = ``question_id``; ``score`` = ``autoeval_label.label`` (bool; a missing label or
 null -> NaN, row kept); ``benchmark`` = ``"longmemeval"``; ``category`` = ``question_type`` when
-present; ``source_record`` = the 1-based line number.
+present; ``response`` = ``hypothesis`` (the system's answer, for per-query replay) when present;
+``source_record`` = the 1-based line number.
 
 Default system: the file name without the ``.eval-results-<judge>`` suffix and without a
 ``.jsonl``/``.json`` extension (``my_run.jsonl.eval-results-gpt-4o`` -> ``my_run``).
@@ -94,5 +95,7 @@ def read(path: Path, content: object | None, *, system: str | None = None,
     })
     if any("question_type" in r for r in records):
         frame["category"] = [r.get("question_type") for r in records]
+    if any("hypothesis" in r for r in records):
+        frame["response"] = [r.get("hypothesis") for r in records]
     return finish(frame, path, {"query_id": "question_id", "score": "autoeval_label.label",
                                 "category": "question_type"})

@@ -17,7 +17,8 @@ Mapping
 (an int or a digit string; Memobase's own labels 1 single_hop, 2 temporal, 3 multi_hop,
 4 open_domain are not used), ``source_category`` = the raw value as text; ``query_id``,
 ``cluster``, ``benchmark`` by :func:`memdiag._readers._locomo.align`; ``source_record`` =
-``"conversation <key>, item <n>"`` (n 1-based).
+``"conversation <key>, item <n>"`` (n 1-based). ``question``, ``expected`` (``answer``, the gold
+answer) and ``response`` are kept as text for per-query replay.
 
 Default system: the file stem (``memobase_eval_0710_3000``).
 """
@@ -94,6 +95,8 @@ def read(path: Path, content: object | None, *, system: str | None = None,
                 "f1": item.get("f1_score"),
                 "bleu": item.get("bleu_score"),
                 "question": item.get("question"),
+                "expected": item.get("answer"),
+                "response": item.get("response"),
                 "source_record": record,
             })
         rows += _locomo.align(index, conversation)

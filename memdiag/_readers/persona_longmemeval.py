@@ -21,7 +21,8 @@ is NaN (row kept). ``latency_s`` = ``<S>_latency`` as recorded (in the 80-questi
 (:func:`question_id`: Unicode NFKC, case-folded, whitespace collapsed), so files over the same
 questions pair; two records of one file with the same id are an error. ``category`` = ``type``
 (``"unknown"`` when absent), ``benchmark`` = ``"longmemeval"``; ``source_record`` = the 1-based
-record number.
+record number. ``question``, ``expected`` (``gold``) and ``response`` (``<S>_ans``) are kept as
+text for per-query replay.
 
 Default system: the key prefix. ``system=`` renames the system only when the file holds exactly
 one; for a file with several it is an error (renaming would merge them).
@@ -112,6 +113,8 @@ def _system_frame(path: Path, records: list[dict], ids: list[str], prefix: str, 
         "category": [record.get("type", "unknown") for record in records],
         "latency_s": [record.get(f"{prefix}_latency") for record in records],
         "question": [record["question"] for record in records],
+        "expected": [record.get("gold") for record in records],
+        "response": [record.get(f"{prefix}_ans") for record in records],
         "source_record": np.arange(1, len(records) + 1),
     })
     if graded:

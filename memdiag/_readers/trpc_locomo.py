@@ -25,6 +25,8 @@ open-domain 4, adversarial 5 — trpc's label text differs from the canonical na
 ``source_category`` = trpc's label. ``sample_id`` ``locomo10_<k>`` is conversation index k-1;
 ``query_id``, ``cluster``, ``benchmark`` by :func:`memdiag._readers._locomo.align` (adversarial
 questions get ``adv`` ids); ``source_record`` = ``"<sample_id>, item <n>"`` (n 1-based).
+``question``, ``expected`` (the gold answer) and ``response`` (``predicted``) are kept as text for
+per-query replay.
 
 Default system: the name of the folder holding the file (``auto_pgvector``). The three run
 folders (data_nohistory_*, data_history300_*, data_history700_*) reuse the same folder names, so
@@ -131,6 +133,8 @@ def read(path: Path, content: object | None, *, system: str | None = None,
                 "llm_confidence": metrics.get("llm_score", 0),
                 "latency_s": item.get("latency_ms"),  # in ms until converted below
                 "question": item.get("question"),
+                "expected": item.get("expected"),
+                "response": item.get("predicted"),
                 "source_record": record,
             }
             if "tokens_used" in item:

@@ -20,7 +20,8 @@ integer, ``source_category`` = the integer as text; ``query_id``, ``cluster``, `
 When the responses file sits beside the grades file (same name with ``grades`` replaced by
 ``responses``), ``latency_s`` = ``duration_ms`` / 1000, after checking that both files list the
 same questions in the same order. The responses file alone has no verdicts: reading it is an error
-that points to the grades file.
+that points to the grades file. ``question``, ``expected`` (``golden_answer``) and ``response``
+(``answer``, Zep's) are kept as text for per-query replay.
 
 Default system: the file stem (``zep_locomo_grades``).
 """
@@ -131,6 +132,8 @@ def read(path: Path, content: object | None, *, system: str | None = None,
                 "code": _locomo.category_code(item.get("category"), path, record),
                 "source_category": str(item.get("category")),
                 "question": item.get("question"),
+                "expected": item.get("golden_answer"),
+                "response": item.get("answer"),
                 "source_record": record,
             }
             if latencies is not None:

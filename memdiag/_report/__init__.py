@@ -41,6 +41,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from memdiag import __version__
+from memdiag._aliases import aliases
 from memdiag._report.provenance import (
     ANALYSIS_FORMAT, Settings, _check_recipes, _claims_input, _read_systems_table, _reread_verdicts,
     _rerun_input, _scheme_input, _side_input, _verdict_recipe,
@@ -67,12 +68,14 @@ EXAMPLE = Path(__file__).resolve().parent.parent.parent / "data" / "example"
 # the analysis
 # --------------------------------------------------------------------------------------------
 def _analyse(df: pd.DataFrame, settings: Settings, inputs: dict, scheme: Scheme | None,
-             systems_table, claims, write_log, bar: tqdm, ingestion_log=None) -> Analysis:
+             systems_table, claims, write_log, bar: tqdm, ingestion_log=None,
+             labels: Mapping[str, str] | None = None) -> Analysis:
     ctx, why, n_queries = _context(df, settings, scheme, systems_table, claims, write_log, ingestion_log)
+    ctx.labels = dict(labels or {})
     signature_attrs = {"scheme": scheme.name if scheme else None, "design": ctx.design,
                        "n_clusters": ctx.prepared.n_clusters,
                        "n_resamples": settings.n_resamples, "seed": settings.seed,
-                       "confidence_level": settings.confidence_level,
+                       "confidence_level": settings.confidence_level, "inference": settings.inference,
                        "correction": settings.correction, "threshold": settings.threshold,
                        **ctx.policies, "judges": ctx.prepared.judges}
     sections = []
@@ -99,7 +102,8 @@ def _input_files(df: pd.DataFrame, *sides: object) -> list[str]:
 
 
 def _prepare(df, settings: Settings, scheme, systems_table, claims, write_log,
-             read_options: Mapping | None, bar: tqdm, out: Path | None = None, ingestion_log=None) -> Analysis:
+             read_options: Mapping | None, bar: tqdm, out: Path | None = None, ingestion_log=None,
+             labels: Mapping[str, str] | None = None) -> Analysis:
     """Read every input, record how to read it again, and run the analysis (refusing first an
     ``out`` folder that holds an input)."""
     if not isinstance(df, pd.DataFrame):
@@ -116,7 +120,10 @@ def _prepare(df, settings: Settings, scheme, systems_table, claims, write_log,
               "systems_table": table_recipe, "claims": claims_recipe, "write_log": log_recipe}
     if times_recipe is not None:
         inputs["ingestion_log"] = times_recipe
-    return _analyse(df, settings, inputs, scheme_obj, table, claims_value, log, bar, ingestion_log=times)
+    if labels:
+        inputs["labels"] = {str(k): str(v) for k, v in labels.items()}
+    return _analyse(df, settings, inputs, scheme_obj, table, claims_value, log, bar, ingestion_log=times,
+                    labels=aliases(df, table, labels))
 
 
 # --------------------------------------------------------------------------------------------
@@ -145,6 +152,7 @@ def report(
     force: bool = False,
     inference: str = "auto",
     ingestion_log: str | Path | pd.DataFrame | None = None,
+    labels: Mapping[str, str] | None = None,
 ) -> Path:
     """Run the whole analysis and write it as a folder: report.md, report.html, figures, tables,
     analysis.json.
@@ -197,6 +205,10 @@ def report(
     inference
         ``auto`` (the SPEC §4.1 rule), ``percentile``, ``jackknife`` or ``cr2`` for every interval
         and test (:mod:`memdiag._inference.rule`); recorded in analysis.json.
+    labels
+        Short names the figures draw, ``{system: label}`` (``--alias``); they add to a recipe's
+        ``labels:`` and a ``label`` column of the systems table (:mod:`memdiag._aliases`), are shown
+        beside the names in the validation table and recorded in analysis.json.
 
     Returns
     -------
@@ -237,7 +249,7 @@ def report(
     target = resolve_target(out, force)
     with _bar(len(SECTIONS) + len(WRITE_STEPS), progress) as bar:
         analysis = _prepare(df, settings, scheme, systems_table, claims, write_log, read_options, bar,
-                            out=target, ingestion_log=ingestion_log)
+                            out=target, ingestion_log=ingestion_log, labels=labels)
         return _publish(analysis, target, bar, force)
 
 
@@ -280,7 +292,18 @@ def report_from_json(path: str | Path, out: str | Path, progress: bool | None = 
                   verdict_missing=settings.verdict_missing, read_options=read_options,
                   progress=progress, judges=settings.judges, label_missing=settings.label_missing,
                   force=force, inference=settings.inference,
-                  ingestion_log=_rerun_input(inputs.get("ingestion_log")))
+                  ingestion_log=_rerun_input(inputs.get("ingestion_log")), labels=_recorded_labels(inputs, path))
+
+
+def _recorded_labels(inputs: Mapping, origin: str | Path) -> dict[str, str] | None:
+    """The ``labels`` (aliases) an analysis.json recorded, checked (None when it has none)."""
+    labels = inputs.get("labels")
+    if labels is None:
+        return None
+    if not isinstance(labels, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in labels.items()):
+        raise VerdictError(f"{origin}, field 'inputs.labels': not a mapping of system to label; the file was changed "
+                           "or is damaged.")
+    return dict(labels)
 
 
 def demo(out: str | Path = "memdiag-demo", figures: str | Path | None = None,

@@ -20,6 +20,7 @@ import pandas as pd
 
 from memdiag import _checks
 from memdiag._audit import read_claims
+from memdiag._replay import FILES as REPLAY_FILES
 from memdiag._schema import PROVENANCE
 from memdiag._schemes import Scheme, get_scheme
 from memdiag._side_files import read_csv
@@ -101,9 +102,12 @@ def _file_hash(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _data_hash(df: pd.DataFrame) -> str:
-    """SHA-256 of the canonical verdicts (provenance columns left out, rows in key order)."""
+def _data_hash(df: pd.DataFrame, sort_columns: bool = True) -> str:
+    """SHA-256 of the canonical verdicts (provenance columns left out, rows in key order, columns
+    by name: files read in another order give their extra columns in another order).
+    ``sort_columns=False``: the columns as read, as reports before memdiag 0.2.1 recorded it."""
     canon = check(df).drop(columns=[c for c in PROVENANCE if c in df])
+    canon = canon[sorted(canon.columns)] if sort_columns else canon
     canon = canon.sort_values(["system", "query_id", "repeat"], kind="mergesort")
     return hashlib.sha256(canon.to_csv(index=False, lineterminator="\n").encode()).hexdigest()
 
@@ -248,7 +252,7 @@ def _reread_verdicts(recipe: Mapping, origin: str | Path) -> pd.DataFrame:
     else:
         df = read_verdicts(paths, format=spec["format"], system=spec["system"] or None, fields=spec["fields"],
                            records=spec.get("records"), judge=spec.get("judge"), join=spec.get("join"))
-    if _data_hash(df) != recipe["data_sha256"]:
+    if recipe["data_sha256"] not in (_data_hash(df), _data_hash(df, sort_columns=False)):
         raise VerdictError(f"{origin}: re-reading the input files does not give the verdicts the report "
                            "was made from (they were changed in memory, or read with other options).")
     return df
@@ -285,7 +289,9 @@ def _analysis_json(analysis: Analysis) -> str:
                   for name, t in section.tables.items()}
         figures = {name: {"caption": caption, "files": [f"figures/{name}.{x}" for x in ("pdf", "svg", "png")]}
                    for name, (_, caption) in section.figures.items()}
+        replay = [f"replay/{name}" for name in REPLAY_FILES] if section.replay is not None else []
         sections.append({"key": section.key, "title": section.title, "sentence": section.sentence,
-                         "omitted": section.omitted, "tables": tables, "figures": figures})
+                         "omitted": section.omitted, "tables": tables, "figures": figures,
+                         **({"replay": replay} if replay else {})})
     document = {**analysis.provenance, "sections": sections}
     return json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False)

@@ -14,13 +14,14 @@ from pathlib import Path
 import pandas as pd
 from jinja2 import Environment, PackageLoader, Template
 from markupsafe import Markup
-from tabulate import tabulate
 
 from memdiag import plots
 from memdiag._report.provenance import _with_signature
 from memdiag._escape import code_span, markdown
+from memdiag._replay import FILES as REPLAY_FILES
+from memdiag._replay import write_replay
 from memdiag._report.sections import TABLE_TITLES, Analysis, Section
-from memdiag.tables import display, render, signature
+from memdiag.tables import HTML_STYLE, html, render, signature
 
 #: CSS pixels per inch: an embedded figure is shown at its printed size.
 CSS_DPI = 96
@@ -34,12 +35,23 @@ def _write_text(path: Path, text: str) -> None:
         fh.write(text if text.endswith("\n") else text + "\n")
 
 
+#: Where the per-query replay of the flows goes in a report folder.
+REPLAY = "replay"
+
+
+def replay_files(section: Section) -> list[str]:
+    """The report-relative paths of a section's replay files (none without a replay)."""
+    return [f"{REPLAY}/{name}" for name in REPLAY_FILES] if section.replay is not None else []
+
+
 def _write_tables(analysis: Analysis, folder: Path) -> None:
     for section in analysis.sections:
         for name, table in section.tables.items():
             signed = _with_signature(table, analysis.signature)
             for fmt, suffix in (("latex", "tex"), ("csv", "csv"), ("md", "md")):
                 _write_text(folder / "tables" / f"{name}.{suffix}", render(signed, fmt))
+        if section.replay is not None:
+            write_replay(section.replay, folder / REPLAY)
 
 
 def _figure_files(analysis: Analysis, folder: str | Path) -> list[Path]:
@@ -87,6 +99,11 @@ def _markdown(analysis: Analysis) -> str:
         for name, table in section.tables.items():
             text = render(_with_signature(table, analysis.signature), "md")
             lines += [f"### {TABLE_TITLES[name]}", "", text.rstrip("\n"), ""]
+        if section.replay is not None:
+            links = " and ".join(f"[{path}]({path})" for path in replay_files(section))
+            lines += [f"Per-query replay: every query of every cell — benefit, tax, both, neither — with its "
+                      f"question, expected answer and each system's response where the release has them: {links}.",
+                      ""]
     return "\n".join(lines)
 
 
@@ -97,13 +114,9 @@ def _template() -> Template:
 
 
 def _html_table(table: pd.DataFrame) -> Markup:
-    """The table as HTML, its cells formatted as in the Markdown and LaTeX tables."""
-    shown = display(table, table.attrs.get("confidence_level"))
-    numeric = {str(c) for c in table.columns
-               if pd.api.types.is_numeric_dtype(table[c]) and not pd.api.types.is_bool_dtype(table[c])}
-    align = ["right" if c.split(" [")[0] in numeric else "left" for c in shown.columns]
-    return Markup(tabulate(shown, headers="keys", tablefmt="html", showindex=False,
-                           disable_numparse=True, colalign=align))
+    """The table as HTML (:func:`memdiag.tables.html`: escaped, formatted as in the Markdown and
+    LaTeX tables, key columns first and the rest under ``<details>``)."""
+    return Markup(html(table))
 
 
 def _html(analysis: Analysis, figures: Path) -> str:
@@ -120,7 +133,7 @@ def _html(analysis: Analysis, figures: Path) -> str:
                   for name, (fig, caption) in section.figures.items()]
         sections.append({"key": section.key, "title": section.title, "sentence": section.sentence,
                          "omitted": section.omitted, "number": numbers.get(id(section)),
-                         "tables": tables, "figures": images})
+                         "tables": tables, "figures": images, "replay": replay_files(section)})
     return _template().render(summary=_summary(analysis), signature=signature(analysis.signature),
                               policies=analysis.provenance["policies"], shown=_shown(analysis),
-                              sections=sections)
+                              sections=sections, table_style=Markup(HTML_STYLE))

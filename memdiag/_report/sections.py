@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
@@ -22,11 +23,15 @@ from memdiag._agreement import agreement
 from memdiag._augmentation import augmentation, augmented_pairs
 from memdiag._audit import audit_claims, audit_independence, leaderboard, rank_stability
 from memdiag._compare import bootstrap, compare, omnibus
+from memdiag._audit.claims import read_claims
+from memdiag._clusters import cluster_accuracy
 from memdiag._costs import cost_ratios, cost_values, costs, quantities_of, system_costs
-from memdiag._evidence import evidence, evidence_length, evidence_tests
+from memdiag._evidence import evidence, evidence_length, evidence_tests, path_given_result
 from memdiag._flows import flows
 from memdiag._ingestion import ingestion, ingestion_curve
+from memdiag._power import comparison_power
 from memdiag._prepare import Prepared, prepare
+from memdiag._replay import replay
 from memdiag._report.provenance import Settings, _file_hash
 from memdiag._schemes import Scheme
 from memdiag._scoring import score
@@ -34,7 +39,7 @@ from memdiag._sensitivity import sensitivity
 from memdiag._store_gap import store_gap
 from memdiag._verdicts import check, validate
 from memdiag._writes import write_audit
-from memdiag.errors import VerdictError
+from memdiag.errors import VerdictError, listing
 
 #: Per-system cost columns a systems table may carry, in order of preference.
 SYSTEM_COSTS: tuple[str, ...] = ("tokens_per_query", "total_tokens", "cost_usd")
@@ -56,6 +61,7 @@ class Section:
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)
     figures: dict[str, tuple[Figure, str]] = field(default_factory=dict)
     omitted: str | None = None
+    replay: pd.DataFrame | None = None  # per-query replay of the flows (replay/ in the report folder)
 
 
 @dataclass
@@ -80,6 +86,12 @@ class _Context:
     write_log: pd.DataFrame | None
     accuracy: pd.DataFrame | None = None
     ingestion_log: pd.DataFrame | None = None
+    labels: dict[str, str] = field(default_factory=dict)  # short names the figures draw
+
+    @property
+    def figure_labels(self) -> dict[str, str] | None:
+        """The aliases for ``labels=`` of the plots (None: each figure shortens the names itself)."""
+        return self.labels or None
 
     @property
     def scheme(self) -> Scheme | None:
@@ -114,11 +126,14 @@ class _Context:
 
 
 TABLE_TITLES: dict[str, str] = {
-    "inputs": "Input files", "validation": "Validation summary", "scores": "Official scores",
+    "inputs": "Input files", "validation": "Validation summary",
+    "failed_clusters": "Clusters a run answers all wrong (or all right)", "scores": "Official scores",
     "accuracy": "Accuracy with paired bootstrap intervals", "flows": "Benefit and tax flows",
     "flows_by_category": "Benefit and tax flows by category", "pairwise": "Pairwise differences",
     "pairwise_vs_reference": "Differences from the reference",
     "omnibus": "Omnibus test", "rank_stability": "Rank stability",
+    "power": "Smallest difference each comparison with the reference can detect",
+    "path_retention": "Path retention given the result, P(path | result)",
     "independence": "Pairwise conclusions: queries as independent vs the cluster design",
     "evidence": "Coverage, utilization and the accuracy decomposition",
     "evidence_omnibus": "Evidence omnibus tests", "evidence_pairs": "Evidence pairwise tests",
@@ -143,8 +158,38 @@ def _data_section(ctx: _Context) -> Section:
                       "and pairing problems — before any statistic (SPEC §1).")
     if "source_file" in ctx.df:
         section.tables["inputs"] = _inputs_table(ctx.df)
-    section.tables["validation"] = validate(ctx.df)
+    validation = validate(ctx.df)
+    validation.attrs["notes"] = _condensed(validation.attrs.get("notes", []))
+    if ctx.labels:  # the short names the figures draw, beside the names
+        validation.insert(1, "label", validation["system"].map(ctx.labels))
+    section.tables["validation"] = validation
+    if ctx.prepared.n_clusters is not None:
+        clusters = cluster_accuracy(ctx.prepared, threshold=ctx.settings.threshold)
+        if clusters.attrs["flagged"]:
+            table = clusters[clusters["flag"] != ""].reset_index(drop=True)
+            table.attrs = clusters.attrs
+            section.tables["failed_clusters"] = table
+            section.sentence += (" Some runs answer whole clusters all wrong (or all right), far from their accuracy "
+                                 "elsewhere: " + "; ".join(f"{system} ({len(items)} clusters)" for system, items
+                                                           in clusters.attrs["flagged"].items())
+                                 + ". Check those runs before reading their comparisons.")
     return section
+
+
+#: A validation note saying that a source's own category label names another category.
+_RELABEL = re.compile(r"system '.*' labels \d+ '.*' queries as '.*' \(the canonical category is used\)")
+
+
+def _condensed(notes: list[str]) -> list[str]:
+    """The validation notes with the per-(system, label) relabelling lines (four per LoCoMo run)
+    as one line counting them; ``memdiag validate`` prints them all."""
+    relabels = [n for n in notes if _RELABEL.fullmatch(n)]
+    if len(relabels) <= 3:
+        return list(notes)
+    line = (f"{len(relabels)} (system, label) pairs where a source's own category label names another category "
+            f"(the canonical category is used; memdiag validate lists them): "
+            + listing([n.removesuffix(" (the canonical category is used)") for n in relabels], 2))
+    return [n for n in notes if n not in relabels] + [line]
 
 
 def _inputs_table(df: pd.DataFrame) -> pd.DataFrame:
@@ -177,7 +222,7 @@ def _flows_section(ctx: _Context) -> Section:
     section = Section("flows", f"Memory benefit and tax against {ref}",
                       f"Per system, the queries {ref} misses and the system answers (benefit) and the "
                       f"queries {ref} answers and the system loses (tax), with net = benefit − tax, "
-                      "retention, recovery and the exact McNemar test (SPEC §2).")
+                      "retention, recovery and the test of net ≠ 0 every section uses for a pair (SPEC §2).")
     if len(ctx.systems) < 2:
         return _omit(section, f"the data hold only {ref}: there is no system to compare with it")
     s = ctx.settings
@@ -185,9 +230,14 @@ def _flows_section(ctx: _Context) -> Section:
                   **ctx.resampling)
     table = flows(ctx.prepared, ref, **common)
     section.tables["flows"] = table
+    failed = [n for n in table.attrs["notes"] if n.startswith(f"the reference {ref} answers whole clusters")]
+    if failed:
+        section.sentence += (f" Warning: {ref} answers whole clusters all wrong (or all right), so part of every "
+                             "benefit (tax) is that run's failure, not memory (see the note under the table).")
     if "category" in ctx.selected and ctx.selected["category"].nunique() > 1:
         section.tables["flows_by_category"] = flows(ctx.prepared, ref, by="category", **common)
-    section.figures["venn"] = (plots.venn(table, all_systems=ctx.systems),
+    section.replay = replay(ctx.prepared, ref, threshold=s.threshold)
+    section.figures["venn"] = (plots.venn(table, all_systems=ctx.systems, labels=ctx.figure_labels),
                                f"Benefit / tax Venn diagrams of every system against {ref}; the title "
                                "gives the net count and the net rate with its interval.")
     return section
@@ -197,7 +247,8 @@ def _compare_section(ctx: _Context) -> Section:
     section = Section("compare", "Pairwise tests, omnibus and ranking",
                       "Every pairwise accuracy difference with its paired interval and "
                       f"{ctx.settings.correction}-adjusted p-value, one test of 'all systems equal', "
-                      "and how often each system ranks first across bootstrap replicates (SPEC §4–§5).")
+                      "how often each system ranks first across bootstrap replicates, and the smallest "
+                      "difference from the reference each comparison could detect (SPEC §4–§5, §4.1).")
     if len(ctx.systems) < 2:
         return _omit(section, "a comparison needs at least two systems")
     s = ctx.settings
@@ -210,11 +261,13 @@ def _compare_section(ctx: _Context) -> Section:
     versus = compare(ctx.prepared, pairs="reference", reference=s.reference,
                      confidence_level=s.confidence_level, correction=s.correction, **ctx.resampling)
     section.tables["pairwise_vs_reference"] = versus
-    section.figures["forest"] = (plots.forest(versus, reference=s.reference, all_systems=ctx.systems),
+    section.tables["power"] = comparison_power(versus, alpha=0.05, power=0.8)
+    section.figures["forest"] = (plots.forest(versus, reference=s.reference, all_systems=ctx.systems,
+                                              labels=ctx.figure_labels),
                                  f"Accuracy difference of every system from {s.reference} with its "
                                  "interval; filled markers are significant after adjustment over the "
                                  f"comparisons with {s.reference}.")
-    section.figures["matrix"] = (plots.matrix(pairs, systems=ctx.systems),
+    section.figures["matrix"] = (plots.matrix(pairs, systems=ctx.systems, labels=ctx.figure_labels),
                                  "Every pairwise accuracy difference (row − column, points) with its "
                                  "interval; * marks p < 0.05 for the comparison (as its interval), "
                                  "bold an adjusted p < 0.05 over all pairs.")
@@ -270,6 +323,9 @@ def _evidence_section(ctx: _Context) -> Section:
                       "two, and how long the evidence is (SPEC §3, §7; Raw-RAG paper C.1, A.5.1, Table 20).")
     if "evidence_tokens" in ctx.selected and ctx.selected["evidence_tokens"].notna().any():
         section.tables["evidence_length"] = evidence_length(ctx.prepared)
+    if all(c in ctx.selected and ctx.selected[c].notna().any() for c in ("result_covered", "path_covered")):
+        section.tables["path_retention"] = path_given_result(
+            ctx.prepared, allow_inconsistent=True, confidence_level=ctx.settings.confidence_level, **ctx.resampling)
     labelled = _labelled_systems(ctx.selected)
     if not labelled:
         if section.tables:
@@ -290,7 +346,7 @@ def _evidence_section(ctx: _Context) -> Section:
         section.tables["evidence_pairs"] = pairs
         section.figures["evidence_matrix"] = (
             plots.matrix(_metric_rows(pairs, "coverage"), _metric_rows(pairs, "utilization"),
-                         systems=labelled),
+                         systems=labelled, labels=ctx.figure_labels),
             "Pairwise coverage differences (upper triangle) and utilization differences (lower "
             "triangle), row − column in points, each triangle on its own colour scale; * marks "
             "p < 0.05 for the comparison (as its interval), bold an adjusted p < 0.05.")
@@ -331,7 +387,7 @@ def _costs_section(ctx: _Context) -> Section:
                                                    if lacking else [])}
     section.tables["costs"] = table
     fig = plots.bubble(ctx.accuracy, costs, reference=ctx.settings.reference, cost=cost, size=size,
-                       all_systems=ctx.systems)
+                       all_systems=ctx.systems, labels=ctx.figure_labels)
     section.figures["bubble"] = (fig, f"Accuracy against {cost.replace('_', ' ')} ({source}); "
                                       "the dashed step line is the Pareto front.")
     return section
@@ -409,7 +465,11 @@ def _claims_section(ctx: _Context) -> Section:
     if ctx.claims is None:
         return _omit(section, "no claims file was given (--claims)")
     s = ctx.settings
-    table = audit_claims(ctx.df, ctx.claims, n_resamples=s.n_resamples, seed=s.seed, inference=s.inference,
+    claims, inherited = _report_claims(ctx)
+    if inherited:
+        section.sentence += (f" Claims that name no scheme, benchmark or design are checked as the rest of the "
+                             f"report ({inherited}), so a pair's numbers are those of the other sections.")
+    table = audit_claims(ctx.df, claims, n_resamples=s.n_resamples, seed=s.seed, inference=s.inference,
                          confidence_level=s.confidence_level, **ctx.policies)
     table.attrs["design"] = None  # each claim states its own design (column 'design')
     section.tables["claims"] = table
@@ -537,6 +597,24 @@ def _shared_with(values, column: int) -> bool:
     others = have & have[:, [column]]
     others[:, column] = False
     return bool(others.any())
+def _report_claims(ctx: _Context) -> tuple[pd.DataFrame | str, str]:
+    """The claims, those without a scheme (benchmark) or design given the report's, and what was given."""
+    scheme, design = ctx.scheme, ctx.settings.design
+    if (scheme is None and design is None) or ctx.claims is None:
+        return ctx.claims, ""
+    claims = read_claims(ctx.claims)
+    given = []
+    name = None if scheme is None else (
+        scheme.name if scheme.origin == "built-in" else scheme.origin if Path(scheme.origin).is_file() else None)
+    if name is not None:  # a scheme given as a mapping cannot be named in a claim
+        open_ = claims["scheme"].isna() & claims["benchmark"].isna()
+        claims.loc[open_, "scheme"] = name
+        given += [f"scheme {scheme.name}"] if open_.any() else []
+    if design is not None:
+        open_ = claims["design"].isna()
+        claims.loc[open_, "design"] = design
+        given += [f"design {design}"] if open_.any() else []
+    return claims, ", ".join(given)
 
 
 def _omit(section: Section, why: str) -> Section:
@@ -585,6 +663,22 @@ def _interval_policy(ctx: _Context) -> str:
             f"tests (B = {s.n_resamples} draws where sampled)")
 
 
+def _one_number_line(ctx: _Context) -> str:
+    """How the sections that show a pair agree (SPEC §2, §4): the same difference, interval and
+    test from the same replicates; with scores that are not 0/1, the flows' binary outcomes are
+    another statistic than the mean scores the other sections compare."""
+    line = ("one number per pair: every section that shows two systems side by side (flows, pairwise differences, "
+            "the forest plot and matrix, the clustered-queries table, the claims) gives them the same difference, "
+            "interval and test (above), drawn from the same replicates of that pair; only the adjusted p differs, "
+            "with its family")
+    scores = ctx.prepared.panel.scores
+    if np.isin(scores[~np.isnan(scores)], (0.0, 1.0)).all():
+        return line
+    return (line + f"; these scores are not all 0/1 (repeated or graded judgments), so the flows, which count a "
+            f"query correct when its score > {ctx.settings.threshold}, are a statistic of their own: a flow's net "
+            "rate differs from the accuracy difference of the other sections")
+
+
 def _policies(ctx: _Context, why: str, n_queries: int) -> list[str]:
     s = ctx.settings
     lines = [f"{why}; {_interval_policy(ctx)}, seed {s.seed}",
@@ -595,7 +689,8 @@ def _policies(ctx: _Context, why: str, n_queries: int) -> list[str]:
              "accuracy: the mean per-query score"
              + (f" under the '{ctx.scheme.name}' aggregation" if ctx.scheme else ""),
              f"multiplicity: {s.correction} within each family (all pairs of one metric; the systems "
-             "against one reference; the claims of one family)"]
+             "against one reference; the claims of one family)",
+             _one_number_line(ctx)]
     if ctx.scheme is not None:
         lines += [f"{n['policy']}: {n['detail']}" for n in ctx.selected.attrs.get("scheme_notes", [])]
     return lines
