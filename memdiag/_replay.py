@@ -151,8 +151,9 @@ def write_replay(table: pd.DataFrame, folder: str | Path) -> list[Path]:
     csv_path, jsonl_path = folder / FILES[0], folder / FILES[1]
     safe = table.copy()
     for k in range(safe.shape[1]):
-        if not pd.api.types.is_numeric_dtype(safe.iloc[:, k]):
-            safe.isetitem(k, safe.iloc[:, k].map(csv_cell))
+        column = safe.iloc[:, k]
+        if not pd.api.types.is_numeric_dtype(column):  # each distinct text escaped once
+            safe.isetitem(k, column.map({value: csv_cell(value) for value in pd.unique(column.dropna())}))
     safe.columns = [csv_cell(str(c)) for c in safe.columns]
     with open(csv_path, "w", encoding="utf-8", newline="\n") as fh:
         fh.write(safe.to_csv(index=False, lineterminator="\n"))  # full precision, as memdiag.tables writes CSV

@@ -51,6 +51,7 @@ from memdiag._outputs import check_outputs
 from memdiag._report.render import _figure_files, _save_figures
 from memdiag._report.sections import SECTIONS, Analysis, _context, _policies
 from memdiag._schemes import Scheme
+from memdiag.plots._jobs import FigureJobs
 from memdiag._verdicts import read_verdicts
 from memdiag._ingestion import read_ingestion_log
 from memdiag._writes import read_write_log
@@ -79,11 +80,19 @@ def _analyse(df: pd.DataFrame, settings: Settings, inputs: dict, scheme: Scheme 
                        "correction": settings.correction, "threshold": settings.threshold,
                        **ctx.policies, "judges": ctx.prepared.judges}
     sections = []
-    with warnings.catch_warnings(record=True) as caught:
-        for step in SECTIONS:
-            bar.set_postfix_str(step.__name__.strip("_").removesuffix("_section"))
-            sections.append(step(ctx))
-            bar.update()
+    figures = FigureJobs()  # each section's figures are drawn in worker processes from here on
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            for step in SECTIONS:
+                bar.set_postfix_str(step.__name__.strip("_").removesuffix("_section"))
+                section = step(ctx)
+                for name, (draw, _) in section.figures.items():
+                    figures.submit(name, draw)
+                sections.append(section)
+                bar.update()
+    except BaseException:
+        figures.stop()
+        raise
     provenance = {
         "memdiag_version": __version__, "analysis_format": ANALYSIS_FORMAT,
         "settings": asdict(settings), "inputs": inputs,
@@ -92,7 +101,7 @@ def _analyse(df: pd.DataFrame, settings: Settings, inputs: dict, scheme: Scheme 
         "policies": _policies(ctx, why, n_queries),
         "warnings": list(dict.fromkeys(str(w.message) for w in caught)),
     }
-    return Analysis(sections, provenance, signature_attrs)
+    return Analysis(sections, provenance, signature_attrs, figures)
 
 
 def _input_files(df: pd.DataFrame, *sides: object) -> list[str]:
@@ -250,7 +259,8 @@ def report(
     with _bar(len(SECTIONS) + len(WRITE_STEPS), progress) as bar:
         analysis = _prepare(df, settings, scheme, systems_table, claims, write_log, read_options, bar,
                             out=target, ingestion_log=ingestion_log, labels=labels)
-        return _publish(analysis, target, bar, force)
+        with analysis.figures:  # stops the figures' workers however publishing ends
+            return _publish(analysis, target, bar, force)
 
 
 def report_from_json(path: str | Path, out: str | Path, progress: bool | None = None,
@@ -345,8 +355,9 @@ def demo(out: str | Path = "memdiag-demo", figures: str | Path | None = None,
     with _bar(steps, progress) as bar:
         analysis = _prepare(EXAMPLE / "verdicts", settings, None, read_options=None, bar=bar, out=target,
                             **sides)
-        if target is not None:
-            return _publish(analysis, target, bar, force)
-    check_outputs(_figure_files(analysis, figures), force=force)
-    _save_figures(analysis, figures)
+        with analysis.figures:
+            if target is not None:
+                return _publish(analysis, target, bar, force)
+            check_outputs(_figure_files(analysis, figures), force=force)
+            _save_figures(analysis, figures)
     return Path(figures)

@@ -15,12 +15,12 @@ import pandas as pd
 from jinja2 import Environment, PackageLoader, Template
 from markupsafe import Markup
 
-from memdiag import plots
 from memdiag._report.provenance import _with_signature
 from memdiag._escape import code_span, markdown
 from memdiag._replay import FILES as REPLAY_FILES
 from memdiag._replay import write_replay
 from memdiag._report.sections import TABLE_TITLES, Analysis, Section
+from memdiag.plots.style import write_rendered
 from memdiag.tables import HTML_STYLE, html, render, signature
 
 #: CSS pixels per inch: an embedded figure is shown at its printed size.
@@ -61,11 +61,16 @@ def _figure_files(analysis: Analysis, folder: str | Path) -> list[Path]:
 
 
 def _save_figures(analysis: Analysis, folder: str | Path) -> list[Path]:
-    """Write every figure of ``analysis`` into ``folder`` as PDF, SVG and PNG; returns the files."""
+    """Write every figure of ``analysis`` into ``folder`` as PDF, SVG and PNG (each drawn and
+    rendered in a worker process since its section was computed); returns the files. Warnings
+    raised while drawing join the analysis' warnings."""
     written = []
     for section in analysis.sections:
-        for name, (fig, _) in section.figures.items():
-            written += plots.save(fig, Path(folder) / name)
+        for name in section.figures:
+            result = analysis.figures.result(name)
+            written += write_rendered(result.files, Path(folder) / name)
+            seen = analysis.provenance.setdefault("warnings", [])
+            seen += [w for w in result.warnings if w not in seen]
     return written
 
 
@@ -128,9 +133,9 @@ def _html(analysis: Analysis, figures: Path) -> str:
                    "notes": [str(n) for n in table.attrs.get("notes", [])],
                    "signature": signature(table.attrs)} for name, table in signed.items()]
         images = [{"name": name, "caption": caption,
-                   "width": round(fig.get_size_inches()[0] * CSS_DPI),
+                   "width": round(analysis.figures.result(name).size[0] * CSS_DPI),
                    "data": base64.b64encode((figures / f"{name}.png").read_bytes()).decode("ascii")}
-                  for name, (fig, caption) in section.figures.items()]
+                  for name, (_, caption) in section.figures.items()]
         sections.append({"key": section.key, "title": section.title, "sentence": section.sentence,
                          "omitted": section.omitted, "number": numbers.get(id(section)),
                          "tables": tables, "figures": images, "replay": replay_files(section)})

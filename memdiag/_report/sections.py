@@ -11,14 +11,15 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
+from functools import partial
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
 from memdiag import plots
+from memdiag.plots._jobs import Draw, FigureJobs
 from memdiag._agreement import agreement
 from memdiag._augmentation import augmentation, augmented_pairs
 from memdiag._audit import audit_claims, audit_independence, leaderboard, rank_stability
@@ -59,18 +60,20 @@ class Section:
     title: str
     sentence: str = ""
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)
-    figures: dict[str, tuple[Figure, str]] = field(default_factory=dict)
+    figures: dict[str, tuple[Draw, str]] = field(default_factory=dict)  # drawing function, caption
     omitted: str | None = None
     replay: pd.DataFrame | None = None  # per-query replay of the flows (replay/ in the report folder)
 
 
 @dataclass
 class Analysis:
-    """A computed report: its sections and the provenance written to analysis.json."""
+    """A computed report: its sections, the provenance written to analysis.json, and its figures
+    (drawn and rendered in worker processes since their section was computed)."""
 
     sections: list[Section]
     provenance: dict
     signature: dict  # the report-wide provenance keys printed in every signature line
+    figures: FigureJobs = field(default_factory=FigureJobs)
 
 
 @dataclass
@@ -237,7 +240,7 @@ def _flows_section(ctx: _Context) -> Section:
     if "category" in ctx.selected and ctx.selected["category"].nunique() > 1:
         section.tables["flows_by_category"] = flows(ctx.prepared, ref, by="category", **common)
     section.replay = replay(ctx.prepared, ref, threshold=s.threshold)
-    section.figures["venn"] = (plots.venn(table, all_systems=ctx.systems, labels=ctx.figure_labels),
+    section.figures["venn"] = (partial(plots.venn, table, all_systems=ctx.systems, labels=ctx.figure_labels),
                                f"Benefit / tax Venn diagrams of every system against {ref}; the title "
                                "gives the net count and the net rate with its interval.")
     return section
@@ -262,12 +265,12 @@ def _compare_section(ctx: _Context) -> Section:
                      confidence_level=s.confidence_level, correction=s.correction, **ctx.resampling)
     section.tables["pairwise_vs_reference"] = versus
     section.tables["power"] = comparison_power(versus, alpha=0.05, power=0.8)
-    section.figures["forest"] = (plots.forest(versus, reference=s.reference, all_systems=ctx.systems,
-                                              labels=ctx.figure_labels),
+    section.figures["forest"] = (partial(plots.forest, versus, reference=s.reference, all_systems=ctx.systems,
+                                         labels=ctx.figure_labels),
                                  f"Accuracy difference of every system from {s.reference} with its "
                                  "interval; filled markers are significant after adjustment over the "
                                  f"comparisons with {s.reference}.")
-    section.figures["matrix"] = (plots.matrix(pairs, systems=ctx.systems, labels=ctx.figure_labels),
+    section.figures["matrix"] = (partial(plots.matrix, pairs, systems=ctx.systems, labels=ctx.figure_labels),
                                  "Every pairwise accuracy difference (row − column, points) with its "
                                  "interval; * marks p < 0.05 for the comparison (as its interval), "
                                  "bold an adjusted p < 0.05 over all pairs.")
@@ -345,8 +348,8 @@ def _evidence_section(ctx: _Context) -> Section:
         section.tables["evidence_omnibus"] = tests
         section.tables["evidence_pairs"] = pairs
         section.figures["evidence_matrix"] = (
-            plots.matrix(_metric_rows(pairs, "coverage"), _metric_rows(pairs, "utilization"),
-                         systems=labelled, labels=ctx.figure_labels),
+            partial(plots.matrix, _metric_rows(pairs, "coverage"), _metric_rows(pairs, "utilization"),
+                    systems=labelled, labels=ctx.figure_labels),
             "Pairwise coverage differences (upper triangle) and utilization differences (lower "
             "triangle), row − column in points, each triangle on its own colour scale; * marks "
             "p < 0.05 for the comparison (as its interval), bold an adjusted p < 0.05.")
@@ -386,8 +389,8 @@ def _costs_section(ctx: _Context) -> Section:
     table.attrs = {"notes": [f"cost: {source}"] + ([f"no cost for {', '.join(lacking)}: not drawn"]
                                                    if lacking else [])}
     section.tables["costs"] = table
-    fig = plots.bubble(ctx.accuracy, costs, reference=ctx.settings.reference, cost=cost, size=size,
-                       all_systems=ctx.systems, labels=ctx.figure_labels)
+    fig = partial(plots.bubble, ctx.accuracy, costs, reference=ctx.settings.reference, cost=cost, size=size,
+                  all_systems=ctx.systems, labels=ctx.figure_labels)
     section.figures["bubble"] = (fig, f"Accuracy against {cost.replace('_', ' ')} ({source}); "
                                       "the dashed step line is the Pareto front.")
     return section
@@ -449,10 +452,10 @@ def _writes_section(ctx: _Context) -> Section:
         return _omit(section, "no memory decision log was given (--write-log)")
     table = write_audit(ctx.write_log)
     section.tables["write_audit"] = table
-    section.figures["mutation_rates"] = (plots.mutation_rates(table),
+    section.figures["mutation_rates"] = (partial(plots.mutation_rates, table),
                                          "Proposed and effective mutation rates per conversation, "
                                          "with the decision-weighted means.")
-    section.figures["write_actions"] = (plots.write_actions(table),
+    section.figures["write_actions"] = (partial(plots.write_actions, table),
                                         "The distribution of ADD, UPDATE, DELETE and NONE decisions per "
                                         "conversation and pooled (Raw-RAG paper Figure 2, top).")
     return section
@@ -491,7 +494,7 @@ def _augmentation_section(ctx: _Context) -> Section:
         table = augmentation(ctx.prepared, memory, reference=ref, augmented=augmented,
                              threshold=ctx.settings.threshold)
         name = "venn3" if k == 0 else f"venn3_{k + 1}"
-        section.figures[name] = (plots.venn3(table, all_systems=ctx.systems),
+        section.figures[name] = (partial(plots.venn3, table, all_systems=ctx.systems),
                                  f"Queries answered by {ref}, {memory} and {augmented}: each region's count and "
                                  f"share; below, the tax of {memory} without and with augmentation.")
         tables.append(table.assign(memory_system=memory, augmented_system=augmented))
@@ -531,7 +534,7 @@ def _sensitivity_section(ctx: _Context) -> Section:
                         confidence_level=s.confidence_level, correction=s.correction, missing=s.missing,
                         verdict_missing=s.verdict_missing)
     section.tables["sensitivity"] = table
-    section.figures["sensitivity"] = (plots.sensitivity(table, parameter=parameter, default=table.attrs["default"]),
+    section.figures["sensitivity"] = (partial(plots.sensitivity, table, parameter=parameter, default=table.attrs["default"]),
                                       f"Score of each {parameter} setting (top) and its difference from the default "
                                       f"{parameter} = {default} with paired intervals (bottom).")
     return section
@@ -550,7 +553,7 @@ def _store_gap_section(ctx: _Context) -> Section:
     gap = store_gap(ctx.prepared, table, confidence_level=s.confidence_level, correction=s.correction,
                     **ctx.resampling)
     section.tables["store_gap"] = gap
-    section.figures["store_gap"] = (plots.store_gap(gap, all_systems=ctx.systems),
+    section.figures["store_gap"] = (partial(plots.store_gap, gap, all_systems=ctx.systems),
                                     "Native (hollow) and complete-store (filled) scores per memory system, the "
                                     "raw-evidence control (grey), and the paired differences C − N and R − C.")
     return section
@@ -582,7 +585,7 @@ def _efficiency_section(ctx: _Context) -> Section:
         curve = ingestion_curve(ctx.ingestion_log)
         known = set(curve["system"])
         section.tables["ingestion"] = ingestion(ctx.ingestion_log, reference=ref if ref in known else None)
-        section.figures["ingestion"] = (plots.ingestion(curve, reference=ref, all_systems=ctx.systems),
+        section.figures["ingestion"] = (partial(plots.ingestion, curve, reference=ref, all_systems=ctx.systems),
                                         "Cumulative sequential ingestion time per system, item by item; each line "
                                         "ends with the system's total.")
     if not section.tables:

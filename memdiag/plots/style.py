@@ -55,6 +55,7 @@ ids, and a fixed font.
 from __future__ import annotations
 
 import functools
+import io
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -129,6 +130,8 @@ METADATA: dict[str, dict[str, str | None]] = {
 }
 #: Raster resolution of the PNG.
 PNG_DPI = 300
+#: The formats every figure is saved in.
+FORMATS: tuple[str, ...] = ("pdf", "svg", "png")
 
 MINUS = "\u2212"
 
@@ -262,10 +265,16 @@ def _measurer(dpi: int):
 def _width(line: str, fontsize: float, weight: str, hinting: str) -> float:
     font = FontProperties(family=RC["font.sans-serif"], size=fontsize, weight=weight)
     widths = []
-    for dpi, mode in [(72, "no_hinting"), *((d, hinting) for d in _MEASURE_DPI)]:
-        with mpl.rc_context({"text.hinting": mode}):
+    # text.hinting is set and restored by hand: rc_context copies every rcParam, which costs more
+    # than the measurement itself (a report measures hundreds of labels)
+    before = mpl.rcParams["text.hinting"]
+    try:
+        for dpi, mode in [(72, "no_hinting"), *((d, hinting) for d in _MEASURE_DPI)]:
+            mpl.rcParams["text.hinting"] = mode
             widths.append(_measurer(dpi).get_text_width_height_descent(line, font, ismath=False)[0]
                           / dpi)
+    finally:
+        mpl.rcParams["text.hinting"] = before
     return max(widths)
 
 
@@ -390,7 +399,41 @@ def require(frame, columns: Sequence[str], what: str) -> None:
                          f"{', '.join(map(str, frame.columns))}).")
 
 
-def save(fig: Figure, path: str | Path, formats: Sequence[str] = ("pdf", "svg", "png")) -> list[Path]:
+def rendered(fig: Figure, formats: Sequence[str] = FORMATS) -> dict[str, bytes]:
+    """The bytes of ``fig`` as each of ``formats`` (``pdf``, ``svg``, ``png``), as :func:`save` writes them.
+
+    >>> fig = Figure(figsize=(1, 1))
+    >>> sorted(rendered(fig, ("svg", "png")))
+    ['png', 'svg']
+    """
+    unknown = [f for f in formats if f not in METADATA]
+    if unknown:
+        raise ValueError(f"cannot save as {', '.join(unknown)}: use pdf, svg or png.")
+    out = {}
+    with mpl.rc_context(SAVE_RC):
+        for fmt in formats:
+            buffer = io.BytesIO()
+            fig.savefig(buffer, format=fmt, metadata=METADATA[fmt], facecolor="white",
+                        dpi=PNG_DPI if fmt == "png" else "figure")
+            out[fmt] = buffer.getvalue()
+    return out
+
+
+def write_rendered(files: Mapping[str, bytes], path: str | Path) -> list[Path]:
+    """Write :func:`rendered` bytes next to each other from the stem ``path`` (missing folders are
+    created); returns the files in the order of ``files``."""
+    path = Path(path)
+    stem = path.with_suffix("") if path.suffix.lower() in {".pdf", ".svg", ".png"} else path
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    written = []
+    for fmt, data in files.items():
+        out = stem.parent / f"{stem.name}.{fmt}"
+        out.write_bytes(data)
+        written.append(out)
+    return written
+
+
+def save(fig: Figure, path: str | Path, formats: Sequence[str] = FORMATS) -> list[Path]:
     """Write ``fig`` as PDF, SVG and PNG next to each other from one stem.
 
     Parameters
@@ -408,24 +451,23 @@ def save(fig: Figure, path: str | Path, formats: Sequence[str] = ("pdf", "svg", 
     list of pathlib.Path
         The files written, in the order of ``formats``.
 
+    Raises
+    ------
+    ValueError
+        A format other than pdf, svg or png.
+
     Notes
     -----
     PDF embeds TrueType fonts (``pdf.fonttype`` 42); SVG keeps text as ``<text>`` elements
     (``svg.fonttype`` ``"none"``); PNG is 300 dpi. Metadata carry no date and SVG ids use a fixed
     salt, so the same figure gives the same bytes on every run. The figure keeps its size (no
     tight bounding box), so it prints at the column width it was made for.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     [p.name for p in save(Figure(figsize=(1, 1)), Path(folder) / "empty")]
+    ['empty.pdf', 'empty.svg', 'empty.png']
     """
-    unknown = [f for f in formats if f not in METADATA]
-    if unknown:
-        raise ValueError(f"cannot save as {', '.join(unknown)}: use pdf, svg or png.")
-    path = Path(path)
-    stem = path.with_suffix("") if path.suffix.lower() in {".pdf", ".svg", ".png"} else path
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    written = []
-    with mpl.rc_context(SAVE_RC):
-        for fmt in formats:
-            out = stem.parent / f"{stem.name}.{fmt}"
-            fig.savefig(out, format=fmt, metadata=METADATA[fmt], facecolor="white",
-                        dpi=PNG_DPI if fmt == "png" else "figure")
-            written.append(out)
-    return written
+    return write_rendered(rendered(fig, formats), path)
