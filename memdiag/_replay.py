@@ -162,5 +162,8 @@ def write_replay(table: pd.DataFrame, folder: str | Path) -> list[Path]:
     with open(jsonl_path, "w", encoding="utf-8", newline="\n") as fh:
         for row in zip(*values):  # every number at full precision; NaN (no text, no score) as null
             record = {c: None if isinstance(v, float) and math.isnan(v) else v for c, v in zip(columns, row)}
-            fh.write(json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n")
+            # U+2028 and U+2029 are valid inside a JSON string, but many line readers (str.splitlines,
+            # JavaScript) take them for line breaks: escaped, each record stays on its one line
+            text = json.dumps(record, ensure_ascii=False, allow_nan=False)
+            fh.write(text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029") + "\n")
     return [csv_path, jsonl_path]
