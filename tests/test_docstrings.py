@@ -138,6 +138,14 @@ def test_examples_are_doctests_that_run(name):
     assert "+SKIP" not in examples, f"{name}: an Example is skipped"
 
 
+def test_the_exception_lookup_tells_exception_classes_from_other_names():
+    # the oracle of the Raises check: builtins, memdiag.errors and dotted paths resolve; other names do not
+    assert _exception("ValueError") is ValueError and _exception("VerdictError") is memdiag.errors.VerdictError
+    assert issubclass(_exception("memdiag._report.publish.Interrupted"), KeyboardInterrupt)
+    assert _exception("NoSuchError") is None and _exception("memdiag.no_module.Error") is None
+    assert not isinstance(_exception("memdiag.tables.render"), type)
+
+
 def test_the_spec_section_parser_reads_the_spec():
     # the oracle of the References check: numbered headings of docs/spec.md at three depths
     assert {"1", "1.4", "4.1", "5.1", "7.10", "8"} <= _spec_sections()
