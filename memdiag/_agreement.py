@@ -226,6 +226,18 @@ def agreement(
         observed share of agreement in points (for Fleiss, the mean pairwise agreement 100·P̄).
         ``attrs["missing_per_rater"]`` maps each rater to its missing-verdict count.
 
+    Raises
+    ------
+    VerdictError
+        A required column (``system``, ``query_id``, ``score``, ``by``) is missing; a score is
+        not in [0, 1] or missing; a rater gives one answer two verdicts; fewer than two raters, or
+        a ``by`` column that does not name raters of the same answers; human labels that are not
+        0/1, name no such column, label an answer twice or lack ``system`` for several systems;
+        an unknown ``verdict_missing``, or a bad ``threshold``, ``n_resamples`` or
+        ``confidence_level``.
+    TypeError
+        ``seed`` is neither an int nor a :class:`numpy.random.Generator`.
+
     Notes
     -----
     Cohen (1960): κ = (p_o − p_e)/(1 − p_e), p_o the share of units both raters label alike,
@@ -238,6 +250,18 @@ def agreement(
     (all systems' answers to a query together, as SPEC §4 pairs them), κ is recomputed from the
     resampled cell counts, percentile interval; a replicate with p_e = 1 is undefined and left
     out. κ is NaN when p_e = 1 on the data (both raters constant).
+
+    References
+    ----------
+    SPEC §7.3 (judge reliability); Raw-RAG paper G.3 (three judgments per answer, unusable
+    outputs score 0); Memory Tax review (the LLM judge as the largest measurement uncertainty).
+    Cohen, J. (1960). A coefficient of agreement for nominal scales. Educational and
+    Psychological Measurement 20(1), 37–46.
+    Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters. Psychological
+    Bulletin 76(5), 378–382.
+    Fleiss, J. L., Cohen, J. & Everitt, B. S. (1969). Large sample standard errors of kappa and
+    weighted kappa. Psychological Bulletin 72(5), 323–327.
+    Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
 
     Examples
     --------
@@ -349,6 +373,17 @@ def missing_verdict_effect(df: pd.DataFrame, *, missing: MissingQueryPolicy = "e
         score_excluded − score_as_wrong, and ``score_excluded_paired`` (SPEC's ``exclude``
         policy: a query with a missing verdict for any system is dropped for all). Scores are
         mean scores in points (×100).
+
+    Raises
+    ------
+    VerdictError
+        Bad verdicts (:func:`memdiag.check`), an unknown ``missing`` policy or system, or a query
+        some systems lack under ``missing="error"``.
+
+    References
+    ----------
+    SPEC §1.4 (pairing and the two missing-data policies), SPEC §7.3 (the effect of the
+    missing-verdict policy); Raw-RAG paper C.6 and G.3 (unusable outputs score 0).
 
     Examples
     --------

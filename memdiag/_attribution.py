@@ -76,6 +76,8 @@ def attribute_change(
     changed
         Which queries had their input changed by the intervention: a list of query ids, a
         boolean Series indexed by query id, or the name of a 0/1 column of ``after_df``.
+    system
+        The system to attribute when the verdicts hold several (default: the only one).
     scheme
         A question-weighted scheme whose exclusions apply (e.g. ``locomo``); schemes with
         group weights do not split additively and are refused.
@@ -85,6 +87,9 @@ def attribute_change(
         than 200 clusters (SPEC §4.1); ``attrs["method"]`` says which.
     inference
         ``auto``, ``percentile``, ``jackknife`` or ``cr2`` (:mod:`memdiag._inference.rule`).
+    missing, verdict_missing
+        The missing-query and missing-verdict policies of SPEC §1.4 for aligning the two runs
+        (default ``error`` and ``as-wrong``).
 
     Returns
     -------
@@ -94,12 +99,32 @@ def attribute_change(
         ``mean_change`` (the part's own mean change, points), ``before`` and ``after`` (the
         part's mean scores, points).
 
+    Raises
+    ------
+    VerdictError
+        Several systems and no ``system``, or a ``system`` not in the verdicts; ``changed``
+        naming no column of ``after_df``, or none of its ids among the aligned queries; bad
+        verdicts, queries one run lacks under ``missing="error"``, an unknown policy or
+        ``inference``, a bad ``n_resamples`` or ``confidence_level``.
+    SchemeError
+        An unknown scheme, or one with group weights (a change does not split additively).
+    ValueError
+        An unknown ``design``.
+    TypeError
+        ``seed`` is neither an int nor a :class:`numpy.random.Generator`.
+
     Notes
     -----
     With Δ_i = after_i − before_i over the N aligned queries, the total change is
     (1/N) Σ_i Δ_i = (1/N) Σ_{i changed} Δ_i + (1/N) Σ_{i unchanged} Δ_i, and each term is that
     part's contribution (paper A.4.4). The parts add up to the total exactly, in the point
     estimate and in every replicate (and every leave-one-cluster-out estimate).
+
+    References
+    ----------
+    SPEC §7.5 (change attribution), SPEC §4 and §4.1 (the intervals); Raw-RAG paper A.4.4 (on
+    LoCoMo the 41 modified contexts contribute +0.065 points, the 1,499 unchanged +0.281).
+    Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
 
     Examples
     --------

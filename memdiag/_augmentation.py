@@ -100,11 +100,25 @@ def augmentation(
         is ``[reference, memory, augmented]``; ``attrs["flows"]`` the tax and benefit of the memory
         and the augmented system against the reference (counts), also in the notes.
 
+    Raises
+    ------
+    VerdictError
+        The three systems are not all different, one of them is not in the data, bad verdicts,
+        unpaired queries under ``missing="error"``, an unknown policy or a bad ``threshold``.
+    SchemeError
+        An unknown scheme, or one that keeps no query of the data.
+
     Notes
     -----
     tax(M) = #{R right, M wrong} = n₁₀₀ + n₁₀₁; tax(M+raw) = n₁₀₀ + n₁₁₀; benefit(M) = n₀₁₀ +
     n₀₁₁; benefit(M+raw) = n₀₀₁ + n₀₁₁. The repaired tax n₁₀₁ against the new loss n₁₁₀ is
     what augmentation changes. Counts only: the flows and pairwise tests give the intervals.
+
+    References
+    ----------
+    SPEC §2 (benefit and tax flows against a reference) and SPEC §8 (the three-set Venn
+    diagram); Memory Tax review, source augmentation (retrieval also draws raw-history chunks
+    and reranks both sources together; SimpleMem's tax falls from 12.0 to 5.2).
 
     Examples
     --------

@@ -90,15 +90,21 @@ def cluster_accuracy(
     Raises
     ------
     VerdictError
-        Verdicts without a ``cluster`` column, or an unknown system.
+        Verdicts without a ``cluster`` column, an unknown system, bad verdicts, ``alpha``
+        outside (0, 1) or a bad ``threshold``.
 
     Notes
     -----
     With n_g queries in cluster g and p̂_(−g) the system's accuracy on the other clusters, the
     chance of every answer wrong is (1 − p̂_(−g))^n_g, of every answer right p̂_(−g)^n_g; a
     cluster is flagged when its answers are all wrong (right) and that chance is below α. A
-    system that is weak everywhere (p̂_(−g) near 0) is not flagged. SPEC §1; Memory Tax review,
-    on checking runs before comparing them.
+    system that is weak everywhere (p̂_(−g) near 0) is not flagged.
+
+    References
+    ----------
+    SPEC §2 (a reference that fails whole clusters) and SPEC §1.7 (LoCoMo's conversations as
+    clusters); Memory Tax review, on checking runs before comparing them (trpc-agent-go's RAG
+    runs answer 0 of the 81 scored questions of LoCoMo's conv-30).
 
     Examples
     --------

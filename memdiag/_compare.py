@@ -190,6 +190,10 @@ def compare(
         Fewer than two systems, an unknown reference or option, bad verdicts.
     SchemeError
         A scheme the data cannot satisfy, or a scheme with a metric it does not aggregate.
+    ValueError
+        An unknown ``design``.
+    TypeError
+        ``seed`` is neither an int nor a :class:`numpy.random.Generator`.
 
     Notes
     -----
@@ -209,6 +213,10 @@ def compare(
 
     References
     ----------
+    SPEC §4 (resampling designs), SPEC §4.1 (few clusters: the interval and test rule), SPEC §5.1
+    (exact McNemar), SPEC §5.3 (multiplicity), SPEC §5.6 (equivalence and non-inferiority) and
+    SPEC §5.7 (per-group contrasts); Raw-RAG paper C.6 (paired bootstrap with shared indices,
+    bootstrap sign tests, Holm per benchmark × metric family) and A.5.1.
     McNemar, Q. (1947). Note on the sampling error of the difference between correlated
     proportions or percentages. Psychometrika 12(2).
     Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scand. J. Stat. 6(2).
@@ -378,7 +386,14 @@ def omnibus(
     Raises
     ------
     VerdictError
-        Fewer than two systems, bad options or verdicts.
+        Fewer than two systems (or fewer than two queries or clusters to resample), bad options
+        or verdicts.
+    SchemeError
+        An unknown scheme, or one the data cannot satisfy.
+    ValueError
+        An unknown ``design``.
+    TypeError
+        ``seed`` is neither an int nor a :class:`numpy.random.Generator`.
 
     Notes
     -----
@@ -394,6 +409,9 @@ def omnibus(
 
     References
     ----------
+    SPEC §5.2 (Cochran's Q), SPEC §4.4 (the centred max-range bootstrap) and SPEC §4.1 (wild
+    cluster replicates with few clusters); Raw-RAG paper C.6 (the centred max-range bootstrap)
+    and A.5.1.
     Cochran, W. G. (1950). The comparison of percentages in matched samples. Biometrika 37(3/4).
     Cameron, A. C., Gelbach, J. B. & Miller, D. L. (2008). Review of Economics and Statistics 90(3).
 
@@ -499,10 +517,20 @@ def bootstrap(
     Raises
     ------
     VerdictError
-        Bad options or verdicts.
+        Bad options or verdicts; an unknown ``method``; ``method="bca"`` where the rule does not
+        use the percentile bootstrap (a cluster design with fewer than 200 clusters).
+    SchemeError
+        An unknown scheme, or one the data cannot satisfy.
+    ValueError
+        An unknown ``design``.
+    TypeError
+        ``seed`` is neither an int nor a :class:`numpy.random.Generator`.
 
     References
     ----------
+    SPEC §4 (resampling designs), SPEC §4.1 (few clusters: the cluster jackknife t interval),
+    SPEC §4.3 (ratios of sums) and SPEC §4.4 (what a bootstrap returns); Raw-RAG paper C.6
+    (percentile intervals, the official aggregation recomputed in each replicate).
     Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall, §14.3 (BCa).
 
     Examples

@@ -151,6 +151,19 @@ def costs(
         units (seconds, tokens), not points. ``attrs["notes"]`` say which systems lack a quantity
         and how each interval was made.
 
+    Raises
+    ------
+    VerdictError
+        No per-query cost column (or a named one the verdicts lack), a negative cost, bad
+        verdicts, an unknown system, policy or ``inference``, a bad ``n_resamples``,
+        ``confidence_level`` or ``threshold``.
+    SchemeError
+        An unknown scheme, or one that keeps no query of the data.
+    ValueError
+        An unknown ``design``.
+    TypeError
+        ``seed`` is neither an int nor a :class:`numpy.random.Generator`.
+
     Notes
     -----
     For system s and quantity c over the queries with a value, H_s:
@@ -162,6 +175,15 @@ def costs(
     clusters, else the percentile bootstrap) from one set of shared replicates; medians and P95
     take the percentile bootstrap under the design, which under-covers with few clusters
     (:func:`memdiag._inference.intervals.infer_quantiles` says why). Intervals are clipped at 0.
+
+    References
+    ----------
+    SPEC §7.9 (cost and latency), SPEC §4.1 (the interval rule) and SPEC §7.2 (quantiles by
+    linear interpolation); Raw-RAG paper §4.3 RQ3, Table 6, Table 20, Table 32, A.6; Memory Tax
+    review, Figure 1.
+    Efron, B. (1982). The Jackknife, the Bootstrap and Other Resampling Plans. SIAM (ch. 3: the
+    jackknife is inconsistent for quantiles).
+    Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
 
     Examples
     --------
@@ -289,6 +311,20 @@ def cost_ratios(
         how many times the reference's cost system_a takes: a latency ratio of 5.1 means the
         reference is 5.1× faster.
 
+    Raises
+    ------
+    VerdictError
+        Fewer than two systems, an unknown ``pairs`` or ``reference``, no per-query cost column
+        (or a named one the verdicts lack), no pair with costs on the same queries, a negative
+        cost, bad verdicts, an unknown policy, ``inference`` or ``correction``, a bad
+        ``n_resamples`` or ``confidence_level``.
+    SchemeError
+        An unknown scheme, or one that keeps no query of the data.
+    ValueError
+        An unknown ``design``.
+    TypeError
+        ``seed`` is neither an int nor a :class:`numpy.random.Generator`.
+
     Notes
     -----
     ratio = Σ_{i∈H} c_ai / Σ_{i∈H} c_bi over the queries H where both have a value (paired: the
@@ -296,6 +332,16 @@ def cost_ratios(
     jackknife t interval and wild cluster bootstrap-t under a cluster design with fewer than 200
     clusters; percentile bootstrap and sign test otherwise), clipped at 0. A reference without
     the quantity gives no rows for it (noted).
+
+    References
+    ----------
+    SPEC §7.9 (ratios between systems), SPEC §4.1 (the interval and test rule) and SPEC §5.3
+    (Holm within each quantity); Raw-RAG paper §4.3 RQ3 ("5.1× faster than the next system"),
+    Table 6 and Table 32.
+    Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scandinavian
+    Journal of Statistics 6(2), 65–70.
+    Cameron, A. C., Gelbach, J. B. & Miller, D. L. (2008). Bootstrap-based improvements for
+    inference with clustered errors. Review of Economics and Statistics 90(3), 414–427.
 
     Examples
     --------
@@ -384,6 +430,18 @@ def system_costs(table: pd.DataFrame, reference: str | None = None,
         value / the reference's value (NaN without a reference, or when the reference's value is
         0 or missing). Each is one measurement per system: no interval can be attached, and
         ``attrs["notes"]`` says so.
+
+    Raises
+    ------
+    VerdictError
+        A table without a ``system`` column, a named column it lacks, a system listed twice, or
+        a ``reference`` not in the table.
+
+    References
+    ----------
+    SPEC §1.1 (the systems table) and SPEC §7.9 (system-level costs: one measurement per
+    system, no interval); Raw-RAG paper Table 6 (Add-to-ready, Search, Total) and Table 32 (LLM
+    calls, prompt/completion tokens).
 
     Examples
     --------

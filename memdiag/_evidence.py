@@ -92,17 +92,37 @@ def evidence(
         One row per system: ``n`` (N), ``n_sufficient`` (Σ C), ``coverage``, ``utilization``,
         ``accuracy``, ``covered_term`` (Ĉ·Û = (1/N) Σ C·Y) and ``uncovered_term``
         ((1/N) Σ (1 − C)·Y), all in points, each with ``_ci_low`` / ``_ci_high`` from one paired
-        paired analysis (shared across systems): the percentile bootstrap, or under a cluster
+        analysis (shared across systems): the percentile bootstrap, or under a cluster
         design with fewer than 200 clusters the cluster jackknife with t(G − 1) (SPEC §4.1).
         Utilization is NaN — reported as undefined, never 0 — when Σ C = 0; replicates (or
         leave-one-cluster-out estimates) in which Σ C* = 0 are counted in ``attrs["notes"]``,
         and their share is the column ``utilization_undefined``. ``attrs["mc_se"]`` holds the
         Monte-Carlo standard errors of every interval end (0 for t intervals).
 
+    Raises
+    ------
+    VerdictError
+        Verdicts without a ``sufficient`` column, a missing label under
+        ``label_missing="error"`` (or no query with labels for every system), bad verdicts, an
+        unknown system, policy or ``inference``, a bad ``n_resamples`` or ``confidence_level``.
+    SchemeError
+        An unknown scheme, or one that keeps no query of the data.
+    ValueError
+        An unknown ``design``.
+    TypeError
+        ``seed`` is neither an int nor a :class:`numpy.random.Generator`.
+
     Notes
     -----
     Ĉ = (1/N) Σ C;  Û = Σ C·Y / Σ C;  Acc = Ĉ·Û + (1/N) Σ (1 − C)·Y  (paper C.1). The identity
     holds exactly for the point estimates and inside every replicate.
+
+    References
+    ----------
+    SPEC §3 (evidence diagnostics: coverage, utilization and the decomposition), SPEC §4.1 (the
+    interval rule) and SPEC §4.3 (ratios of sums); Raw-RAG paper C.1 eq. 4 (the decomposition,
+    undefined utilization).
+    Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
 
     Examples
     --------
@@ -168,13 +188,66 @@ def evidence_tests(
     centered max-range omnibus and the design's pairwise test (bootstrap sign test under
     query-level designs, wild cluster bootstrap-t under a cluster design with fewer than 200
     clusters). Holm adjustment is over the pairs of one metric (one benchmark–metric family).
-    ``design`` and ``inference`` as in :func:`memdiag.compare`.
+
+    Parameters
+    ----------
+    data
+        Canonical verdicts with a ``sufficient`` column, or :func:`memdiag.prepare` output.
+    design, inference
+        The resampling design (None: the scheme's or the data's clusters, SPEC §4.2) and the
+        interval method, as in :func:`memdiag.compare`.
+    n_resamples, seed, confidence_level
+        Replicates or wild draws, seed and interval level, as in :func:`memdiag.compare`.
+    correction
+        ``holm`` (default), ``bonferroni`` or ``fdr_bh`` over the pairs of one metric.
+    scheme, systems, missing, verdict_missing
+        As in :func:`memdiag.compare`.
+    label_missing
+        Queries whose ``sufficient`` label is missing for some system are left out
+        (``"exclude"``, the default) or refused (``"error"``), as in :func:`evidence`.
 
     Returns
     -------
     (pairs, omnibus)
-        ``pairs``: :func:`memdiag._compare` rows with a leading ``metric`` column (coverage rows
-        first); ``omnibus``: one row per metric.
+        ``pairs``: :func:`memdiag.compare` rows with a leading ``metric`` column (coverage rows
+        first); ``omnibus``: :func:`memdiag.omnibus` rows, one per metric.
+
+    Raises
+    ------
+    VerdictError
+        Verdicts without a ``sufficient`` column, fewer than two systems, a missing label under
+        ``label_missing="error"``, bad verdicts or options (as :func:`memdiag.compare`).
+    SchemeError
+        An unknown scheme, or one that keeps no query of the data.
+    ValueError
+        An unknown ``design``.
+    TypeError
+        ``seed`` is neither an int nor a :class:`numpy.random.Generator`.
+
+    References
+    ----------
+    SPEC §3 (evidence diagnostics: the tests), SPEC §5.1 (exact McNemar), SPEC §5.2 (Cochran's
+    Q), SPEC §4.4 (the centred max-range bootstrap and the bootstrap sign test) and SPEC §5.3
+    (Holm); Raw-RAG paper A.5.1 and C.6 (the test choices).
+    McNemar, Q. (1947). Note on the sampling error of the difference between correlated
+    proportions or percentages. Psychometrika 12(2), 153–157.
+    Cochran, W. G. (1950). The comparison of percentages in matched samples. Biometrika 37,
+    256–266.
+    Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scandinavian
+    Journal of Statistics 6(2), 65–70.
+
+    Examples
+    --------
+    Under the iid design coverage gets exact McNemar and Cochran's Q; utilization, with its
+    system-specific denominator, the bootstrap sign test and the max-range omnibus:
+
+    >>> import memdiag as md
+    >>> df = md.simulate(n_queries=200, systems={"raw-rag": 0.6, "mem": 0.7, "zep": 0.65}, seed=1)
+    >>> pairs, omnibus_ = evidence_tests(df, design="iid", n_resamples=1000)
+    >>> pairs[["metric", "system_a", "system_b", "test"]].values.tolist()[::3]
+    [['coverage', 'mem', 'raw-rag', 'exact McNemar'], ['utilization', 'mem', 'raw-rag', 'bootstrap sign test (iid)']]
+    >>> omnibus_[["metric", "test", "k", "n"]].values.tolist()
+    [['coverage', "Cochran's Q", 3, 200], ['utilization', 'centered max-range bootstrap (iid)', 3, 200]]
     """
     _require(data, ["sufficient"], "evidence_tests()")
     prepared = as_prepared(data, scheme=scheme, metric="coverage", systems=systems, missing=missing,
@@ -219,13 +292,25 @@ def path_given_result(
 
     Parameters
     ----------
+    data
+        Canonical verdicts with ``result_covered`` and ``path_covered`` 0/1 labels, or
+        :func:`memdiag.prepare` output.
     categories
         Keep only these categories (default: all).
     phase
         Keep only this phase when the data have a ``phase`` column (default ``"after"``;
         ``None`` keeps all).
+    allow_inconsistent
+        Keep rows with path = 1 and result = 0 (counted and noted) instead of refusing them.
     design, inference
         As in :func:`memdiag.compare` (MEME episodes are clusters).
+    n_resamples, seed, confidence_level
+        Replicates, seed and level of the intervals, as in :func:`memdiag.compare`.
+    systems, missing, verdict_missing
+        As in :func:`memdiag.compare`.
+    label_missing
+        Queries whose labels are missing for some system are left out (``"exclude"``, the
+        default) or refused (``"error"``), as in :func:`evidence`.
 
     Returns
     -------
@@ -234,6 +319,34 @@ def path_given_result(
         ``n_inconsistent``, ``retention`` (points) with ``_ci_low`` / ``_ci_high``; NaN (undefined)
         when Σ result = 0; ``retention_undefined``, the share of replicates (or leave-one-cluster-out
         estimates) in which it was undefined.
+
+    Raises
+    ------
+    VerdictError
+        Verdicts without ``result_covered`` and ``path_covered`` (or ``category`` when
+        ``categories`` is given); no question selected; inconsistent rows without
+        ``allow_inconsistent``; a missing label under ``label_missing="error"``; bad verdicts, an
+        unknown system, policy or ``inference``, a bad ``n_resamples`` or ``confidence_level``.
+    ValueError
+        An unknown ``design``.
+    TypeError
+        ``seed`` is neither an int nor a :class:`numpy.random.Generator`.
+
+    References
+    ----------
+    SPEC §3 (path given result) and SPEC §4.1 (the interval rule); Raw-RAG paper C.1 and G.10
+    (result and path coverage labels, the consistency check before P(path | result)).
+
+    Examples
+    --------
+    Of the three after-phase questions whose result is covered, two have the path covered too:
+
+    >>> df = pd.DataFrame({"system": "mem", "query_id": list("abcde"), "score": 1,
+    ...                    "phase": ["after"] * 4 + ["before"],
+    ...                    "result_covered": [1, 1, 1, 0, 1], "path_covered": [1, 0, 1, 0, 1]})
+    >>> out = path_given_result(df, n_resamples=200)
+    >>> out[["system", "n", "n_result", "n_path_and_result", "retention"]].round(2).values.tolist()
+    [['mem', 4, 3, 2, 66.67]]
     """
     _require(data, ["result_covered", "path_covered"], "path_given_result()")
     prepared = as_prepared(data, systems=systems, missing=missing, verdict_missing=verdict_missing,
@@ -288,12 +401,31 @@ def path_given_result(
 def evidence_length(data: pd.DataFrame | Prepared, *, budget: float = 5_000) -> pd.DataFrame:
     """Per-system evidence length statistics from ``evidence_tokens`` (paper Table 20, SPEC §7).
 
+    Parameters
+    ----------
+    data
+        Canonical verdicts with an ``evidence_tokens`` column, or :func:`memdiag.prepare` output
+        (its selected rows); a length is the mean over the judgments of one answer.
+    budget
+        Lengths strictly above this many tokens are counted in ``n_over_budget`` (default 5,000,
+        the paper's budget).
+
     Returns
     -------
     pandas.DataFrame
         One row per system: ``n`` (questions with a length), ``mean``, ``median``, ``p95``
         (linear interpolation, numpy's default), ``max``, ``n_over_budget`` (> ``budget``) and
         ``n_missing`` (questions without a length, counted, not used).
+
+    Raises
+    ------
+    VerdictError
+        Verdicts without an ``evidence_tokens`` column.
+
+    References
+    ----------
+    SPEC §7.2 (evidence length); Raw-RAG paper A.4.2 and Table 20 (questions weighted equally,
+    linear-interpolation percentiles, the 5,000-token count).
 
     Examples
     --------

@@ -212,6 +212,12 @@ def flows(
     ------
     VerdictError
         A reference or system not in the data, no system to compare, bad options or verdicts.
+    SchemeError
+        An unknown scheme, or one that keeps no query of the data.
+    ValueError
+        An unknown ``design``.
+    TypeError
+        ``seed`` is neither an int nor a :class:`numpy.random.Generator`.
 
     Notes
     -----
@@ -231,8 +237,16 @@ def flows(
 
     References
     ----------
-    McNemar, Q. (1947). Psychometrika 12(2), 153–157.
-    Cameron, A. C., Gelbach, J. B. & Miller, D. L. (2008). Review of Economics and Statistics 90(3).
+    SPEC §2 (benefit and tax flows), SPEC §1.5 (the threshold), SPEC §4.1 (few clusters),
+    SPEC §4.5 (binary contrasts through the 2×2 cells), SPEC §5.1 (exact McNemar) and SPEC §5.3
+    (multiplicity); Memory Tax review (memory benefit and memory tax as per-query flows against a
+    named RAG reference; net value as their balance).
+    McNemar, Q. (1947). Note on the sampling error of the difference between correlated
+    proportions or percentages. Psychometrika 12(2), 153–157.
+    Cameron, A. C., Gelbach, J. B. & Miller, D. L. (2008). Bootstrap-based improvements for
+    inference with clustered errors. Review of Economics and Statistics 90(3), 414–427.
+    Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scandinavian
+    Journal of Statistics 6(2), 65–70.
 
     Examples
     --------

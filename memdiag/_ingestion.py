@@ -48,7 +48,24 @@ def read_ingestion_log(path: str | Path) -> pd.DataFrame:
     Raises
     ------
     VerdictError
-        Missing, empty or unreadable file, or a line that is not a JSON object.
+        Missing, empty or unreadable file, a suffix other than .csv/.jsonl/.ndjson/.json, or a
+        line that is not a JSON object.
+
+    References
+    ----------
+    SPEC §7.9 (sequential ingestion: the log's columns); Raw-RAG paper D.6 and Figure 1 right.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = Path(tmp.name) / "ingestion.jsonl"
+    >>> _ = path.write_text('{"system": "rag", "duration_s": 1.5}\\n\\n{"system": "rag", "duration_s": 2.0}\\n')
+    >>> log = read_ingestion_log(path)
+    >>> log[["system", "duration_s", "source_record"]].values.tolist()
+    [['rag', 1.5, 'line 1'], ['rag', 2.0, 'line 3']]
+    >>> tmp.cleanup()
     """
     path = Path(path)
     if not path.is_file():
@@ -129,6 +146,12 @@ def ingestion_curve(log: pd.DataFrame) -> pd.DataFrame:
         No ``system`` column, no durations, a missing or negative duration, an item listed twice
         for a system — naming the file and row.
 
+    References
+    ----------
+    SPEC §7.9 (sequential ingestion: the cumulative time after k items is the sum of the first
+    k durations); Raw-RAG paper D.6 ("cumulative Add time is the sum of the recorded
+    message-level durations") and Figure 1 right.
+
     Examples
     --------
     >>> log = pd.DataFrame({"system": ["rag"] * 3 + ["mem"] * 2, "duration_s": [1.0, 2.0, 1.5, 30.0, 40.0]})
@@ -192,6 +215,18 @@ def ingestion(log: pd.DataFrame, *, reference: str | None = None) -> pd.DataFram
         One row per system: ``system, n_items, complete`` (as many items as the longest run),
         ``total_s, total_hours, mean_s, median_s, p95_s, max_s`` (per item; median and P95 by
         linear interpolation) and ``ratio`` (total / the reference's total; NaN without one).
+
+    Raises
+    ------
+    VerdictError
+        A ``reference`` not in the log, or a log :func:`ingestion_curve` refuses (no ``system``,
+        no durations, a missing or negative duration, an item listed twice).
+
+    References
+    ----------
+    SPEC §7.9 (sequential ingestion and system-level costs: one measurement per system, no
+    interval); Raw-RAG paper §4.3 RQ3 (cumulative Add time from 0.33 hours for Raw-RAG to 26.95
+    hours), D.6 and Figure 1 right.
 
     Examples
     --------

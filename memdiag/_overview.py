@@ -108,11 +108,29 @@ def overview(
         ``system, estimate, ci_low, ci_high`` (points), ``rank`` (1 = best within the setting;
         ties share the better rank), ``n_systems, n, scheme, design, method, is_reference``.
 
+    Raises
+    ------
+    VerdictError
+        Data that are neither verdicts nor a mapping of them, verdicts without a ``benchmark``
+        or ``model`` column, no setting to score, or what :func:`memdiag.bootstrap` raises for a
+        setting (bad verdicts, policies or options).
+    SchemeError
+        An unknown scheme in ``schemes``, or one a setting's data cannot satisfy.
+    ValueError
+        An unknown ``design``.
+    TypeError
+        ``seed`` is neither an int nor a :class:`numpy.random.Generator`.
+
     Notes
     -----
     Each setting is analysed on its own (its own queries, alignment, design and interval): the
-    settings share no queries, so no difference between settings is tested. Raw-RAG paper §4.2
-    and Figure 1 (left).
+    settings share no queries, so no difference between settings is tested.
+
+    References
+    ----------
+    SPEC §8 (overview across settings), SPEC §6.3 (the built-in schemes) and SPEC §4.1 (each
+    setting's interval); Raw-RAG paper §4.2 (Raw-RAG ranks first in six of seven settings) and
+    Figure 1 (left).
 
     Examples
     --------

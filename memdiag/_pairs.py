@@ -196,9 +196,42 @@ def pairwise_matrix(upper: pd.DataFrame, lower: pd.DataFrame | None = None,
     """The pairwise matrix of the paper's Tables 27/28 (SPEC §5) as a square table.
 
     Each off-diagonal cell is the row − column difference in points, its interval and a star
-    when the Holm-adjusted p is below ``alpha``: ``upper`` (a :func:`memdiag._compare` frame with
+    when the Holm-adjusted p is below ``alpha``: ``upper`` (a :func:`memdiag.compare` frame with
     ``pairs="all"``) fills the cells above the diagonal, ``lower`` (another metric, e.g.
     utilization under coverage) those below; without ``lower`` both triangles show ``upper``.
+
+    Parameters
+    ----------
+    upper
+        A :func:`memdiag.compare` result (``system_a, system_b, diff, ci_low, ci_high, p_adj``)
+        for the cells above the diagonal.
+    lower
+        Another compare result for the cells below the diagonal (default: ``upper`` again).
+    systems
+        Rows and columns, in this order (default: the systems of the frames, in order of
+        appearance).
+    alpha
+        A cell is starred when its adjusted p is below ``alpha`` (default 0.05).
+    decimals
+        Decimals of the difference and its interval (default 2).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A square table of text cells ``"diff[*] [low, high]"`` (``"undefined"`` for a NaN
+        difference, empty on the diagonal and for pairs the frames lack); ``attrs`` name the
+        ``upper`` and ``lower`` metrics and carry a note on the reading.
+
+    Raises
+    ------
+    ValueError
+        A frame that lacks the compare columns.
+
+    References
+    ----------
+    SPEC §5.4 (the pairwise matrix: a stored a − b gives b − a as its negation with the interval
+    flipped, (d, [lo, hi]) → (−d, [−hi, −lo])) and SPEC §5.3 (Holm); Raw-RAG paper Tables 27/28
+    (coverage above the diagonal, utilization below).
 
     Examples
     --------

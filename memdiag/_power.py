@@ -65,7 +65,17 @@ def comparison_power(
     -----
     With standard error se on df degrees of freedom, the detectable difference δ solves
     P(|T| > t_{1−α/2, df}) = power for T noncentral t(df, δ/se) (normal when df is infinite);
-    about (t_{1−α/2, df} + t_{power, df})·se. SPEC §4.1; Donner & Klar (2000).
+    about (t_{1−α/2, df} + t_{power, df})·se.
+
+    References
+    ----------
+    SPEC §4.1 (few clusters: the t reference on G − 1 df and the power of the design's test) and
+    SPEC §5.5 (power and detectable effect); Raw-RAG paper C.6 (the comparisons whose power this
+    is).
+    Donner, A. & Klar, N. (2000). Design and Analysis of Cluster Randomization Trials in Health
+    Research. Arnold.
+    Bell, R. M. & McCaffrey, D. F. (2002). Bias reduction in standard errors for linear regression
+    with multi-stage samples. Survey Methodology 28(2), 169–181 (the CR2 degrees of freedom).
 
     Examples
     --------

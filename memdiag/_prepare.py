@@ -85,6 +85,26 @@ class Prepared:
         What a diagnostic does with queries whose label (``sufficient``, ...) is missing:
         ``"exclude"`` leaves them out of that diagnostic only (counted per system in the notes),
         ``"error"`` refuses them.
+
+    References
+    ----------
+    SPEC §1.4 (pairing and the missing-data policies), SPEC §4 (resampling designs) and SPEC §6.1
+    (scheme selection).
+
+    Examples
+    --------
+    Made by :func:`memdiag.prepare`; every diagnostic accepts it in place of the verdicts:
+
+    >>> import memdiag as md
+    >>> df = pd.DataFrame({"system": ["rag"] * 4 + ["mem"] * 4, "query_id": list("abcd") * 2,
+    ...                    "score": [1, 1, 0, 0, 1, 0, 1, 1], "cluster": list("xxyy") * 2})
+    >>> prep = md.prepare(df)
+    >>> prep.systems, prep.n, prep.n_clusters, prep.design
+    (('mem', 'rag'), 4, 2, 'cluster')
+    >>> prep.design_reason
+    'design cluster (default: the queries come in 2 clusters, resampled whole)'
+    >>> prep.with_design("iid").design, prep.restrict(["rag"]).systems
+    ('iid', ('rag',))
     """
 
     panel: Panel
@@ -253,13 +273,24 @@ def prepare(
     Returns
     -------
     Prepared
+        The checked, selected and aligned panel with its design, policies and notes.
 
     Raises
     ------
     VerdictError
-        Bad verdicts, unpaired queries under ``missing="error"``, an unknown system or policy.
+        Bad verdicts, unpaired queries under ``missing="error"``, an unknown system or policy, no
+        query left after alignment, several judges and no ``judges`` policy, missing labels of a
+        coverage or utilization metric under ``label_missing="error"``.
     SchemeError
         An unknown scheme, or one that keeps no query of the data.
+    ValueError
+        An unknown ``design``.
+
+    References
+    ----------
+    SPEC §1.3–§1.4 (one score per query; pairing and the missing-data policies), SPEC §4 (the
+    resampling design and its default) and SPEC §6.1 (scheme selection before pairing); Raw-RAG
+    paper C.6 (the benchmark's resampling unit) and G.3 (unusable verdicts score 0).
 
     Examples
     --------

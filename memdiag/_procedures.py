@@ -118,6 +118,19 @@ def evidence_procedure(
         column, interval, * for Holm p < α; coverage above the diagonal, utilization below);
         ``pairs``: every pairwise row behind the matrix. The notes say what the procedure assumes.
 
+    Raises
+    ------
+    VerdictError
+        An unknown ``procedure``, fewer than two systems, verdicts without ``sufficient``, a
+        missing label under ``label_missing="error"``, bad verdicts or options (as
+        :func:`memdiag.evidence_tests`).
+    SchemeError
+        An unknown scheme, or one that keeps no query of the data.
+    ValueError
+        An unknown ``design``.
+    TypeError
+        ``seed`` is neither an int nor a :class:`numpy.random.Generator`.
+
     Notes
     -----
     Under a query-level design (``iid``, ``stratified``) coverage gets Cochran's Q
@@ -127,6 +140,18 @@ def evidence_procedure(
     and sign tests, which with 100 MEME episodes under-cover slightly (SPEC §4.1: 0.938–0.950 at
     G = 100) and with 10 LoCoMo conversations badly (0.89); memdiag's default uses the cluster
     jackknife and the wild cluster bootstrap there.
+
+    References
+    ----------
+    SPEC §5.8 (named procedures), SPEC §3 (the evidence tests), SPEC §5.1, §5.2 and §5.4 (exact
+    McNemar, Cochran's Q, the pairwise matrix) and SPEC §4.1 (why memdiag's default differs);
+    Raw-RAG paper C.6 and A.5.1 (Tables 25, 27 and 28).
+    Cochran, W. G. (1950). The comparison of percentages in matched samples. Biometrika 37,
+    256–266.
+    McNemar, Q. (1947). Note on the sampling error of the difference between correlated
+    proportions or percentages. Psychometrika 12(2), 153–157.
+    Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scandinavian
+    Journal of Statistics 6(2), 65–70.
 
     Examples
     --------

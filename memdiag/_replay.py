@@ -80,7 +80,15 @@ def replay(
     Raises
     ------
     VerdictError
-        A reference or system not in the data, or no system to compare.
+        A reference or system not in the data, no system to compare, bad verdicts, unpaired
+        queries under ``missing="error"``, an unknown policy or a bad ``threshold``.
+    SchemeError
+        An unknown scheme, or one that keeps no query of the data.
+
+    References
+    ----------
+    SPEC §2 (benefit and tax flows; per-query replay) and SPEC §1.5 (the threshold); Memory Tax
+    review (per-query replays as the central evidence of a benefit or a tax).
 
     Examples
     --------

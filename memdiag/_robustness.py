@@ -148,6 +148,41 @@ def content_filter_sensitivity(
     filtered
         The blocked answers: system -> query ids, a list of query ids (blocked for some
         system), or the name of a 0/1 column of ``df`` marking them.
+
+    Raises
+    ------
+    VerdictError
+        ``filtered`` names no column of ``df`` or marks no verdict; verdicts missing for other
+        reasons (decide them first, so that the variant drops only the filtered queries); bad verdicts,
+        unpaired queries under ``missing="error"``, an unknown ``missing``, ``inference`` or
+        ``correction``, a bad ``n_resamples`` or ``confidence_level``, an unknown ``reference``
+        (with ``n_resamples`` > 0).
+    KeyError
+        An unknown ``reference`` with ``n_resamples=0`` (the point-estimate path does not check
+        it).
+    SchemeError
+        An unknown scheme, or one that keeps no query of the data.
+    ValueError
+        An unknown ``design``.
+    TypeError
+        ``seed`` is neither an int nor a :class:`numpy.random.Generator`.
+
+    References
+    ----------
+    SPEC §7.8 (sensitivity presets) and SPEC §1.4 (the exclude policy: a query leaves with its
+    ``pair_id`` twins); Raw-RAG paper A.5.2 (12 MEME questions blocked by a content filter, 687
+    after-phase questions left) and the Table 29 notes.
+
+    Examples
+    --------
+    The filter blocked mem's answer to ``d``; dropping ``d`` from both systems moves both scores
+    and the difference (point estimates only, ``n_resamples=0``):
+
+    >>> df = pd.DataFrame({"system": ["rag"] * 4 + ["mem"] * 4, "query_id": list("abcd") * 2,
+    ...                    "score": [1, 1, 0, 1, 1, 0, 1, 0]})
+    >>> out = content_filter_sensitivity(df, {"mem": ["d"]}, reference="rag", n_resamples=0)
+    >>> out[["quantity", "system", "baseline", "variant", "n_variant"]].round(2).values.tolist()
+    [['score', 'mem', 50.0, 66.67, 3], ['score', 'rag', 75.0, 66.67, 3], ['mem − rag', 'mem', -25.0, 0.0, 3]]
     """
     frame = check(df)
     if isinstance(filtered, str):
@@ -209,6 +244,41 @@ def judge_repetition_sensitivity(
         Canonical verdicts with a ``repeat`` column: the judge calls of each answer.
     verdict_missing
         The missing-verdict policy of both analyses.
+
+    Raises
+    ------
+    VerdictError
+        Every answer has one judge call; an unknown ``verdict_missing``; bad verdicts,
+        unpaired queries under ``missing="error"``, an unknown ``missing``, ``inference`` or
+        ``correction``, a bad ``n_resamples`` or ``confidence_level``, an unknown ``reference``
+        (with ``n_resamples`` > 0).
+    KeyError
+        An unknown ``reference`` with ``n_resamples=0`` (the point-estimate path does not check
+        it).
+    SchemeError
+        An unknown scheme, or one that keeps no query of the data.
+    ValueError
+        An unknown ``design``.
+    TypeError
+        ``seed`` is neither an int nor a :class:`numpy.random.Generator`.
+
+    References
+    ----------
+    SPEC §7.8 (sensitivity presets) and SPEC §1.3 (the per-query score as the mean of the judge
+    calls); Raw-RAG paper A.5.2 notes (RAG Native 39.30% with three calls, 39.80% with the first)
+    and G.3 (three judgments per answer).
+
+    Examples
+    --------
+    Two judge calls per answer: rag's second call marks ``b`` wrong, so its mean-of-calls score
+    is (1 + ½ + 0)/3 = 50 against 2/3 from the first calls:
+
+    >>> df = pd.DataFrame({"system": ["rag"] * 6 + ["mem"] * 6, "query_id": list("abc") * 4,
+    ...                    "repeat": [0, 0, 0, 1, 1, 1] * 2,
+    ...                    "score": [1, 1, 0, 1, 0, 0, 1, 0, 1, 0, 0, 1]})
+    >>> out = judge_repetition_sensitivity(df, reference="rag", n_resamples=0)
+    >>> out[["quantity", "system", "baseline", "variant"]].round(2).values.tolist()
+    [['score', 'mem', 50.0, 66.67], ['score', 'rag', 50.0, 66.67], ['mem − rag', 'mem', 0.0, 0.0]]
     """
     frame = check(df)
     calls = frame.groupby(["system", "query_id"])["repeat"].nunique() if "repeat" in frame else pd.Series([1])
@@ -245,6 +315,40 @@ def missing_verdict_bounds(
     ----------
     df
         Canonical verdicts with missing verdicts (NaN ``score``).
+
+    Raises
+    ------
+    VerdictError
+        No verdict is missing (both bounds would be the data); bad verdicts,
+        unpaired queries under ``missing="error"``, an unknown ``missing``, ``inference`` or
+        ``correction``, a bad ``n_resamples`` or ``confidence_level``, an unknown ``reference``
+        (with ``n_resamples`` > 0).
+    KeyError
+        An unknown ``reference`` with ``n_resamples=0`` (the point-estimate path does not check
+        it).
+    SchemeError
+        An unknown scheme, or one that keeps no query of the data.
+    ValueError
+        An unknown ``design``.
+    TypeError
+        ``seed`` is neither an int nor a :class:`numpy.random.Generator`.
+
+    References
+    ----------
+    SPEC §7.8 (sensitivity presets), SPEC §1.4 (the missing-verdict policies) and SPEC §7.3 (the
+    effect of the missing-verdict policy); Raw-RAG paper C.6 and G.3 (unusable outputs score 0:
+    the lower bound).
+
+    Examples
+    --------
+    Three of eight verdicts are missing, two of them mem's: scored right, they close mem's gap
+    to rag:
+
+    >>> df = pd.DataFrame({"system": ["rag"] * 4 + ["mem"] * 4, "query_id": list("abcd") * 2,
+    ...                    "score": [1, 1, 0, None, 1, 0, None, None]})
+    >>> out = missing_verdict_bounds(df, reference="rag", n_resamples=0)
+    >>> out[["quantity", "system", "baseline", "variant", "change"]].values.tolist()
+    [['score', 'mem', 25.0, 75.0, 50.0], ['score', 'rag', 50.0, 75.0, 25.0], ['mem − rag', 'mem', -25.0, 0.0, 25.0]]
     """
     frame = check(df)
     n_missing = int(frame["score"].isna().sum())
@@ -262,4 +366,5 @@ def missing_verdict_bounds(
 
 
 for _f in (content_filter_sensitivity, judge_repetition_sensitivity, missing_verdict_bounds):
-    _f.__doc__ = _f.__doc__.rstrip() + "\n" + _COMMON_DOC   # the parameters and result they share
+    # the parameters and result they share, after each one's own parameters (before its Raises)
+    _f.__doc__ = _f.__doc__.replace("\n\n    Raises\n", "\n" + _COMMON_DOC + "\n    Raises\n", 1)

@@ -98,7 +98,12 @@ def score(
     SchemeError
         Unknown scheme, or data the scheme cannot score (missing column, unpaired gate twin).
     VerdictError
-        Bad verdicts, unpaired queries under ``missing="error"``, a metric outside [0, 1].
+        Bad verdicts, unpaired queries under ``missing="error"``, a metric outside [0, 1], an
+        unknown system, policy or ``inference``, a bad ``n_resamples`` or ``confidence_level``.
+    ValueError
+        An unknown ``design``.
+    TypeError
+        ``seed`` is neither an int nor a :class:`numpy.random.Generator`.
 
     Notes
     -----
@@ -119,6 +124,13 @@ def score(
     gate is applied to the twins exactly as in the data. With fewer than 200 clusters the
     interval is θ̂ ± t_{G−1}·√V_J instead, V_J the cluster jackknife variance of the same
     official statistic recomputed without each cluster (SPEC §4.1).
+
+    References
+    ----------
+    SPEC §6.1 (schemes), SPEC §6.3 (the built-in schemes), SPEC §4.2 (the paired principle: the
+    official statistic recomputed in every replicate) and SPEC §4.1 (few clusters); Raw-RAG
+    paper D.5 (official weights and exclusions) and C.6 (the benchmark's resampling unit).
+    Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
 
     Examples
     --------

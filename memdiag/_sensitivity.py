@@ -66,7 +66,10 @@ def sensitivity(
     default
         The default value (e.g. ``15``); required.
     metric, scheme, design, n_resamples, seed, confidence_level, correction
-        As in :func:`memdiag._compare` (pairs against the default, per system).
+        As in :func:`memdiag.compare` (pairs against the default, per system).
+    missing, verdict_missing
+        The alignment policies of SPEC §1.4 (default ``error`` and ``as-wrong``), applied to
+        each swept system's settings.
 
     Returns
     -------
@@ -74,6 +77,24 @@ def sensitivity(
         One row per (system, value), sorted: ``system, value, estimate, diff, ci_low, ci_high,
         p, p_adj, n`` in points; the default's own row has diff 0 and no interval. ``attrs``
         carry ``parameter`` and ``default`` (read by :func:`memdiag.plots.sensitivity`).
+
+    Raises
+    ------
+    VerdictError
+        No ``default``; no system named ``<parameter>=<value>``; no run at the default for a
+        swept system; what :func:`memdiag.compare` raises (bad verdicts, policies or options).
+    SchemeError
+        An unknown scheme, or one the data cannot satisfy.
+    ValueError
+        An unknown ``design``.
+    TypeError
+        ``seed`` is neither an int nor a :class:`numpy.random.Generator`.
+
+    References
+    ----------
+    SPEC §8 (the sensitivity figure: each setting compared with the default by §4–§5), SPEC §5.3
+    (Holm over one system's settings) and SPEC §4.1 (the intervals); Raw-RAG paper C.6
+    ("retrieval-design ablations") and Figure 4 (the final top-k against the default k = 15).
 
     Examples
     --------

@@ -151,6 +151,28 @@ def store_gap(
     paired episode-bootstrap intervals with 20,000 resamples (C.6); memdiag follows the SPEC §4.1
     rule (``inference="percentile"`` reproduces the paper's method).
 
+    Raises
+    ------
+    VerdictError
+        A systems table :func:`store_variants` refuses (no ``system`` or ``variant`` column, an
+        unknown variant, not exactly one raw run, a memory system with two runs of one variant or
+        no complete run, a tagged run not in the verdicts); bad verdicts, an unknown policy or
+        ``inference``, a bad ``n_resamples`` or ``confidence_level``.
+    SchemeError
+        An unknown scheme, or one the data cannot satisfy.
+    ValueError
+        An unknown ``design`` or ``correction``.
+    TypeError
+        ``seed`` is neither an int nor a :class:`numpy.random.Generator`.
+
+    References
+    ----------
+    SPEC §7.10 (native retrieval, complete store and raw evidence), SPEC §4.1 (the interval and
+    test rule) and SPEC §5.3 (Holm within each family); Raw-RAG paper §5.3, C.5, A.5.2, Table 29
+    and Figure 5 (paired episode-bootstrap intervals with 20,000 resamples, C.6).
+    Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scandinavian
+    Journal of Statistics 6(2), 65–70.
+
     Examples
     --------
     >>> rows = [(s, f"q{i}", float(i < k)) for s, k in (("mem", 3), ("mem/C", 5), ("raw", 7)) for i in range(10)]

@@ -199,7 +199,34 @@ def read_verdicts(
         Unknown layout, empty or unreadable file, a record that is not a verdict, a duplicate
         ``(system, query_id, judge, repeat)``, two files that give the same system name (unless
         named so, parts of one run, or different judges/repeats), a ``system``/``judge`` key
-        matching no file, a bad recipe.
+        matching no file, a bad recipe; a DataFrame or nothing given as ``paths``; ``records``
+        without ``fields``; a recipe together with ``format``, ``system``, ``fields``, ``records``
+        or ``judge``.
+
+    References
+    ----------
+    SPEC §1.1 (the record), SPEC §1.2 (hard rules), SPEC §1.6 (released layouts) and SPEC §1.7
+    (canonical LoCoMo ids); docs/recipes.md (release recipes); Raw-RAG paper G.3 (an unusable
+    judge output is a missing verdict, scored 0 by default).
+
+    Examples
+    --------
+    A long CSV (one row per verdict; an empty cell is a missing verdict, kept as NaN):
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> folder = Path(tmp.name)
+    >>> _ = (folder / "runs.csv").write_text("system,query_id,score\\nmem,q1,1\\nmem,q2,0\\nrag,q1,1\\nrag,q2,\\n")
+    >>> df = read_verdicts(folder / "runs.csv")
+    >>> df[["system", "query_id", "score", "repeat"]].to_dict("records")  # doctest: +NORMALIZE_WHITESPACE
+    [{'system': 'mem', 'query_id': 'q1', 'score': 1.0, 'repeat': 0},
+     {'system': 'mem', 'query_id': 'q2', 'score': 0.0, 'repeat': 0},
+     {'system': 'rag', 'query_id': 'q1', 'score': 1.0, 'repeat': 0},
+     {'system': 'rag', 'query_id': 'q2', 'score': nan, 'repeat': 0}]
+    >>> df.attrs["format"], df["source_record"].tolist()
+    ('long', [1, 2, 3, 4])
+    >>> tmp.cleanup()
     """
     from memdiag import _readers as formats  # the readers import this module's siblings; keep the import local
     from memdiag._readers._expand import expand
@@ -312,10 +339,43 @@ def check(df: pd.DataFrame) -> pd.DataFrame:
     ``(system, query_id, repeat)`` — ``(system, query_id, judge, repeat)`` when a ``judge`` column
     names the raters — is unique. Missing scores are kept (NaN).
 
+    Parameters
+    ----------
+    df
+        Verdicts in the canonical long layout (SPEC §1.1): ``system``, ``query_id``, ``score``
+        and any optional columns; ``source_file`` and ``source_record`` (when present) locate a
+        bad row in the error message.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``df`` with a fresh index, ids as strings, ``score`` and the labels and costs as floats,
+        ``repeat`` as int (0 when absent), canonical columns first and the provenance columns
+        last. The frame carries a fingerprint in ``attrs`` so that passing exactly this frame
+        again (to :func:`check`, :func:`memdiag.prepare` or a diagnostic) is not re-checked.
+
+    Raises
+    ------
+    VerdictError
+        An empty table; a required column missing; an empty or mixed-type id; a score that is
+        not a number in [0, 1]; a ``repeat`` that is not a whole number ≥ 0; a 0/1 label that is
+        not 0 or 1; a negative cost; a duplicate ``(system, query_id[, judge], repeat)``. The
+        message names the file, record and field.
+
+    References
+    ----------
+    SPEC §1.1 (the record) and SPEC §1.2 (hard rules).
+
+    Examples
+    --------
     >>> check(pd.DataFrame({"system": ["a", "a"], "query_id": ["q1", "q2"], "score": [1, None]}))
       system query_id  score  repeat
     0      a       q1    1.0       0
     1      a       q2    NaN       0
+    >>> check(pd.DataFrame({"system": ["a"], "query_id": ["q1"], "score": [2]}))
+    Traceback (most recent call last):
+    ...
+    memdiag.errors.VerdictError: <data>, record 1, field 'score': 2.0 is outside [0.0, 1.0]. Rescale the scores (e.g. a 1-5 grade needs a threshold) or map another column.
     """
     if df.attrs.get(_CHECKED) is not None and df.attrs[_CHECKED] == _fingerprint(df):
         return df
@@ -417,6 +477,12 @@ def _numeric(df: pd.DataFrame, column: str, low: float | None, high: float | Non
 def validate(df: pd.DataFrame) -> pd.DataFrame:
     """Check ``df`` (see :func:`check`) and summarise it per system.
 
+    Parameters
+    ----------
+    df
+        Canonical verdicts (from :func:`read_verdicts` or built by hand); its
+        ``attrs["read_notes"]`` are carried into the summary's notes.
+
     Returns
     -------
     pandas.DataFrame
@@ -430,6 +496,26 @@ def validate(df: pd.DataFrame) -> pd.DataFrame:
         merged or could not parse (``attrs["read_notes"]`` of :func:`read_verdicts`), unpaired
         queries by name, missing labels per system, per-query attributes that disagree across
         systems, and sources whose own category labels disagree with the canonical category.
+
+    Raises
+    ------
+    VerdictError
+        ``df`` breaks a hard rule of SPEC §1.2 (see :func:`check`).
+
+    References
+    ----------
+    SPEC §1.2 (hard rules), SPEC §1.4 (pairing: unpaired queries, attributes that differ between
+    systems) and SPEC §6.2 (LoCoMo category naming conventions).
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"system": ["mem", "mem", "rag"], "query_id": ["q1", "q2", "q1"],
+    ...                    "score": [1, 0, None]})
+    >>> summary = validate(df)
+    >>> summary[["system", "queries", "missing_verdicts", "missing_queries"]].to_dict("records")
+    [{'system': 'mem', 'queries': 2, 'missing_verdicts': 0, 'missing_queries': 0}, {'system': 'rag', 'queries': 1, 'missing_verdicts': 1, 'missing_queries': 1}]
+    >>> summary.attrs["notes"]
+    ["system 'rag' lacks 1 of 2 queries: q2"]
     """
     read_notes = list(df.attrs.get("read_notes", ()))
     df = check(df)
@@ -572,6 +658,24 @@ class Panel:
     notes
         What alignment did, one dict per policy application: ``{"policy", "count", "detail"}``;
         counts per system under ``"per_system"`` where they differ.
+
+    References
+    ----------
+    SPEC §1.3 (one score per query) and SPEC §1.4 (pairing and the missing-data policies).
+
+    Examples
+    --------
+    :func:`align` builds a Panel from verdicts:
+
+    >>> df = pd.DataFrame({"system": ["mem", "mem", "rag", "rag"], "query_id": ["q1", "q2"] * 2,
+    ...                    "score": [1, 1, 1, 0], "category": ["a", "b"] * 2})
+    >>> panel = align(df)
+    >>> panel.n, panel.systems, panel.scores.tolist()
+    (2, ('mem', 'rag'), [[1.0, 1.0], [1.0, 0.0]])
+    >>> panel.codes("category")
+    (array([0, 1]), ('a', 'b'))
+    >>> panel.take(systems=["rag"]).scores.ravel().tolist()
+    [1.0, 0.0]
     """
 
     scores: np.ndarray
@@ -732,11 +836,33 @@ def align(
         name scores it by that judge alone (systems judged by nobody else keep their unlabelled
         verdicts). Required then — the choice changes every number — and recorded in ``notes``.
 
+    Returns
+    -------
+    Panel
+        The ``(N, S)`` per-query scores of the systems in order, over the queries left after the
+        policies (sorted by id), with judgment counts, per-query attributes, the other
+        per-(system, query) columns as matrices, and one note per policy that changed anything.
+
+    Raises
+    ------
+    VerdictError
+        Bad verdicts (:func:`check`); no ``metric`` column; a system not in the data; an unknown
+        ``missing`` or ``verdict_missing`` policy; a query some systems lack under
+        ``missing="error"``; no query left after the policies; several judges of the same
+        answers and no ``judges`` policy, or a ``judges`` name that is not a judge of the data.
+
     Notes
     -----
     The per-query score is the mean over the judge repetitions of that answer (SPEC §1), taken
     after the missing-verdict policy: under ``as-wrong`` a missing repetition counts 0. With
     ``judges="mean"``: score = (1/J) Σ_j mean_r score_jr over the J judges of the answer.
+
+    References
+    ----------
+    SPEC §1.3 (from verdicts to one score per query) and SPEC §1.4 (pairing and the two
+    missing-data policies); Raw-RAG paper C.6 and G.3 (an unusable verdict scores 0 and stays in
+    the denominator; judgments of one answer travel together), A.5.2 (a MEME before/after pair
+    leaves together).
 
     Examples
     --------

@@ -62,7 +62,25 @@ def read_write_log(path: str | Path) -> pd.DataFrame:
     ------
     VerdictError
         Missing or empty file, a line that is not a JSON object, a missing column, an empty
-        ``cluster``, a ``persisted`` value that is not a yes/no flag — naming file, row, field.
+        ``cluster`` (or one named ``overall``), a ``persisted`` value that is not a yes/no flag,
+        a suffix other than .csv/.jsonl/.ndjson/.json — naming file, row, field.
+
+    References
+    ----------
+    SPEC §7.1 (write-action audit: the decision log's columns); Raw-RAG paper C.2 and Figure 2.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = Path(tmp.name) / "decisions.csv"
+    >>> _ = path.write_text("cluster,decision,persisted,old_text,new_text\\n"
+    ...                     "c1,ADD,yes,,likes tea\\nc1,UPDATE,yes,likes tea,likes green tea\\nc1,NONE,,,\\n")
+    >>> log = read_write_log(path)
+    >>> log[["decision", "persisted", "source_record"]].values.tolist()
+    [['ADD', True, 'row 1'], ['UPDATE', True, 'row 2'], ['NONE', False, 'row 3']]
+    >>> tmp.cleanup()
     """
     path = Path(path)
     if not path.is_file():
@@ -261,6 +279,15 @@ def write_audit(log: pd.DataFrame, *,
         ``attrs["notes"]`` reports unknown labels (with examples), normalised spellings and
         duplicates.
 
+    Raises
+    ------
+    VerdictError
+        A required column missing, an empty ``cluster`` or one named ``overall``, a
+        ``persisted`` value that is not a yes/no flag (naming file, row and field), or a bad
+        ``confidence_level``.
+    ValueError
+        ``decisions`` that are not four labels in role order nor a mapping to the four roles.
+
     Notes
     -----
     With n the number of emitted decisions of a cluster (NONE, malformed and duplicate rows
@@ -278,9 +305,9 @@ def write_audit(log: pd.DataFrame, *,
     decision-weighted means of the cluster rates (Figure 2's dashed lines).
 
     Each rate has an exact binomial (Clopper–Pearson) interval for its count out of n decisions
-    (statsmodels ``proportion_confint(method="beta")``; Clopper & Pearson 1934, Biometrika 26(4)):
-    it treats a row's decisions as independent, so the ``overall`` interval, which pools
-    clusters, is narrower than a cluster-aware one would be.
+    (statsmodels ``proportion_confint(method="beta")``): it treats a row's decisions as
+    independent, so the ``overall`` interval, which pools clusters, is narrower than a
+    cluster-aware one would be.
 
     A label that is none of the four (after trimming and upper-casing) is **malformed**: it is
     counted in n and n_malformed, listed in the notes, and never mapped to a role. A
@@ -288,6 +315,14 @@ def write_audit(log: pd.DataFrame, *,
     ``decision_id`` (one decision logged twice), or the same action (ADD, UPDATE or DELETE) on
     the same ``memory_id`` with the same new text (e.g. one update proposed twice, a memory
     deleted twice). Without those columns duplicates cannot be detected and the notes say so.
+
+    References
+    ----------
+    SPEC §7.1 (write-action audit) and SPEC §8 (the mutation-rate and write-action figures);
+    Raw-RAG paper C.2 (rates relative to all emitted decisions, effectiveness by persisted text
+    changes, the ADD/NONE-only counterfactual), D.3.8 and Figure 2.
+    Clopper, C. J. & Pearson, E. S. (1934). The use of confidence or fiducial limits illustrated
+    in the case of the binomial. Biometrika 26(4), 404–413.
 
     Examples
     --------

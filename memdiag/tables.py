@@ -74,8 +74,39 @@ def signature(attrs: Mapping[str, object], escape: Callable[[object], str] = one
     comes from the user's file), the separators do not. ``inference`` is shown when it is not
     the default rule (``auto``).
 
+    Parameters
+    ----------
+    attrs
+        A result's provenance (``df.attrs``): ``version`` (default: this memdiag's) and any of
+        ``scheme, metric, design, n_clusters, n_resamples, seed, confidence_level, inference,
+        correction, threshold, missing, verdict_missing, judges``, shown in that order; absent
+        or None keys are left out.
+    escape
+        Turns each value into text for the output format (:mod:`memdiag._escape`: ``one_line``
+        for terminals, ``markdown`` for Markdown tables).
+
+    Returns
+    -------
+    str
+        ``memdiag <version> | key=value | ...`` with the short names ``G`` (clusters), ``B``
+        (replicates), ``ci`` (level, as a percentage) and ``verdict-missing``.
+
+    Raises
+    ------
+    ValueError
+        A ``confidence_level`` that is not a number.
+
+    References
+    ----------
+    SPEC §4.6 (every result records its settings, printed as one signature line) and SPEC §4.1
+    (``G``, the number of clusters, and the ``inference`` method).
+
+    Examples
+    --------
     >>> signature({"design": "cluster", "n_clusters": 10, "n_resamples": 20000, "seed": 0, "version": "0.1.0"})
     'memdiag 0.1.0 | design=cluster | G=10 | B=20000 | seed=0'
+    >>> signature({"confidence_level": 0.9, "inference": "auto", "correction": "holm", "version": "0.1.0"})
+    'memdiag 0.1.0 | ci=90% | correction=holm'
     """
     from memdiag import __version__
 
@@ -276,6 +307,35 @@ def columns(df: pd.DataFrame, level: object = None) -> list[Column]:
 
     ``level`` (default ``attrs["confidence_level"]``) names the intervals in their headers.
 
+    Parameters
+    ----------
+    df
+        A result frame; its ``attrs`` say which provenance columns the signature line states
+        already (left out when equal in every row) and may rename columns for people
+        (``attrs["column_labels"]``).
+    level
+        The confidence level of the intervals, for the headers (``diff [95% CI]``); default
+        ``attrs["confidence_level"]``, else ``[CI]``.
+
+    Returns
+    -------
+    list of Column
+        The columns shown, in order: ``name``, ``header``, ``numeric``, the ``cells`` as text and,
+        for an estimate merged with its interval, the ``intervals``; interval columns and
+        ``p_floor`` are folded into the columns they belong to.
+
+    Raises
+    ------
+    ValueError
+        A ``level`` (or ``attrs["confidence_level"]``) that is not a number.
+
+    References
+    ----------
+    SPEC §4.6 (tables for people: one formatter) and SPEC §4.4 (a p-value at its Monte-Carlo
+    floor is a bound, ``< 2/(B + 1)``).
+
+    Examples
+    --------
     >>> f = pd.DataFrame({"system": ["a"], "n": [1500.0], "diff": [-0.001], "ci_low": [-1.0],
     ...                   "ci_high": [1.0], "p": [1 / 20_001], "p_floor": [True]})
     >>> [(c.header, c.joined()) for c in columns(f, 0.95)]
@@ -334,9 +394,37 @@ def display(df: pd.DataFrame, level: object = None) -> pd.DataFrame:
     significant digits, and a p-value at its Monte-Carlo floor (``p_floor`` True: no replicate as
     extreme as the data) as the bound it is, ``< 2/(B + 1)`` (SPEC §4.4).
 
+    Parameters
+    ----------
+    df
+        A result frame (its ``attrs`` as in :func:`columns`).
+    level
+        The confidence level named in the interval headers; default
+        ``attrs["confidence_level"]``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One text column per shown column of :func:`columns`, headed for people, on ``df``'s
+        index.
+
+    Raises
+    ------
+    ValueError
+        A ``level`` (or ``attrs["confidence_level"]``) that is not a number.
+
+    References
+    ----------
+    SPEC §4.6 (tables for people) and SPEC §4.4 (the Monte-Carlo floor of a resampled p-value).
+
+    Examples
+    --------
     >>> f = pd.DataFrame({"p": [1 / 10_000.5, 0.5], "p_floor": [True, False]})
     >>> display(f)["p"].tolist()
     ['< 0.00010', '0.50']
+    >>> g = pd.DataFrame({"system": ["mem0"], "estimate": [66.875], "ci_low": [64.1], "ci_high": [69.5]})
+    >>> display(g, 0.95).to_dict("list")
+    {'system': ['mem0'], 'estimate [95% CI]': ['66.88 [64.10, 69.50]']}
     """
     shown = columns(df, level)
     return pd.DataFrame({c.header: c.joined() for c in shown}, index=df.index)
@@ -376,6 +464,24 @@ def render(df: pd.DataFrame, fmt: Format = "table") -> str:
         ``table`` (terminal), ``md`` (Markdown), ``latex`` (booktabs), ``html`` (:func:`html`)
         — for people, formatted alike (:func:`columns`) — or ``csv`` and ``json`` (records plus
         provenance), which keep every number at full precision.
+
+    Returns
+    -------
+    str
+        The table, then its notes (one per line) and the signature line (LaTeX: as comments);
+        CSV: the rows only; JSON: ``{"rows", "provenance", "signature"}``; HTML: a standalone
+        page.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``fmt``; a ``confidence_level`` in ``attrs`` that is not a number; for JSON, a
+        value that is infinite.
+
+    References
+    ----------
+    SPEC §4.6 (tables for people, full precision for machines, the signature line) and SPEC §4.4
+    (a floored p printed as its bound).
 
     Examples
     --------
@@ -557,6 +663,42 @@ def html(df: pd.DataFrame, width: float = HTML_WIDTH) -> str:
 
     The widths are estimated from DejaVu Sans advance widths (:func:`column_px`); the report's
     test checks them in a browser.
+
+    Parameters
+    ----------
+    df
+        A result frame (its ``attrs`` as in :func:`columns`).
+    width
+        The width of the page in CSS px (default :data:`HTML_WIDTH`).
+
+    Returns
+    -------
+    str
+        One ``<table>``, then a ``<details class="more">`` with the columns that were moved
+        (when some were); no notes or signature line (:func:`html_document` adds them).
+
+    Raises
+    ------
+    ValueError
+        A ``confidence_level`` in ``attrs`` that is not a number.
+
+    References
+    ----------
+    SPEC §4.6 (tables for people: HTML with the key columns first and the rest under "More
+    columns").
+
+    Examples
+    --------
+    >>> f = pd.DataFrame({"system": ["mem0"], "estimate": [66.875], "ci_low": [64.1], "ci_high": [69.5]})
+    >>> print(html(f))
+    <table>
+    <thead><tr><th class="text">system</th><th class="num">estimate [CI]</th></tr></thead>
+    <tbody>
+    <tr><td class="text">mem0</td><td class="num">66.88<br><span class="ci">[64.10, 69.50]</span></td></tr>
+    </tbody>
+    </table>
+    >>> "<details" in html(f, width=120)    # too narrow: the estimate goes under "More columns"
+    True
     """
     shown = columns(df)
     first, pieces = _split(shown, width)

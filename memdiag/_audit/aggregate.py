@@ -206,6 +206,12 @@ def check_aggregate(
     the LoCoMo paper's names and found 62.14 ≠ 66.88; Mem0's harness names the integers
     differently (SPEC §6.2), and under its names the overall is 66.879. Source: SPEC §6.2, §7.4.
 
+    References
+    ----------
+    SPEC §7.4 (aggregate consistency) and SPEC §6.2 (LoCoMo categories: integers are facts,
+    names are conventions); Raw-RAG paper A.1.3 (Mem0's LoCoMo overall recomputed with the
+    LoCoMo paper's names) and D.5 (official weights).
+
     Examples
     --------
     Mem0's published LoCoMo categories, read with the LoCoMo paper's names (the Raw-RAG paper's

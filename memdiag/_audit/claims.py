@@ -80,6 +80,24 @@ def read_claims(source: str | Path | pd.DataFrame | Sequence[Mapping]) -> pd.Dat
         Unreadable file, unknown field, missing or repeated id, no system_a, neither or both of
         system_b and threshold, an unknown direction or design, a number that is not one —
         naming the file, the claim and the field.
+
+    References
+    ----------
+    SPEC §7.6 (claims audit: the fields of a claim) and SPEC §5.6 (equivalence and
+    non-inferiority margins).
+
+    Examples
+    --------
+    >>> claims = read_claims([
+    ...     {"id": "mem-wins", "family": "locomo", "system_a": "mem", "system_b": "rag",
+    ...      "direction": "greater", "reported_diff": 3.5},
+    ...     {"id": "mem-50", "system_a": "mem", "threshold": 50, "direction": "greater"}])
+    >>> claims["id"].tolist(), claims["direction"].tolist(), claims["threshold"].tolist()[1]
+    (['mem-wins', 'mem-50'], ['greater', 'greater'], 50.0)
+    >>> read_claims([{"id": "x", "system_a": "mem", "direction": "greater"}])
+    Traceback (most recent call last):
+    ...
+    memdiag.errors.VerdictError: <claims>, record claim 1 ('x'), field 'system_b': give either system_b (a comparison) or threshold (a system vs a number).
     """
     origin = "<claims>"
     if isinstance(source, pd.DataFrame):
@@ -379,6 +397,15 @@ def audit_claims(
         points; ``diff`` = a − b, or a − threshold. ``attrs["mc_se"]`` holds the Monte-Carlo
         standard errors of each claim's p and interval ends (NaN for a claim not checkable).
 
+    Raises
+    ------
+    VerdictError
+        A claims file or table :func:`read_claims` refuses; a bad ``n_resamples`` or
+        ``confidence_level``. (A claim the data cannot answer is not an error: its verdict is
+        ``not checkable``.)
+    TypeError
+        ``seed`` is neither an int nor a :class:`numpy.random.Generator`.
+
     Notes
     -----
     Numbers: a comparison is recomputed by :func:`memdiag._compare.compare` on the two systems
@@ -418,6 +445,19 @@ def audit_claims(
     (:func:`memdiag._inference.power.design_power`, noncentral t: the observed clusters' design
     effect is in that standard error). Otherwise the normal approximation with the bootstrap
     standard error se = (ci_high − ci_low)/(2 z): detectable = (z_{1−α/(2m)} + z_power)·se.
+
+    References
+    ----------
+    SPEC §7.6 (claims audit), SPEC §4.1 (few clusters), SPEC §5.1 (McNemar), SPEC §5.3 (Holm
+    per family), SPEC §5.5 (power) and SPEC §5.6 (margins); Raw-RAG paper C.6 (one family per
+    benchmark × metric).
+    McNemar, Q. (1947). Note on the sampling error of the difference between correlated
+    proportions or percentages. Psychometrika 12(2), 153–157.
+    Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scandinavian
+    Journal of Statistics 6(2), 65–70.
+    Schuirmann, D. J. (1987). A comparison of the two one-sided tests procedure and the power
+    approach for assessing the equivalence of average bioavailability. Journal of
+    Pharmacokinetics and Biopharmaceutics 15(6), 657–680.
 
     Examples
     --------

@@ -101,12 +101,26 @@ def granularity(
         tuple), ``n_counts``, ``consistent`` (at least one), ``closest`` (the achievable value
         100·k/n nearest to ``value``) and ``tolerance``.
 
+    Raises
+    ------
+    VerdictError
+        ``value`` is not a finite number, or a denominator is not a positive whole number.
+    ValueError
+        ``value`` is text that is not a number.
+
     Notes
     -----
     k is allowed when |100·k/n − value| ≤ t, t = ½·10^(−d) (two of them for a difference), plus
     a floating-point slack of 10⁻⁹. Inclusive at both ends, so a value that could have been
-    rounded either way (half-up or half-even) is allowed. Brown, N. J. L. & Heathers, J. A. J.
-    (2017), The GRIM test, Social Psychological and Personality Science 8(4), 363–369.
+    rounded either way (half-up or half-even) is allowed.
+
+    References
+    ----------
+    SPEC §7.7 (audit from published summaries: granularity); Memory Tax review (the published
+    taxes and nets checked in ``data/example/summaries_memory_tax.yaml``).
+    Brown, N. J. L. & Heathers, J. A. J. (2017). The GRIM test: a simple technique detects
+    numerous anomalies in the reporting of results in psychology. Social Psychological and
+    Personality Science 8(4), 363–369.
 
     Examples
     --------

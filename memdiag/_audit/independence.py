@@ -85,6 +85,19 @@ def audit_independence(
     VerdictError
         Data without clusters (nothing to compare), a design that does not resample clusters,
         or what :func:`memdiag.compare` raises.
+    SchemeError
+        An unknown scheme, or one the data cannot satisfy.
+
+    References
+    ----------
+    SPEC §4.1 (few clusters: the cluster jackknife and the wild cluster bootstrap), SPEC §4.2
+    (the paired principle and the default design), SPEC §5.1 and §5.3 (exact McNemar and
+    Holm, the iid analysis); Raw-RAG paper C.6 (the published analysis treats queries as
+    independent).
+    Cameron, A. C., Gelbach, J. B. & Miller, D. L. (2008). Bootstrap-based improvements for
+    inference with clustered errors. Review of Economics and Statistics 90(3), 414–427.
+    MacKinnon, J. G., Nielsen, M. Ø. & Webb, M. D. (2023). Cluster-robust inference: a guide to
+    empirical practice. Journal of Econometrics 232(2), 272–299.
 
     Examples
     --------

@@ -73,6 +73,18 @@ def leaderboard(
         ``within_margin``, ``tied`` (in its leader's tier for either reason), ``rank``,
         ``rank_low``, ``rank_high``, ``p_first`` (:func:`memdiag.rank_stability`) and ``n``.
 
+    Raises
+    ------
+    VerdictError
+        Fewer than two systems, bad verdicts, an unknown system, policy, ``inference`` or
+        ``correction``, a bad ``n_resamples``, ``confidence_level``, ``threshold`` or ``margin``.
+    SchemeError
+        An unknown scheme, or one the data cannot satisfy.
+    ValueError
+        An unknown ``design``.
+    TypeError
+        ``seed`` is neither an int nor a :class:`numpy.random.Generator`.
+
     Notes
     -----
     Tier k: the best system not yet placed leads; every remaining system whose difference from
@@ -80,6 +92,16 @@ def leaderboard(
     non-inferiority test against it has an adjusted p ≤ α, joins it. The adjustment is over the
     leader's comparisons with the systems still unplaced (one family per tier). Not separating
     two systems is not evidence that they are equal: for that, give a margin (SPEC §5.6).
+
+    References
+    ----------
+    SPEC §4.7 (rank stability and leaderboard tiers), SPEC §5.3 (Holm over the leader's
+    comparisons) and SPEC §5.6 (non-inferiority margins); Raw-RAG paper C.6 (the paired tests).
+    Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scandinavian
+    Journal of Statistics 6(2), 65–70.
+    Schuirmann, D. J. (1987). A comparison of the two one-sided tests procedure and the power
+    approach for assessing the equivalence of average bioavailability. Journal of
+    Pharmacokinetics and Biopharmaceutics 15(6), 657–680.
 
     Examples
     --------

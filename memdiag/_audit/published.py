@@ -53,15 +53,51 @@ def design_effect(cluster_sizes: Sequence[int], icc: float) -> float:
     """Variance inflation of a mean over clusters of the given sizes with intra-cluster
     correlation ``icc``: 1 + (Σ n_g²/N − 1)·ρ.
 
+    Parameters
+    ----------
+    cluster_sizes
+        The number of queries n_g in each of the G ≥ 2 clusters (conversations, episodes,
+        personas); N = Σ n_g.
+    icc
+        The intra-cluster correlation ρ in [0, 1) of the per-query values (for a paired
+        difference, of the per-query differences).
+
+    Returns
+    -------
+    float
+        The design effect deff ≥ 1: the variance of the mean under the cluster structure over
+        its variance with independent queries.
+
+    Raises
+    ------
+    VerdictError
+        Fewer than two cluster sizes, a size that is not positive, or ``icc`` outside [0, 1).
+
     Notes
     -----
     With equal clusters of m queries this is Kish's 1 + (m − 1)ρ; with unequal sizes the mean
-    size is replaced by Σ n_g²/N = (CV² + 1)·m̄ (Eldridge, Ashby & Kerry 2006, Int. J. Epidemiol.
-    35(5)). For a paired difference ρ is the correlation of the per-query differences within a
+    size is replaced by Σ n_g²/N = (CV² + 1)·m̄ (CV the coefficient of variation of the sizes).
+    For a paired difference ρ is the correlation of the per-query differences within a
     cluster: the part of the systems' gap that varies by conversation, episode or persona.
+
+    References
+    ----------
+    SPEC §7.7 (audit from published summaries: power with clusters) and SPEC §4.1 (few
+    clusters); Raw-RAG paper C.6 (the benchmark's clusters).
+    Kish, L. (1965). Survey Sampling. Wiley.
+    Eldridge, S. M., Ashby, D. & Kerry, S. (2006). Sample size for cluster randomized trials:
+    effect of coefficient of variation of cluster size and analysis method. International
+    Journal of Epidemiology 35(5), 1292–1300.
+
+    Examples
+    --------
+    Ten clusters of 100 queries: no correlation, no inflation; ρ = 0.02 nearly triples the
+    variance (1 + 99·0.02 = 2.98). Unequal sizes 50 and 150 (Σ n_g²/N = 125) inflate more:
 
     >>> design_effect([100] * 10, 0.0), round(design_effect([100] * 10, 0.02), 2)
     (1.0, 2.98)
+    >>> round(design_effect([50, 150], 0.02), 2)
+    3.48
     """
     sizes = np.asarray(list(cluster_sizes), dtype=float)
     if sizes.size < 2 or (sizes <= 0).any():
@@ -168,14 +204,32 @@ def mcnemar_bounds(
         none), ``verdict`` (``significant``, ``not significant`` or ``depends on the discordance``)
         and ``notes``.
 
+    Raises
+    ------
+    VerdictError
+        ``n``, ``family`` or a cluster size that is not a positive whole number; ``alpha``
+        outside (0, 1); none of ``net``, ``diff`` and both accuracies; a ``net`` outside
+        [−n, n]; cluster sizes that do not add up to ``n``, or ``n_clusters`` outside [2, n];
+        summaries no 2×2 table of ``n`` questions satisfies.
+    ValueError
+        A number given as text that is not a number.
+
     Notes
     -----
     With b − c = m fixed, every discordance b + c = |m|, |m| + 2, … that the other summaries
     allow is tried; the exact McNemar p = min(1, 2·BinomCDF(min(b, c); b + c, ½)) grows with the
     discordance, from 2·2^(−|m|) when the systems disagree only where one of them wins. Given the
-    accuracies A = a + b and R = a + c (counts), a ≥ max(0, A + R − n) so b + c ≤ A + R − 2a. With
-    clusters, ``p_design`` is the t test of δ = m/n with se = √(deff·(ψ − δ²)/n), deff = 1 (no
-    intra-cluster correlation), on G − 1 df (SPEC §4.1). McNemar (1947); SPEC §5.1.
+    accuracies A = a + b and R = a + c (counts), b + c = A + R − 2a and a ≥ max(0, A + R − n)
+    (the d = n − A − R + a questions both miss are not negative), so
+    b + c ≤ A + R − 2·max(0, A + R − n). With clusters, ``p_design`` is the t test of δ = m/n with
+    se = √(deff·(ψ − δ²)/n), deff = 1 (no intra-cluster correlation), on G − 1 df (SPEC §4.1).
+
+    References
+    ----------
+    SPEC §7.7 (McNemar p bounds), SPEC §5.1 (exact McNemar) and SPEC §4.1 (the design's t
+    test); Memory Tax review (SimpleMem's net −20 and tax 12.0% on LongMemEval-s).
+    McNemar, Q. (1947). Note on the sampling error of the difference between correlated
+    proportions or percentages. Psychometrika 12(2), 153–157.
 
     Examples
     --------
@@ -281,6 +335,13 @@ def summary_power(
         (points, the standard error of the difference at no difference), ``df, alpha,
         detectable_effect`` (points), ``diff``, ``power`` (at ``diff``) and ``test``.
 
+    Raises
+    ------
+    VerdictError
+        ``n``, ``family`` or a cluster size that is not a positive whole number; ``alpha`` or
+        ``power`` outside (0, 1); a discordance outside (0, 100] points; ``icc`` outside [0, 1);
+        cluster sizes that do not add up to ``n``, or ``n_clusters`` outside [2, n].
+
     Notes
     -----
     Independent questions: :func:`memdiag.detectable_effect` and :func:`memdiag.mcnemar_power`
@@ -289,6 +350,16 @@ def summary_power(
     :func:`memdiag.design_detectable_effect`) and √(deff·(ψ − δ²)/n) at the published δ (for
     :func:`memdiag.design_power`), with deff = :func:`design_effect` and df = G − 1 (SPEC §4.1).
     A difference larger than the discordance is impossible (power undefined).
+
+    References
+    ----------
+    SPEC §7.7 (power from published summaries), SPEC §5.5 (power and detectable effect of exact
+    McNemar) and SPEC §4.1 (power of the design's t test); Memory Tax review (MemOS's +1.0
+    points on PersonaMem-v2).
+    Kish, L. (1965). Survey Sampling. Wiley.
+    Eldridge, S. M., Ashby, D. & Kerry, S. (2006). Sample size for cluster randomized trials:
+    effect of coefficient of variation of cluster size and analysis method. International
+    Journal of Epidemiology 35(5), 1292–1300.
 
     Examples
     --------
@@ -379,6 +450,22 @@ def p_at_floor(
     so an adjusted p of m·2/(B + 1) is the floor times the family size: a bound ("< 0.0012"),
     not a measurement.
 
+    Raises
+    ------
+    VerdictError
+        ``p`` outside (0, 1]; ``sides`` not 1 or 2; a replicate count or ``max_family`` that is
+        not a positive whole number.
+    ValueError
+        ``p`` given as text that is not a number.
+
+    References
+    ----------
+    SPEC §4.4 (what a bootstrap returns: the Monte-Carlo floor of a p-value) and SPEC §7.7 (p at
+    a bootstrap floor); Raw-RAG paper §4.3 and C.6 (Holm p = 0.0012 for removing the reranker,
+    20,000 replicates).
+    Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scandinavian
+    Journal of Statistics 6(2), 65–70.
+
     Examples
     --------
     The Raw-RAG paper's Holm p of 0.0012 for removing the reranker (20,000 replicates, §4.3):
@@ -439,7 +526,23 @@ def survives_family(
     -----
     Holm's adjusted p of the j-th smallest of m is max_{i≤j} (m − i + 1)·p_(i), which lies in
     [p, m·p] whatever the others are: it survives for sure when min(1, m·p) ≤ α, never when
-    p > α. Bonferroni is m·p exactly; Benjamini–Hochberg also lies in [p, m·p]. Holm (1979).
+    p > α. Bonferroni is m·p exactly; Benjamini–Hochberg also lies in [p, m·p].
+
+    Raises
+    ------
+    VerdictError
+        ``alpha`` outside (0, 1); an unknown ``correction``; a p-value outside [0, 1] or NaN;
+        several p-values with a ``family`` of another size; a ``family`` that is not a positive
+        whole number.
+
+    References
+    ----------
+    SPEC §5.3 (multiplicity) and SPEC §7.7 (survival of "significant"); Raw-RAG paper C.6 (Holm
+    over one benchmark × metric family).
+    Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scandinavian
+    Journal of Statistics 6(2), 65–70.
+    Benjamini, Y. & Hochberg, Y. (1995). Controlling the false discovery rate. Journal of the
+    Royal Statistical Society B 57(1), 289–300.
 
     Examples
     --------

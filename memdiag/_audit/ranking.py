@@ -83,8 +83,13 @@ def rank_stability(
     n_resamples, seed, confidence_level
         Bootstrap replicates, seed (the same seed gives the same table), level of the rank
         interval.
+    systems
+        Rank these systems (default: all).
     higher_is_better
         Rank 1 is the largest value (False: the smallest, e.g. for costs).
+    missing, verdict_missing
+        The alignment policies of SPEC §1.4 (default ``error`` and ``as-wrong``; fixed already
+        when ``data`` is prepared).
 
     Returns
     -------
@@ -93,6 +98,18 @@ def rank_stability(
         (observed, ties averaged), ``p_first`` = P(rank = 1), ``mean_rank``, ``rank_low``,
         ``rank_high`` (percentile interval of the replicate rank), ``p_rank_1 … p_rank_S``,
         ``n, design, n_resamples, seed``.
+
+    Raises
+    ------
+    VerdictError
+        Bad verdicts, an unknown system, policy or ``inference``, a bad ``n_resamples``,
+        ``confidence_level`` or ``threshold``.
+    SchemeError
+        An unknown scheme, or one the data cannot satisfy.
+    ValueError
+        An unknown ``design``.
+    TypeError
+        ``seed`` is neither an int nor a :class:`numpy.random.Generator`.
 
     Notes
     -----
@@ -109,6 +126,15 @@ def rank_stability(
     ψ_gs, centred and scaled by √(G/(G − 1)) so that each system's replicate variance is its CR1
     variance, times wild weights v_g shared by all systems (paired) — every one of the 2^G sign
     patterns once when G ≤ 16, else B Rademacher draws.
+
+    References
+    ----------
+    SPEC §4.7 (rank stability), SPEC §4.1 (few clusters: wild replicates) and SPEC §4.2 (paired
+    resampling); Raw-RAG paper C.6 (shared indices across systems, the official aggregation
+    recomputed in each replicate).
+    Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
+    Webb, M. D. (2014). Reworking wild bootstrap based inference for clustered errors. Queen's
+    Economics Department Working Paper 1315.
 
     Examples
     --------

@@ -76,6 +76,12 @@ _Loader.add_constructor("tag:yaml.org,2002:float", _written_float)
 def read_summaries(source: str | Path | Mapping) -> dict:
     """Read a summaries file (or a mapping of the same shape) and check its structure.
 
+    Parameters
+    ----------
+    source
+        A summaries YAML file (``source``, ``alpha``, ``benchmarks``, ``checks``; the format of
+        SPEC §7.7), or the same as a mapping. Numbers keep the decimals they were written with.
+
     Returns
     -------
     dict
@@ -87,6 +93,24 @@ def read_summaries(source: str | Path | Mapping) -> dict:
         An unreadable file, an unknown top-level key or check type, a check without an id, a
         repeated id, a benchmark a check names but the file does not define — naming the file,
         the check and the field.
+
+    References
+    ----------
+    SPEC §7.7 (audit from published summaries: the summaries file); the worked examples
+    ``data/example/summaries_memory_tax.yaml`` (Memory Tax review) and
+    ``data/example/summaries_raw_rag.yaml`` (Raw-RAG paper).
+
+    Examples
+    --------
+    >>> spec = read_summaries({"source": "a paper", "benchmarks": {"LongMemEval-s": {"n": 500}},
+    ...                        "checks": [{"id": "tax", "check": "granularity", "benchmark": "LongMemEval-s",
+    ...                                    "value": "12.0"}]})
+    >>> spec["alpha"], spec["benchmarks"], [c["id"] for c in spec["checks"]]
+    (0.05, {'LongMemEval-s': {'n': 500}}, ['tax'])
+    >>> read_summaries({"checks": [{"id": "x", "check": "guess"}]})
+    Traceback (most recent call last):
+    ...
+    memdiag.errors.VerdictError: <summaries>, record check 1 ('x'), field 'check': 'guess' is not a check (granularity, mcnemar, power, floor, family, first, aggregate).
     """
     origin = "<summaries>"
     if isinstance(source, Mapping):
@@ -330,6 +354,24 @@ def audit_summaries(source: str | Path | Mapping, *, alpha: float | None = None)
         table (the compatible counts, tables, powers, floors), ``attrs["source"]`` the file's
         source line. A check the numbers cannot run (a missing field, an impossible table) gets
         the verdict ``flagged`` with the reason.
+
+    Raises
+    ------
+    VerdictError
+        A summaries file :func:`read_summaries` refuses, or ``alpha`` outside (0, 1). (A check
+        that cannot run is not an error: its verdict is ``flagged``.)
+
+    References
+    ----------
+    SPEC §7.7 (audit from published summaries: every check and its verdicts); Memory Tax review
+    and Raw-RAG paper (the published numbers of the worked examples).
+    Brown, N. J. L. & Heathers, J. A. J. (2017). The GRIM test: a simple technique detects
+    numerous anomalies in the reporting of results in psychology. Social Psychological and
+    Personality Science 8(4), 363–369.
+    McNemar, Q. (1947). Note on the sampling error of the difference between correlated
+    proportions or percentages. Psychometrika 12(2), 153–157.
+    Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scandinavian
+    Journal of Statistics 6(2), 65–70.
 
     Examples
     --------

@@ -268,6 +268,13 @@ def clustered_mcnemar(benefit: object, tax: object, n: object | None = None, *,
         ``clust.bin.pair`` refer it. With few clusters that reference is anti-conservative:
         memdiag's default test for clustered data is the wild cluster bootstrap (SPEC §4.1).
 
+    Raises
+    ------
+    ValueError
+        ``benefit`` and ``tax`` of different lengths, fewer than two clusters or a negative
+        count; ``durkalski`` without ``n``, or an ``n`` that is not each cluster's query count
+        (at least its b + c); an unknown ``method``.
+
     Notes
     -----
     With D_g = b_g − c_g (SPEC §4.1, forms as in Yang, Sun & Hardin 2010):
@@ -282,6 +289,9 @@ def clustered_mcnemar(benefit: object, tax: object, n: object | None = None, *,
 
     References
     ----------
+    SPEC §4.1 (few clusters: clustered McNemar among the small-cluster methods) and SPEC §5.1
+    (McNemar's test and its b + c = 0 convention); Raw-RAG paper C.6 (LoCoMo's conversations and
+    MEME's episodes as the resampling units).
     Obuchowski, N. A. (1998). On the comparison of correlated proportions for clustered data.
     Statistics in Medicine 17(13), 1495–1507.
     Durkalski, V. L., Palesch, Y. Y., Lipsitz, S. R. & Rust, P. F. (2003). Analysis of clustered

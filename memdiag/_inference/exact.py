@@ -118,6 +118,15 @@ def mcnemar(*, benefit: int, tax: int, exact: bool = True, mid_p: bool = False,
     Returns
     -------
     McNemarResult
+        ``statistic``, ``p_value`` (two-sided), the counts ``benefit``, ``tax``,
+        ``n_discordant`` = b + c and the ``method``.
+
+    Raises
+    ------
+    TypeError
+        A count given as a boolean.
+    ValueError
+        A count that is negative or not a whole number; ``mid_p`` with ``exact=False``.
 
     Notes
     -----
@@ -129,8 +138,16 @@ def mcnemar(*, benefit: int, tax: int, exact: bool = True, mid_p: bool = False,
     - chi2: X² = (|b − c| − 1)²/(b + c) (without the −1 when ``correction=False``), df = 1.
 
     When b + c = 0 there is no evidence either way: p = 1 (statistic 0), for every method.
-    Sources: SPEC §5; Raw-RAG paper C.6 (exact paired McNemar tests after Cochran's Q);
-    Fagerland, Lydersen & Laake (2013), BMC Med Res Methodol 13:91, for the mid-p test.
+
+    References
+    ----------
+    SPEC §5.1 (McNemar's test) and SPEC §2 (the cells benefit and tax); Raw-RAG paper C.6 (exact
+    paired McNemar tests after Cochran's Q).
+    McNemar, Q. (1947). Note on the sampling error of the difference between correlated
+    proportions or percentages. Psychometrika 12(2), 153–157.
+    Fagerland, M. W., Lydersen, S. & Laake, P. (2013). The McNemar test for binary matched-pairs
+    data: mid-p and asymptotic are better than exact conditional. BMC Medical Research
+    Methodology 13, 91.
 
     Examples
     --------
@@ -164,10 +181,33 @@ def mcnemar_from_outcomes(reference: object, system: object, *, exact: bool = Tr
                           mid_p: bool = False, correction: bool = True) -> McNemarResult:
     """:func:`mcnemar` from two aligned 0/1 outcome vectors (reference first, then system).
 
+    Parameters
+    ----------
+    reference
+        The reference's 0/1 outcome per query (1 = correct).
+    system
+        The system's 0/1 outcome on the same queries, in the same order.
+    exact, mid_p, correction
+        As in :func:`mcnemar`: the exact test (default) or its mid-p variant, or the asymptotic
+        chi-square test with or without continuity correction.
+
+    Returns
+    -------
+    McNemarResult
+        :func:`mcnemar` of benefit b = #{reference 0, system 1} and tax c = #{reference 1,
+        system 0}.
+
     Raises
     ------
     ValueError
-        Not 1-D, different lengths, or a value other than 0/1 (NaN included).
+        Not 1-D, different lengths, or a value other than 0/1 (NaN included); ``mid_p`` with
+        ``exact=False``.
+
+    References
+    ----------
+    SPEC §5.1 (McNemar's test) and SPEC §2 (the paired 2×2 table); Raw-RAG paper C.6.
+    McNemar, Q. (1947). Note on the sampling error of the difference between correlated
+    proportions or percentages. Psychometrika 12(2), 153–157.
 
     Examples
     --------
@@ -199,6 +239,7 @@ def cochrans_q(matrix: object) -> CochransQResult:
     Returns
     -------
     CochransQResult
+        ``statistic`` Q, ``df`` = k − 1, ``p_value`` (upper χ² tail) and the shape ``n``, ``k``.
 
     Raises
     ------
@@ -213,8 +254,13 @@ def cochrans_q(matrix: object) -> CochransQResult:
     (computed by ``statsmodels.stats.contingency_tables.cochrans_q``). When no row is
     discordant (every query all right or all wrong) the denominator is 0: there is no evidence
     of a difference and memdiag reports Q = 0, p = 1 (statsmodels returns NaN), the same
-    convention as McNemar with b + c = 0. Sources: SPEC §5; Raw-RAG paper C.6 (MemoryAgentBench
-    coverage omnibus).
+    convention as McNemar with b + c = 0.
+
+    References
+    ----------
+    SPEC §5.2 (Cochran's Q); Raw-RAG paper C.6 (the omnibus for MemoryAgentBench coverage).
+    Cochran, W. G. (1950). The comparison of percentages in matched samples. Biometrika 37,
+    256–266.
 
     Examples
     --------

@@ -51,6 +51,8 @@ def adjust(pvalues: object, *, method: str = "holm") -> np.ndarray:
 
     References
     ----------
+    SPEC §5.3 (multiplicity); Raw-RAG paper C.6 (Holm over one benchmark × metric family, e.g.
+    the 21 pairs of seven systems).
     Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scand. J. Stat. 6(2).
     Benjamini, Y. & Hochberg, Y. (1995). Controlling the false discovery rate. JRSS B 57(1).
 

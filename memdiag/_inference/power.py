@@ -67,6 +67,12 @@ def mcnemar_power(n: int, p_benefit: float, p_tax: float, *, alpha: float = 0.05
     float
         P(the test rejects at α).
 
+    Raises
+    ------
+    ValueError
+        ``n`` not a positive whole number, ``alpha`` outside (0, 1), probabilities that are
+        negative or sum above 1, or an unknown ``method``.
+
     Notes
     -----
     No simulation: with ψ = p_b + p_c, the discordant count is D ~ Binomial(N, ψ) and, given
@@ -78,7 +84,15 @@ def mcnemar_power(n: int, p_benefit: float, p_tax: float, *, alpha: float = 0.05
 
     every probability from ``scipy.stats.binom``; values of d in the outer 1e-14 tails of D's
     distribution are skipped (they move the power by < 2e-14). Both tails count (the two-sided
-    test's rejection probability). SPEC §5; the conditional-binomial argument of Miettinen (1968).
+    test's rejection probability).
+
+    References
+    ----------
+    SPEC §5.5 (power and detectable effect of exact McNemar) and SPEC §5.1 (the test).
+    Miettinen, O. S. (1968). The matched pairs design in the case of all-or-none responses.
+    Biometrics 24(2), 339–352.
+    McNemar, Q. (1947). Note on the sampling error of the difference between correlated
+    proportions or percentages. Psychometrika 12(2), 153–157.
 
     Examples
     --------
@@ -121,7 +135,13 @@ def detectable_effect(n: int, discordance: float, *, alpha: float = 0.05, power:
     -------
     float
         δ = p_b − p_c (a proportion; ×100 for points), or NaN when even δ = ψ (every
-        disagreement in one direction) has less power than asked.
+        disagreement in one direction) has less power than asked, or when ψ = 0.
+
+    Raises
+    ------
+    ValueError
+        ``n`` not a positive whole number, ``alpha`` or ``power`` outside (0, 1),
+        ``discordance`` outside [0, 1], or an unknown ``method``.
 
     Notes
     -----
@@ -130,6 +150,13 @@ def detectable_effect(n: int, discordance: float, *, alpha: float = 0.05, power:
     grows with |π − ½|) and is continuous in it, so the δ with power(δ) = target is found by
     Brent's root search (``scipy.optimize.brentq``, to 1e-10). For orientation, the normal
     approximation is δ ≈ (z_{1−α/2} + z_power)·√(ψ/N).
+
+    References
+    ----------
+    SPEC §5.5 (power and detectable effect of exact McNemar); Raw-RAG paper C.6 (the exact
+    McNemar test whose power this is).
+    Miettinen, O. S. (1968). The matched pairs design in the case of all-or-none responses.
+    Biometrics 24(2), 339–352.
 
     Examples
     --------
@@ -182,6 +209,11 @@ def design_power(delta: float, se: float, df: float, *, alpha: float = 0.05) -> 
         P(|T| > t_{1−α/2, df}) with T noncentral t(df, δ/se) (``scipy.stats.nct``; the normal
         distribution when df is infinite).
 
+    Raises
+    ------
+    ValueError
+        ``se`` not a positive finite number, ``df`` not positive, or ``alpha`` outside (0, 1).
+
     Notes
     -----
     The test statistic is (Δ̂ − 0)/SE with SE estimated on df degrees of freedom, so under
@@ -192,6 +224,8 @@ def design_power(delta: float, se: float, df: float, *, alpha: float = 0.05) -> 
 
     References
     ----------
+    SPEC §4.1 (few clusters: power of the design's t test) and SPEC §7.6 (detectable effect and
+    power in the claims audit).
     Donner, A. & Klar, N. (2000). Design and Analysis of Cluster Randomization Trials in Health
     Research. Arnold (power with the design effect of clusters; t reference on cluster df).
     Cameron, A. C. & Miller, D. L. (2015). Journal of Human Resources 50(2), 317–372.
@@ -230,9 +264,22 @@ def design_detectable_effect(se: float, df: float, *, alpha: float = 0.05, power
         δ ≥ 0 with :func:`design_power` (δ) = ``power`` (Brent's method to 1e-12·se), in the unit
         of ``se``.
 
+    Raises
+    ------
+    ValueError
+        ``se`` not a positive finite number, ``df`` not positive, or ``alpha`` or ``power``
+        outside (0, 1).
+
     Notes
     -----
     For orientation, δ ≈ (t_{1−α/2, df} + t_{power, df})·se.
+
+    References
+    ----------
+    SPEC §4.1 (few clusters: power of the design's t test) and SPEC §7.7 (detectable effects
+    from published summaries).
+    Cameron, A. C. & Miller, D. L. (2015). A practitioner's guide to cluster-robust inference.
+    Journal of Human Resources 50(2), 317–372.
 
     Examples
     --------

@@ -252,6 +252,35 @@ def report(
     when answers were judged more than once (§7); the write-action audit with a decision log (§7);
     the claims audit with claims. Every table carries its notes and signature line. analysis.json holds
     every number, the memdiag version, the SHA-256 of every input, the settings and policies.
+
+    References
+    ----------
+    SPEC §1 (input), SPEC §2 (flows), SPEC §3 (evidence), SPEC §4 and §4.1 (designs and the
+    interval rule), SPEC §5 (exact tests and multiplicity), SPEC §6 (official aggregation),
+    SPEC §7 (the other diagnostics) and SPEC §8 (figures); Raw-RAG paper C.6 (the paired
+    analysis), Figure 1, Figure 4, Figure 5, Tables 6 and 32; Memory Tax review (benefit, tax,
+    the Venn comparison, the cost–accuracy bubble, source augmentation).
+
+    Examples
+    --------
+    Six questions answered by two systems, read from a CSV file; the report is written to a
+    folder and re-runs exactly from its analysis.json (:func:`report_from_json`):
+
+    >>> import json, tempfile
+    >>> from pathlib import Path
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> folder = Path(tmp.name)
+    >>> pd.DataFrame({"system": ["rag"] * 6 + ["mem"] * 6, "query_id": list("abcdef") * 2,
+    ...               "score": [1, 1, 0, 0, 1, 0, 1, 0, 1, 1, 1, 0]}).to_csv(folder / "verdicts.csv", index=False)
+    >>> out = report(folder / "verdicts.csv", "rag", folder / "report", n_resamples=100, progress=False)
+    >>> sorted(p.name for p in out.iterdir())
+    ['analysis.json', 'figures', 'manifest.json', 'replay', 'report.html', 'report.md', 'tables']
+    >>> settings = json.loads((out / "analysis.json").read_text())["settings"]
+    >>> settings["reference"], settings["n_resamples"], settings["correction"]
+    ('rag', 100, 'holm')
+    >>> sorted(p.stem for p in (out / "figures").glob("*.svg"))
+    ['forest', 'matrix', 'venn']
+    >>> tmp.cleanup()
     """
     settings = Settings(reference, design, n_resamples, seed, confidence_level, correction, threshold,
                         missing, verdict_missing, judges, label_missing, inference)
@@ -271,6 +300,22 @@ def report_from_json(path: str | Path, out: str | Path, progress: bool | None = 
     the re-read verdicts must hash to the recorded data hash. Same inputs, settings and seed
     give byte-identical tables and analysis.json.
 
+    Parameters
+    ----------
+    path
+        The analysis.json of a report :func:`report` (or :func:`demo`) wrote.
+    out
+        The folder of the new report (replaced under the rules of :func:`report`).
+    progress
+        Show a progress bar on stderr; default: when stderr is a terminal.
+    force
+        Replace ``out`` even when it holds files memdiag did not write (they are deleted).
+
+    Returns
+    -------
+    pathlib.Path
+        The new report folder (symbolic links resolved).
+
     Raises
     ------
     VerdictError
@@ -279,6 +324,30 @@ def report_from_json(path: str | Path, out: str | Path, progress: bool | None = 
         report was made from data that cannot be read again (an in-memory frame).
     FileExistsError
         As for :func:`report`; also when ``path`` itself lies in ``out``.
+    memdiag._report.publish.Interrupted
+        SIGINT or SIGTERM while the report was written (``out`` is as it was).
+
+    References
+    ----------
+    SPEC §4.6 (determinism: same inputs, settings and seed give the same numbers) and SPEC §1.6
+    (released layouts, read again from the recorded files and recipe); NEP 19 (random number
+    generator policy: seeds recorded as ints).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> folder = Path(tmp.name)
+    >>> pd.DataFrame({"system": ["rag"] * 6 + ["mem"] * 6, "query_id": list("abcdef") * 2,
+    ...               "score": [1, 1, 0, 0, 1, 0, 1, 0, 1, 1, 1, 0]}).to_csv(folder / "verdicts.csv", index=False)
+    >>> first = report(folder / "verdicts.csv", "rag", folder / "report", n_resamples=100, progress=False)
+    >>> again = report_from_json(first / "analysis.json", folder / "again", progress=False)
+    >>> (again / "analysis.json").read_bytes() == (first / "analysis.json").read_bytes()
+    True
+    >>> (again / "tables" / "flows.csv").read_bytes() == (first / "tables" / "flows.csv").read_bytes()
+    True
+    >>> tmp.cleanup()
     """
     check_inputs(resolve_target(out, force), [path])
     try:
@@ -330,8 +399,25 @@ def demo(out: str | Path = "memdiag-demo", figures: str | Path | None = None,
         ``memdiag demo --figures figures/`` regenerates the repository's ``figures/``.
     n_resamples, seed
         Bootstrap replicates and seed (printed in every signature line).
+    progress
+        Show a progress bar on stderr; default: when stderr is a terminal.
     force
         Replace a folder (or figure files) memdiag did not write (see :func:`report`).
+
+    Returns
+    -------
+    pathlib.Path
+        The report folder, or the ``figures`` folder when ``figures`` is given.
+
+    Raises
+    ------
+    VerdictError
+        The example data are not there (memdiag installed without its source checkout), or a
+        bad ``n_resamples``.
+    FileExistsError
+        ``out`` (or a figure file) holds files memdiag did not write and ``force`` is not given.
+    memdiag._report.publish.Interrupted
+        SIGINT or SIGTERM while the report was written (``out`` is as it was).
 
     Notes
     -----
@@ -339,10 +425,26 @@ def demo(out: str | Path = "memdiag-demo", figures: str | Path | None = None,
     paper resamples LoCoMo conversations, C.6); with the example's systems table, claims file,
     decision log and ingestion log.
 
-    Raises
-    ------
-    VerdictError
-        The example data are not there (memdiag installed without its source checkout).
+    References
+    ----------
+    SPEC §1–§8 as in :func:`report` (SPEC §4.1: the example's 30 conversations take the cluster
+    jackknife and the wild cluster bootstrap; SPEC §8: the figures); Raw-RAG paper C.6; Memory
+    Tax review.
+
+    Examples
+    --------
+    Only the figures, with few replicates (the full report takes the same call without
+    ``figures``):
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> folder = demo(figures=Path(tmp.name) / "figures", n_resamples=100, progress=False)
+    >>> sorted({p.suffix for p in folder.iterdir()})
+    ['.pdf', '.png', '.svg']
+    >>> {"venn", "forest", "bubble"} <= {p.stem for p in folder.iterdir()}
+    True
+    >>> tmp.cleanup()
     """
     if not (EXAMPLE / "verdicts").is_dir():
         raise VerdictError(f"the bundled example data are not found at {EXAMPLE}: the demo needs a "

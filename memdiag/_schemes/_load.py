@@ -85,8 +85,27 @@ def known_schemes() -> tuple[str, ...]:
     """Names of the built-in schemes (the files ``builtin/<name>.yaml``): ``mean`` first, then
     the benchmarks alphabetically.
 
+    Returns
+    -------
+    tuple of str
+        The names :func:`get_scheme` accepts besides files and mappings (read once per process).
+
+    Raises
+    ------
+    OSError
+        The package's ``builtin`` scheme folder cannot be read (a broken installation).
+
+    References
+    ----------
+    SPEC §6.3 (the built-in schemes) and SPEC §6.1 (schemes are data: YAML files); Raw-RAG paper
+    D.5 (the benchmarks' official aggregations).
+
+    Examples
+    --------
     >>> known_schemes()[:3]
     ('mean', 'locomo', 'longmemeval')
+    >>> "meme" in known_schemes() and "memoryagentbench" in known_schemes()
+    True
     """
     return _names()
 
@@ -104,10 +123,27 @@ def get_scheme(name_or_path: str | Path | Scheme | Mapping) -> Scheme:
 
     Names match ignoring case and punctuation (``MemoryAgentBench`` = ``memoryagentbench``).
 
+    Parameters
+    ----------
+    name_or_path
+        A built-in name (:func:`known_schemes`), a path to a ``.yaml``/``.yml``/``.json`` scheme
+        file, a mapping of scheme fields, or a :class:`~memdiag.Scheme` (returned as it is).
+
+    Returns
+    -------
+    Scheme
+        The validated scheme; a built-in one is parsed once and shared.
+
     Raises
     ------
     SchemeError
-        An unknown name (listing the built-in ones) or a bad scheme file.
+        An unknown name (listing the built-in ones), a missing, unreadable or unparsable scheme
+        file, an unknown key, or fields that break the rules of SPEC §6.1.
+
+    References
+    ----------
+    SPEC §6.1 (schemes) and SPEC §6.3 (the built-in schemes); Raw-RAG paper D.5 (LoCoMo drops
+    its adversarial category; MemoryAgentBench's nested capability weights, eq. 6).
 
     Examples
     --------

@@ -102,6 +102,40 @@ class Scheme:
         What the scheme is and where its rule comes from.
     origin
         Where it was defined (``built-in`` or the file); used to locate errors.
+
+    Raises
+    ------
+    SchemeError
+        A field that breaks the rules of SPEC §6.1 (no name, an unknown ``group_by``, include
+        with exclude or weights, a bad weight tree or regular expression, a threshold outside
+        [0, 1), a gate or alias naming no group of a closed list, bad expected counts), naming
+        ``origin`` and the key.
+
+    References
+    ----------
+    SPEC §6.1 (schemes: the fields and the weight-tree grammar) and SPEC §6.3 (the built-in
+    schemes); Raw-RAG paper D.5 (official weights and exclusions) and D.1.3 (MEME's gates).
+
+    Examples
+    --------
+    A macro average of two categories (a flat mapping of weights), against the
+    question-weighted mean of the same four answers:
+
+    >>> scheme = Scheme.from_dict({"name": "macro", "group_by": "category", "weights": {"a": 1, "b": 1}})
+    >>> scheme.group_weights, scheme.declared_groups
+    ({'a': 0.5, 'b': 0.5}, ('a', 'b'))
+    >>> import memdiag as md
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"system": "rag", "query_id": list("wxyz"), "score": [1, 1, 1, 0],
+    ...                    "category": ["a", "a", "a", "b"]})
+    >>> md.score(df, scheme=scheme)[["overall", "a", "b", "n"]].to_dict("records")
+    [{'overall': 50.0, 'a': 100.0, 'b': 0.0, 'n': 4}]
+    >>> md.score(df)["overall"].tolist()
+    [75.0]
+    >>> Scheme(name="broken", include=("a",), exclude=("b",))
+    Traceback (most recent call last):
+    ...
+    memdiag.errors.SchemeError: scheme 'broken', key 'include': give either include or weights (a closed group list) or exclude (an open one), not both.
     """
 
     name: str

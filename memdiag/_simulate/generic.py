@@ -144,6 +144,22 @@ def simulate(
     are the true labels flipped with probability ``judge_error``; rates, accuracies and
     sufficiency refer to the true labels.
 
+    Raises
+    ------
+    ValueError
+        A ``reference`` not among the systems or repeated names; ``n_queries < n_clusters``,
+        fewer than one cluster, stratum or repetition; ``icc``, ``judge_error`` or
+        ``missing_rate`` out of range; a reference accuracy outside (0, 1); cells impossible for
+        the given accuracy, benefit and tax; rates for unknown systems; empty categories or
+        non-positive proportions; coverage and utilization impossible at a system's accuracy.
+
+    References
+    ----------
+    SPEC §1.1 (the record it writes), SPEC §2 (the cells a, b, c, d of the paired table) and
+    SPEC §4.1 (the methods note's simulation: clustered data with known truth); Raw-RAG paper
+    C.1 (coverage and utilization) and G.3 (judge repetitions).
+    Kish, L. (1965). Survey Sampling. Wiley (the intra-cluster correlation ρ).
+
     Examples
     --------
     >>> df = simulate(n_queries=4, systems=("rag", "mem"), reference="rag", n_clusters=2,
@@ -313,6 +329,28 @@ def simulate_systems_table(verdicts: pd.DataFrame, seed: int | np.random.Generat
         keeps H plus that. Ingestion LLM tokens: 0 for rag and full-context, H × U(2, 12)
         otherwise. Hours = ingestion tokens / 2·10⁶ + H / 5·10⁷ (embedding). tokens_per_query
         is the mean ``input_tokens`` in the verdicts.
+
+    Raises
+    ------
+    KeyError
+        Verdicts without a ``cluster``, ``repeat`` or ``input_tokens`` column (simulate them with
+        ``costs=True``).
+
+    References
+    ----------
+    SPEC §1.1 (the systems table: store size, tokens, ingestion, family) and SPEC §8 (the
+    cost–accuracy bubble it feeds); Memory Tax review, Figure 1 (the bubble plot); Raw-RAG paper
+    Table 32 (ingestion costs).
+
+    Examples
+    --------
+    >>> import memdiag as md
+    >>> df = md.simulate(n_queries=60, systems=("raw-rag", "mem0", "mem0+raw"), n_clusters=3, seed=1)
+    >>> table = simulate_systems_table(df, seed=1)
+    >>> table["family"].tolist(), (table["ingestion_tokens"] > 0).tolist()
+    (['rag', 'memory', 'hybrid'], [False, True, True])
+    >>> int(table.loc[0, "store_tokens"])        # rag keeps the whole history, 3 × 20,000 tokens
+    60000
     """
     rng = np.random.default_rng(seed)
     history = history_tokens_per_cluster * verdicts["cluster"].nunique()

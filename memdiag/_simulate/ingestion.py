@@ -44,6 +44,16 @@ def simulate_ingestion_log(systems_table: pd.DataFrame, n_clusters: int = 30,
         systems, 1.0 for hybrids, 0 for raw stores; the durations are scaled so that they sum to
         the table's ``ingestion_hours`` and rounded to the millisecond.
 
+    Raises
+    ------
+    AttributeError
+        A systems table without ``system``, ``family`` or ``ingestion_hours``.
+
+    References
+    ----------
+    SPEC §7.9 (sequential ingestion: the log's columns); Raw-RAG paper D.6 (message-level Add
+    durations of one streamed conversation) and Figure 1 right.
+
     Examples
     --------
     >>> table = pd.DataFrame({"system": ["raw-rag", "mem0"], "family": ["rag", "memory"],

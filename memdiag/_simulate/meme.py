@@ -145,6 +145,20 @@ def simulate_meme(
     exactly the retention; coverage and utilization truths are the expectations over the
     questions drawn (all phases): Σ (r₁π + r₀(1 − π)) / N and Σ r₁π / Σ (r₁π + r₀(1 − π)).
 
+    Raises
+    ------
+    ValueError
+        A ``reference`` not among the systems or repeated names; ``n_episodes`` not a positive
+        whole number; variance components that are negative or sum to 1 or more; rates that are
+        not probabilities or name unknown systems or tasks; ``n_after`` below one question per
+        task and episode, or ``n_before`` outside [gated after questions, ``n_after``].
+
+    References
+    ----------
+    SPEC §6.3 (the ``meme`` scheme: six tasks, gates on the before twin), SPEC §3 (coverage,
+    utilization and path given result) and SPEC §2 (benefit and tax); Raw-RAG paper §4.1, D.1.3
+    (MEME's episodes, tasks and gates), C.1 and G.10.
+
     Examples
     --------
     >>> df = simulate_meme(n_episodes=2, systems=("raw-rag", "mem0"), seed=1)

@@ -106,6 +106,18 @@ def simulate_memoryagentbench(
     Σ E[C·Y] / Σ E[C] over the questions drawn, with E[C·Y] = r₁π (binary) or
     r₁πμ₁ + r₀(1 − π)μ₀ (fractional).
 
+    Raises
+    ------
+    ValueError
+        Repeated system names; unknown sources or a count that is not a positive whole number;
+        ``question_var`` outside [0, 1); rates that are not probabilities or name unknown
+        systems or sources; a fractional source's mean outside :data:`FRACTIONAL_MEANS`.
+
+    References
+    ----------
+    SPEC §6.3 (the ``memoryagentbench`` scheme: 14 sources as strata, the nested capability
+    weights) and SPEC §3 (coverage and utilization); Raw-RAG paper D.5 eq. 6, D.1.4 and §5.1.
+
     Examples
     --------
     >>> df = simulate_memoryagentbench(n_per_source=3, systems=("raw-rag", "mem0"), seed=1)

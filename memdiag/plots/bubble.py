@@ -224,12 +224,20 @@ def bubble(
     ------
     VerdictError
         The systems table has no such cost column, or no system has a cost.
+    ValueError
+        A scores frame without ``system, estimate, ci_low, ci_high``, a systems table without
+        ``system``, or an alias in ``labels`` that is empty or shared by two systems.
 
     Notes
     -----
     The Pareto front holds every system that no cheaper (or equally cheap) system beats in
     accuracy, drawn as a step line (the best accuracy reachable at each cost, run on to the
-    right edge). Memory Tax review, Figure 1; SPEC §8.
+    right edge).
+
+    References
+    ----------
+    SPEC §8 (the cost–accuracy bubble) and SPEC §1.1 (the systems table); Memory Tax review,
+    Figure 1.
 
     Examples
     --------

@@ -174,7 +174,7 @@ def forest(
     Parameters
     ----------
     compare_frame
-        The result of :func:`memdiag._compare`: ``system_a, system_b, diff, ci_low, ci_high`` and
+        The result of :func:`memdiag.compare`: ``system_a, system_b, diff, ci_low, ci_high`` and
         the adjusted p-value ``p_adj`` (differences ``a − b`` in points); ``n`` when present.
         ``attrs`` name the adjustment (``correction``), the interval level and the metric.
     reference
@@ -201,11 +201,24 @@ def forest(
         when the rows differ in n (else n is in the notes under the plot), ``forest-legend``.
         ``<label>`` is the system (``a − b`` for all-pairs frames).
 
+    Raises
+    ------
+    ValueError
+        A compare frame without ``system_a, system_b, diff, ci_low, ci_high`` and an adjusted p; no
+        pair involving the ``reference``; an ``order`` that is not ``"effect"``, ``"frame"`` or a
+        list of systems with rows; systems missing from ``all_systems``; an alias in ``labels`` that
+        is empty or shared by two systems.
+
     Notes
     -----
     Filled marker: adjusted p < 0.05 over the family of the compare call (paper C.6), the
     adjustment read from ``attrs["correction"]``; the bars are the frame's intervals at
     ``attrs["confidence_level"]``, per comparison. SPEC §5 and §8.
+
+    References
+    ----------
+    SPEC §8 (the forest plot: intervals, adjusted p read from ``attrs``), SPEC §5.3
+    (multiplicity) and SPEC §4.1 (the intervals drawn); Raw-RAG paper C.6.
 
     Examples
     --------

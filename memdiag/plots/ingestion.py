@@ -128,10 +128,21 @@ def ingestion(
         Artist ids: ``ingestion-<system>`` (line), ``ingestion-label-<system>`` (end label, own
         figure only), ``ingestion-stop-<system>`` (the cross of a run that stopped early).
 
+    Raises
+    ------
+    ValueError
+        A curve without ``system, item, cumulative_s``, or an alias in ``labels`` that is empty or
+        shared by two systems.
+
     Notes
     -----
     Cumulative time after k items = the sum of the first k item durations (sequential ingestion,
     one worker; Raw-RAG paper D.6). Each line is one run: there is no interval to draw.
+
+    References
+    ----------
+    SPEC §8 (the ingestion curve) and SPEC §7.9 (sequential ingestion); Raw-RAG paper D.6 and
+    Figure 1 right.
 
     Examples
     --------

@@ -179,7 +179,7 @@ def matrix(
     Parameters
     ----------
     upper_frame, lower_frame
-        :func:`memdiag._compare` results with ``pairs="all"`` (``system_a, system_b, diff,
+        :func:`memdiag.compare` results with ``pairs="all"`` (``system_a, system_b, diff,
         ci_low, ci_high`` and ``p`` / ``p_adj``; ``diff = a − b`` in points), e.g. coverage and
         utilization. Without ``lower_frame`` the lower triangle shows ``upper_frame`` too (each
         cell read row − column). Metric names come from ``frame.attrs["metric"]``.
@@ -199,11 +199,23 @@ def matrix(
         (the notes say so); artist ids ``matrix-<row>-<column>`` with the system names, and
         ``matrix-colorbar-upper`` / ``matrix-colorbar-lower`` for two metrics.
 
+    Raises
+    ------
+    ValueError
+        A compare frame without ``system_a, system_b, diff, ci_low, ci_high`` and a p-value,
+        ``systems`` that are in no pair of the frames, or an alias in ``labels`` that is empty or
+        shared by two systems.
+
     Notes
     -----
     Cell (i, j), i ≠ j: the difference θ_row − θ_column and its interval, taken from the pair
     (row, column) or from (column, row) negated with the interval flipped. Colour scales are
     symmetric (± the largest |difference| of their triangle). SPEC §5; Raw-RAG paper Tables 27/28.
+
+    References
+    ----------
+    SPEC §5.4 (the pairwise matrix) and SPEC §8 (the matrix figure: stars and intervals from
+    the same adjustment); Raw-RAG paper Tables 27/28.
 
     Examples
     --------

@@ -100,6 +100,17 @@ def overview(
         Artist ids: ``overview-<setting>-<system>`` (dot), ``overview-ci-<setting>-<system>``
         (interval), ``overview-best-<setting>`` (the best score's text), ``overview-title-<setting>``.
 
+    Raises
+    ------
+    ValueError
+        A frame (or a setting's frame) without ``system, estimate, ci_low, ci_high``, an empty
+        mapping, a frame without ``setting``, ``benchmark`` or ``model``, or an alias in ``labels``
+        that is empty or shared by two systems.
+
+    References
+    ----------
+    SPEC §8 (overview across settings); Raw-RAG paper Figure 1 (left) and §4.2.
+
     Examples
     --------
     >>> f = pd.DataFrame({"setting": ["A"] * 2 + ["B"] * 2, "system": ["rag", "mem"] * 2,

@@ -99,11 +99,22 @@ def sensitivity(
         no ``system`` column), ``sensitivity-ci-<system>``, ``sensitivity-default``, and in the
         score panel ``sensitivity-total-<system>`` (``sensitivity-total``).
 
+    Raises
+    ------
+    ValueError
+        A frame without ``value, diff, ci_low, ci_high``, or an alias in ``labels`` that is empty or
+        shared by two systems.
+
     Notes
     -----
     The intervals are the paired bootstrap intervals of θ(value) − θ(default) that the caller
-    computed (e.g. with :func:`memdiag._compare`); the plot only draws them. Raw-RAG paper
+    computed (e.g. with :func:`memdiag.sensitivity`); the plot only draws them. Raw-RAG paper
     Figure 4; SPEC §8.
+
+    References
+    ----------
+    SPEC §8 (the sensitivity figure) and SPEC §5.3 (Holm over one system's settings); Raw-RAG
+    paper C.6 ("retrieval-design ablations") and Figure 4.
 
     Examples
     --------

@@ -73,6 +73,17 @@ def store_gap(frame: pd.DataFrame, ax: Axes | None = None, all_systems: Sequence
         ``gap-gain-<system>`` (N–C line), ``gap-rest-<system>`` (C–R line), ``gap-raw`` (the raw
         line), ``gap-text-gain-<system>``, ``gap-text-gap-<system>``, ``gap-text-p-<system>``.
 
+    Raises
+    ------
+    ValueError
+        A frame without ``system, native, complete, raw, gain, gap``, or an alias in ``labels`` that
+        is empty or shared by two systems.
+
+    References
+    ----------
+    SPEC §8 (native vs complete store vs raw) and SPEC §7.10 (the scores and their paired
+    differences); Raw-RAG paper §5.3, Table 29 and Figure 5.
+
     Examples
     --------
     >>> f = pd.DataFrame({"system": ["mem0", "zep"], "native": [28.0, 40.0], "complete": [45.0, 50.0],

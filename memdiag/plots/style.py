@@ -164,6 +164,20 @@ def system_styles(systems: Iterable[str], reference: str | None = None,
     dict
         ``{system: SystemStyle}``, the reference included when given.
 
+    Raises
+    ------
+    ValueError
+        An alias in ``labels`` that is empty or shared by two systems.
+
+    References
+    ----------
+    SPEC §8 (colours and names: one colour per system across all figures, the reference grey);
+    Okabe & Ito (2008), Color Universal Design; Tol (2021), Colour Schemes, SRON technical note
+    SRON/EPS/TN/09-002.
+    Machado, G. M., Oliveira, M. M. & Fernandes, L. A. F. (2009). A physiologically-based model
+    for simulation of color vision deficiency. IEEE Transactions on Visualization and Computer
+    Graphics 15(6), 1291–1298.
+
     Examples
     --------
     >>> s = system_styles(["raw-rag", "mem0", "Backboard-io__Backboard-Locomo-Benchmark"], "raw-rag")
@@ -187,6 +201,31 @@ def system_styles(systems: Iterable[str], reference: str | None = None,
 
 def system_colors(systems: Iterable[str], reference: str | None = None) -> dict[str, str]:
     """The fixed colour (hex) of every system of an analysis; the reference is grey.
+
+    Parameters
+    ----------
+    systems
+        The analysis' systems in their fixed order; duplicates are ignored after their first
+        occurrence.
+    reference
+        The reference system: neutral grey ``#999999``, and it takes no palette slot.
+
+    Returns
+    -------
+    dict
+        ``{system: "#RRGGBB"}``, the reference included when given (the colours of
+        :func:`system_styles`).
+
+    Raises
+    ------
+    TypeError
+        ``systems`` is not an iterable of names.
+
+    References
+    ----------
+    SPEC §8 (colours: one fixed colour per system across all figures of an analysis); Okabe &
+    Ito (2008), Color Universal Design; Tol (2021), Colour Schemes, SRON technical note
+    SRON/EPS/TN/09-002.
 
     Examples
     --------
@@ -462,6 +501,11 @@ def save(fig: Figure, path: str | Path, formats: Sequence[str] = FORMATS) -> lis
     (``svg.fonttype`` ``"none"``); PNG is 300 dpi. Metadata carry no date and SVG ids use a fixed
     salt, so the same figure gives the same bytes on every run. The figure keeps its size (no
     tight bounding box), so it prints at the column width it was made for.
+
+    References
+    ----------
+    SPEC §8 (files: PDF with TrueType fonts, SVG with text kept as text, PNG at 300 dpi; the
+    same figure gives the same bytes).
 
     Examples
     --------

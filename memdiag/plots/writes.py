@@ -68,11 +68,24 @@ def mutation_rates(write_audit_frame: pd.DataFrame, ax: Axes | None = None) -> F
         ``writes-effective-ci`` (the interval bars), ``writes-proposed-mean``,
         ``writes-effective-mean`` (dashed lines).
 
+    Raises
+    ------
+    ValueError
+        A frame without ``cluster, n_decisions, proposed_rate, effective_rate``, a rate outside [0,
+        100], not exactly one ``overall`` row, or no cluster row besides it.
+
     Notes
     -----
     proposed = (UPDATE + DELETE) / all decisions; effective = (persisted UPDATEs whose old and
     new text differ + persisted DELETEs) / all decisions; overall = Σ per-cluster counts / Σ
     decisions. SPEC §7; Raw-RAG paper C.2 and Figure 2.
+
+    References
+    ----------
+    SPEC §7.1 (write-action audit) and SPEC §8 (the mutation-rate figure); Raw-RAG paper C.2
+    and Figure 2.
+    Clopper, C. J. & Pearson, E. S. (1934). The use of confidence or fiducial limits illustrated
+    in the case of the binomial. Biometrika 26(4), 404–413.
 
     Examples
     --------
@@ -161,11 +174,22 @@ def write_actions(write_audit_frame: pd.DataFrame, ax: Axes | None = None) -> Fi
         bar ``overall``; each cluster named with its number of decisions. Artist ids:
         ``actions-<role>`` (one bar container per role: add, update, delete, none, malformed).
 
+    Raises
+    ------
+    ValueError
+        A frame without ``cluster, n_decisions, proposed_rate, n_add, n_update, n_delete, n_none``,
+        not exactly one ``overall`` row, or no cluster row besides it.
+
     Notes
     -----
     share of a role = n_role / n_decisions, in percent; malformed decisions (labels that are no
     role) are drawn when there are any, so the bars reach 100%. Raw-RAG paper C.2, Figure 2
     (top); SPEC §7.
+
+    References
+    ----------
+    SPEC §7.1 (write-action audit) and SPEC §8 (the write-action figure); Raw-RAG paper C.2,
+    D.3.8 and Figure 2 (top).
 
     Examples
     --------
