@@ -53,6 +53,8 @@ def _headline(df: pd.DataFrame, *, scheme, reference, verdict_missing: str, opti
         out[("score", row["system"])] = (row["overall"], row.get("overall_ci_low", np.nan),
                                          row.get("overall_ci_high", np.nan), np.nan, int(row["n"]))
     notes = list(table.attrs["notes"])
+    if reference is not None:
+        prepared.panel.system_index(reference)  # an unknown reference is a VerdictError naming the systems
     if reference is not None and not options["n_resamples"]:     # point estimates: differences of scores
         base = table.set_index("system")["overall"]
         for system in prepared.systems:
@@ -155,11 +157,7 @@ def content_filter_sensitivity(
         ``filtered`` names no column of ``df`` or marks no verdict; verdicts missing for other
         reasons (decide them first, so that the variant drops only the filtered queries); bad verdicts,
         unpaired queries under ``missing="error"``, an unknown ``missing``, ``inference`` or
-        ``correction``, a bad ``n_resamples`` or ``confidence_level``, an unknown ``reference``
-        (with ``n_resamples`` > 0).
-    KeyError
-        An unknown ``reference`` with ``n_resamples=0`` (the point-estimate path does not check
-        it).
+        ``correction``, a bad ``n_resamples`` or ``confidence_level``, an unknown ``reference``.
     SchemeError
         An unknown scheme, or one that keeps no query of the data.
     ValueError
@@ -250,11 +248,7 @@ def judge_repetition_sensitivity(
     VerdictError
         Every answer has one judge call; an unknown ``verdict_missing``; bad verdicts,
         unpaired queries under ``missing="error"``, an unknown ``missing``, ``inference`` or
-        ``correction``, a bad ``n_resamples`` or ``confidence_level``, an unknown ``reference``
-        (with ``n_resamples`` > 0).
-    KeyError
-        An unknown ``reference`` with ``n_resamples=0`` (the point-estimate path does not check
-        it).
+        ``correction``, a bad ``n_resamples`` or ``confidence_level``, an unknown ``reference``.
     SchemeError
         An unknown scheme, or one that keeps no query of the data.
     ValueError
@@ -321,11 +315,7 @@ def missing_verdict_bounds(
     VerdictError
         No verdict is missing (both bounds would be the data); bad verdicts,
         unpaired queries under ``missing="error"``, an unknown ``missing``, ``inference`` or
-        ``correction``, a bad ``n_resamples`` or ``confidence_level``, an unknown ``reference``
-        (with ``n_resamples`` > 0).
-    KeyError
-        An unknown ``reference`` with ``n_resamples=0`` (the point-estimate path does not check
-        it).
+        ``correction``, a bad ``n_resamples`` or ``confidence_level``, an unknown ``reference``.
     SchemeError
         An unknown scheme, or one that keeps no query of the data.
     ValueError
