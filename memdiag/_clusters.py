@@ -31,10 +31,12 @@ ALPHA = 1e-3
 FLAGS: tuple[str, ...] = ("all wrong", "all correct")
 
 
-def _correct(data: pd.DataFrame | Prepared, by: str | None, threshold: float) -> pd.DataFrame:
-    """One row per (system, query): ``cluster``, the ``by`` group and ``correct`` (0/1)."""
+def _correct(data: pd.DataFrame | Prepared, by: str | None, threshold: float,
+             systems: Sequence[str] | None) -> pd.DataFrame:
+    """One row per (system, query): ``cluster``, the ``by`` group and ``correct`` (0/1); prepared
+    data are cut to ``systems`` first (the flows ask about one reference among many systems)."""
     if isinstance(data, Prepared):
-        panel = data.panel
+        panel = data.panel if systems is None else data.panel.take(systems=list(systems))
         queries = panel.queries
         frame = pd.DataFrame({"query_id": np.repeat(panel.query_ids, len(panel.systems)),
                               "system": np.tile(panel.systems, panel.n),
@@ -121,7 +123,7 @@ def cluster_accuracy(
     threshold = THRESHOLD if _checks.threshold(threshold) is None else threshold
     if not 0 < alpha < 1:
         raise VerdictError(f"alpha must be strictly between 0 and 1, got {alpha!r}.")
-    rows = _correct(data, by, threshold)
+    rows = _correct(data, by, threshold, systems)
     if "cluster" not in rows:
         raise VerdictError("cluster_accuracy needs a 'cluster' column (conversation, episode, persona); these "
                            "verdicts have none.")
