@@ -199,16 +199,24 @@ def _quantile_mc_se(dist: np.ndarray, level: float) -> np.ndarray:
     """Monte-Carlo standard error of the ``level`` quantile of each column's defined replicates:
     half the distance between the order statistics B·q ± √(B·q·(1 − q)) (one binomial standard
     deviation of the count below the quantile)."""
-    out = np.full(dist.shape[1], np.nan)
-    for j in range(dist.shape[1]):
-        values = np.sort(dist[~np.isnan(dist[:, j]), j])
-        b = values.size
-        if b < 2:
-            continue
+
+    def ranks(b: int) -> tuple[int, int]:
         spread = math.sqrt(b * level * (1 - level))
-        lo = int(np.clip(math.floor(b * level - spread), 0, b - 1))
-        hi = int(np.clip(math.ceil(b * level + spread), 0, b - 1))
-        out[j] = (values[hi] - values[lo]) / 2.0
+        return (int(np.clip(math.floor(b * level - spread), 0, b - 1)),
+                int(np.clip(math.ceil(b * level + spread), 0, b - 1)))
+
+    out = np.full(dist.shape[1], np.nan)
+    complete = ~np.isnan(dist).any(axis=0)
+    if complete.any() and dist.shape[0] >= 2:  # every replicate defined: all columns in one partition
+        lo, hi = ranks(dist.shape[0])
+        ordered = np.partition(dist[:, complete], [lo, hi], axis=0)
+        out[complete] = (ordered[hi] - ordered[lo]) / 2.0
+    for j in np.flatnonzero(~complete):
+        values = dist[~np.isnan(dist[:, j]), j]
+        if values.size >= 2:
+            lo, hi = ranks(values.size)
+            ordered = np.partition(values, [lo, hi])
+            out[j] = (ordered[hi] - ordered[lo]) / 2.0
     return out
 
 
