@@ -265,6 +265,10 @@ class BootstrapResult:
         p-value, whose denominators use ``n_resamples - n_undefined``.
     null
         The value the sign test is against (scalar or ``(m,)``).
+    mc_se
+        ``(mc_low, mc_high)``, each ``(m,)``: the Monte-Carlo standard errors of ``ci_low`` and
+        ``ci_high`` (half the distance between the order statistics B·q ± √(B·q(1 − q)) of the
+        defined replicates; NaN with fewer than two).
     distribution
         ``(B, m)`` replicate statistics when asked for, else ``None``.
     """
@@ -281,6 +285,7 @@ class BootstrapResult:
     confidence_level: float
     n_undefined: np.ndarray
     null: float | np.ndarray = 0.0
+    mc_se: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
     distribution: np.ndarray | None = field(default=None, repr=False)
 
     @property
@@ -390,12 +395,36 @@ def _percentile_of_score(values: np.ndarray, score: float) -> float:
     return (np.count_nonzero(values < score) + np.count_nonzero(values <= score)) / (2 * len(values))
 
 
-def _quantiles(column: np.ndarray, levels: tuple[float, float]) -> tuple[float, float]:
-    values = column[~np.isnan(column)]
-    if values.size == 0 or not all(np.isfinite(levels)):
-        return math.nan, math.nan
-    low, high = np.quantile(values, levels)
-    return float(low), float(high)
+def _lerp(a: np.ndarray, b: np.ndarray, t: np.ndarray | float) -> np.ndarray:
+    """numpy's own linear interpolation between order statistics (``numpy.quantile``'s default
+    method computes exactly this, so the interval ends are the same bits as numpy's)."""
+    diff = b - a
+    return np.where(np.asarray(t) >= 0.5, b - diff * (1 - np.asarray(t)), a + diff * t)
+
+
+def _mc_ranks(b: int, level: float) -> tuple[int, int]:
+    """The order statistics B·q ± √(B·q·(1 − q)) (0-based, clipped) whose half-distance is the
+    Monte-Carlo standard error of the q quantile of B replicates (one binomial standard deviation
+    of the count below it)."""
+    spread = math.sqrt(b * level * (1 - level))
+    return (int(np.clip(math.floor(b * level - spread), 0, b - 1)),
+            int(np.clip(math.ceil(b * level + spread), 0, b - 1)))
+
+
+def _percentile_ends(column: np.ndarray, levels: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
+    """Interval ends (linear interpolation, as numpy) and their Monte-Carlo standard errors of
+    ``column`` — ``(B, m)`` replicates, all defined — from one partition: ``((low, high),
+    (mc_low, mc_high))``."""
+    b = column.shape[0]
+    positions = [(b - 1) * level for level in levels]
+    quantile_ranks = [(int(math.floor(x)), min(int(math.floor(x)) + 1, b - 1)) for x in positions]
+    mc = [_mc_ranks(b, level) for level in levels]
+    kth = sorted({k for pair in (*quantile_ranks, *mc) for k in pair})
+    ordered = np.partition(column, kth, axis=0)
+    ends = np.array([_lerp(ordered[lo], ordered[hi], x - math.floor(x))
+                     for (lo, hi), x in zip(quantile_ranks, positions)])
+    errors = np.array([(ordered[hi] - ordered[lo]) / 2.0 for lo, hi in mc])
+    return ends, errors
 
 
 def _summarise(estimate: np.ndarray, dist: np.ndarray, *, ci: float, method: str, null: object,
@@ -407,14 +436,20 @@ def _summarise(estimate: np.ndarray, dist: np.ndarray, *, ci: float, method: str
     defined = n_resamples - n_undefined
     null_arr = np.broadcast_to(np.asarray(null, dtype=np.float64), (m,))
     alpha = (1.0 - ci) / 2.0
-    low = np.full(m, np.nan)
-    high = np.full(m, np.nan)
-    if bca is None and not undefined.any():
-        low, high = np.quantile(dist, [alpha, 1.0 - alpha], axis=0)
+    low, high = np.full(m, np.nan), np.full(m, np.nan)
+    mc_low, mc_high = np.full(m, np.nan), np.full(m, np.nan)
+    if bca is None and not undefined.any() and n_resamples > 1:
+        (low, high), (mc_low, mc_high) = _percentile_ends(dist, (alpha, 1.0 - alpha))
     else:
         for j in range(m):
             levels = (alpha, 1.0 - alpha) if bca is None else (bca[0][j], bca[1][j])
-            low[j], high[j] = _quantiles(dist[:, j], levels)
+            values = dist[~undefined[:, j], j]
+            if values.size >= 2 and all(np.isfinite(levels)):
+                ends, errors = _percentile_ends(values[:, None], levels)
+                low[j], high[j] = ends[:, 0]
+                mc_low[j], mc_high[j] = errors[:, 0]
+            elif values.size == 1:
+                low[j] = high[j] = values[0]
     if not undefined.any():
         se = dist.std(axis=0, ddof=1) if n_resamples > 1 else np.full(m, np.nan)
     else:
@@ -423,11 +458,12 @@ def _summarise(estimate: np.ndarray, dist: np.ndarray, *, ci: float, method: str
     p_value = _sign_test(dist, null_arr, defined)
     p_value = np.where(np.isnan(estimate), np.nan, p_value)
     return BootstrapResult(
-        estimate=estimate, ci_low=np.asarray(low, dtype=np.float64),
-        ci_high=np.asarray(high, dtype=np.float64), standard_error=se, p_value=p_value,
+        estimate=estimate, ci_low=np.asarray(low, dtype=np.float64).reshape(m),
+        ci_high=np.asarray(high, dtype=np.float64).reshape(m), standard_error=se, p_value=p_value,
         n_resamples=n_resamples, seed=entropy, design=design, method=method,
         confidence_level=ci, n_undefined=n_undefined,
         null=null if np.ndim(null) == 0 else null_arr.copy(),
+        mc_se=(np.asarray(mc_low).reshape(m), np.asarray(mc_high).reshape(m)),
         distribution=dist if return_distribution else None,
     )
 

@@ -195,36 +195,9 @@ def _wild_p(psi: np.ndarray, estimate: np.ndarray, null: np.ndarray, omega: np.n
     return p, names, floor, mc_se, mask
 
 
-def _quantile_mc_se(dist: np.ndarray, level: float) -> np.ndarray:
-    """Monte-Carlo standard error of the ``level`` quantile of each column's defined replicates:
-    half the distance between the order statistics B·q ± √(B·q·(1 − q)) (one binomial standard
-    deviation of the count below the quantile)."""
-
-    def ranks(b: int) -> tuple[int, int]:
-        spread = math.sqrt(b * level * (1 - level))
-        return (int(np.clip(math.floor(b * level - spread), 0, b - 1)),
-                int(np.clip(math.ceil(b * level + spread), 0, b - 1)))
-
-    out = np.full(dist.shape[1], np.nan)
-    complete = ~np.isnan(dist).any(axis=0)
-    if complete.any() and dist.shape[0] >= 2:  # every replicate defined: all columns in one partition
-        lo, hi = ranks(dist.shape[0])
-        ordered = np.partition(dist[:, complete], [lo, hi], axis=0)
-        out[complete] = (ordered[hi] - ordered[lo]) / 2.0
-    for j in np.flatnonzero(~complete):
-        values = dist[~np.isnan(dist[:, j]), j]
-        if values.size >= 2:
-            lo, hi = ranks(values.size)
-            ordered = np.partition(values, [lo, hi])
-            out[j] = (ordered[hi] - ordered[lo]) / 2.0
-    return out
-
-
 def _percentile(res: BootstrapResult, *, test: np.ndarray, keep: bool) -> Inference:
     """An :class:`Inference` from a percentile bootstrap with its replicates (p only where ``test``)."""
-    dist = res.distribution
     defined = res.n_resamples - res.n_undefined
-    alpha = (1.0 - res.confidence_level) / 2.0
     p = np.where(test, res.p_value, np.nan)
     with np.errstate(invalid="ignore"):
         floor = test & np.isclose(p, 2.0 / (1.0 + defined), rtol=1e-12, atol=0.0) & (p < 1)
@@ -234,8 +207,8 @@ def _percentile(res: BootstrapResult, *, test: np.ndarray, keep: bool) -> Infere
         tests=tuple(f"bootstrap sign test ({res.design.kind})" if t else "" for t in test),
         method=f"percentile bootstrap ({res.design.kind})", kind="percentile", df=None,
         p_floor=np.asarray(floor, dtype=bool), undefined=res.n_undefined / res.n_resamples,
-        mc_se={"p": p_se, "ci_low": _quantile_mc_se(dist, alpha), "ci_high": _quantile_mc_se(dist, 1 - alpha)},
-        n_resamples=res.n_resamples, design=res.design, distribution=dist if keep else None)
+        mc_se={"p": p_se, "ci_low": res.mc_se[0], "ci_high": res.mc_se[1]},
+        n_resamples=res.n_resamples, design=res.design, distribution=res.distribution if keep else None)
 
 
 def _exact_where_small(inf: Inference, statistic: Statistic, units: np.ndarray, null: np.ndarray,
@@ -381,7 +354,7 @@ def infer(
                                null=m_null, n_resamples=n_resamples, seed=seed,
                                confidence_level=confidence_level, bounds=bounds)
     res = bootstrap_sums(X, design, statistic, n_resamples=n_resamples, seed=seed, ci=confidence_level,
-                         null=null, return_distribution=True)
+                         null=null, return_distribution=keep_distribution)
     tested = np.broadcast_to(np.asarray(test, dtype=bool), res.estimate.shape)
     out = _percentile(res, test=tested, keep=keep_distribution)
     if tested.any():
@@ -446,7 +419,8 @@ def infer_cells(
                                n_resamples=n_resamples, seed=seed, confidence_level=confidence_level,
                                bounds=bounds)
     res = cell_bootstrap(codes, design, statistic, n_resamples=n_resamples, seed=seed, keys=keys, swap=swap,
-                         concordant=concordant, confidence_level=confidence_level, return_distribution=True)
+                         concordant=concordant, confidence_level=confidence_level,
+                         return_distribution=keep_distribution)
     tested = np.broadcast_to(np.asarray(test, dtype=bool), res.estimate.shape)
     out = _percentile(res, test=tested, keep=keep_distribution)
     if tested.any() and cells is not None:
@@ -486,8 +460,7 @@ def infer_quantiles(
     >>> float(res.estimate[0]), res.method
     (99.5, 'percentile bootstrap (cluster)')
     """
-    res = quantile_bootstrap(series, design, levels, n_resamples=n_resamples, seed=seed, ci=confidence_level,
-                             return_distribution=True)
+    res = quantile_bootstrap(series, design, levels, n_resamples=n_resamples, seed=seed, ci=confidence_level)
     return _percentile(res, test=np.zeros(res.estimate.shape[0], dtype=bool), keep=False)
 
 
