@@ -655,6 +655,8 @@ def _cmd_plot(args: argparse.Namespace) -> int:
         inference = dict(inference=args.inference)
         systems = sorted(df["system"].unique())
         labels = _figure_labels(args, df)
+        if args.by and args.figure != "forest":
+            raise UsageError(f"--by draws a forest per group; plot {args.figure} takes no --by")
         if args.figure in ("venn", "forest") and not args.reference:
             raise UsageError(f"plot {args.figure} needs --reference NAME")
         if args.figure == "venn":
@@ -664,7 +666,7 @@ def _cmd_plot(args: argparse.Namespace) -> int:
                              all_systems=systems, labels=labels)
         elif args.figure == "forest":
             table = md.compare(df, pairs="reference", reference=args.reference, metric=args.metric,
-                               scheme=args.scheme, design=args.design, **common, **inference)
+                               scheme=args.scheme, design=args.design, by=args.by, **common, **inference)
             fig = plots.forest(table, reference=args.reference, all_systems=systems, labels=labels)
         elif args.figure == "matrix":
             upper = md.compare(df, metric=args.metric, scheme=args.scheme, design=args.design, **common,
@@ -1045,6 +1047,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--metric", default="accuracy", help="metric (forest, matrix upper triangle, sensitivity)")
     p.add_argument("--lower", help="matrix: metric of the lower triangle (e.g. utilization)")
     p.add_argument("--scheme", help="official aggregation (forest, matrix, bubble, sensitivity)")
+    p.add_argument("--by", help="forest: one block per group of this column (e.g. --by category), Holm within each")
     p.add_argument("--shared-scale", action="store_true", help="venn: circle areas comparable across panels")
     p.add_argument("--systems-table", metavar="CSV", help="bubble: system-level table (costs, store size); "
                                                           "store-gap: its system, base and variant columns")

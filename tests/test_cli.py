@@ -198,3 +198,22 @@ def test_attribute_command_splits_the_change_of_two_runs(tmp_path):
         assert rows["unchanged"]["contribution"] == pytest.approx(0.0)
         assert rows["total"]["contribution"] == pytest.approx(100 * 1 / 8)
         assert (rows["changed"]["n"], rows["unchanged"]["n"]) == (2, 6)
+
+
+def test_plot_forest_by_category_draws_one_block_per_category_under_its_integer(tmp_path):
+    code, _, err = run("plot", "forest", VERDICTS, "--reference", "raw-rag", "--scheme", "locomo", "--by",
+                       "category", "--resamples", "200", "-o", str(tmp_path / "forest.pdf"))
+    assert code == 0, err
+    svg = (tmp_path / "forest.svg").read_text(encoding="utf-8")
+    table = md.compare(md.read_verdicts(VERDICTS), pairs="reference", reference="raw-rag", scheme="locomo",
+                       by="category", n_resamples=200)
+    for group, integer in table.groupby("group")["category_id"].first().items():
+        assert f"{integer} ({group})" in svg
+    assert "within each" in svg and "category over its 6 comparisons" in svg
+
+
+def test_plot_by_is_refused_for_figures_other_than_the_forest(tmp_path):
+    code, out, err = run("plot", "venn", VERDICTS, "--reference", "raw-rag", "--by", "category",
+                         "-o", str(tmp_path / "venn.pdf"))
+    assert code == 2 and out == "" and err.count("\n") == 1 and "takes no --by" in err
+    assert not (tmp_path / "venn.pdf").exists()

@@ -396,6 +396,70 @@ def test_forest_interval_endpoints_markers_and_text_columns_equal_the_compare_fr
     assert f"n = {frame['n'].iloc[0]:,} queries per comparison" in all_text(fig)
 
 
+@functools.cache
+def grouped_compare_frame(k: int, long: bool = False) -> pd.DataFrame:
+    """``compare(by="category")`` on LoCoMo-labelled verdicts: four categories, listed in the frame
+    in name order (not in the dataset's integer order), with a different n in each."""
+    v = named(k, long)
+    index = v["query_id"].str[1:].astype(int)
+    category = np.select([index < 30, index < 90, index < 160], ["temporal", "single-hop", "multi-hop"],
+                         "open-domain")
+    return compare(v.assign(category=category, benchmark="locomo"), pairs="reference",
+                   reference=LONG[REF] if long else REF, by="category", n_resamples=200)
+
+
+def test_forest_of_a_by_category_frame_draws_each_category_under_its_integer_heading(tmp_path):
+    frame = grouped_compare_frame(3)
+    fig = plots.forest(frame)
+    svg = svg_texts(save(fig, tmp_path / "forest", formats=("svg",))[0])
+    ax = fig.axes[0]
+    to_data = fig.transFigure + ax.transData.inverted()
+    integer = {"multi-hop": 1, "temporal": 2, "open-domain": 3, "single-hop": 4}
+    heads = {}
+    for group, n in frame.groupby("group")["n"].first().items():
+        text = by_gid(fig, f"forest-group-{group}")
+        assert text.get_text() == f"{integer[group]} ({group}), n = {n:,}"
+        assert svg[f"forest-group-{group}"] == text.get_text()
+        heads[group] = to_data.transform(text.get_position())[1]
+    # headings top to bottom in the dataset's integer order, whatever the frame's order
+    assert sorted(heads, key=heads.get, reverse=True) == sorted(integer, key=integer.get)
+    order = [name for name in frame.groupby("system_a")["diff"].mean().sort_values(ascending=False).index]
+    for group in integer:
+        below = [g for g in integer if heads[g] < heads[group]]
+        floor = max((heads[g] for g in below), default=-1.0)
+        rows = frame[frame["group"] == group].set_index("system_a")
+        ys = []
+        for name in order:
+            marker = by_gid(fig, f"forest-{group}: {name}")
+            assert marker.get_xdata()[0] == pytest.approx(rows.loc[name, "diff"])
+            assert list(by_gid(fig, f"forest-ci-{group}: {name}").get_xdata()) == \
+                pytest.approx([rows.loc[name, "ci_low"], rows.loc[name, "ci_high"]])
+            assert (marker.get_markerfacecolor() != "white") == (rows.loc[name, "p_adj"] < 0.05)
+            ys.append(marker.get_ydata()[0])
+        # the same system order in every group (mean difference over the groups), under its heading
+        assert ys == sorted(ys, reverse=True) and floor < min(ys) and max(ys) < heads[group]
+    text = " ".join(all_text(fig).split())
+    assert "Holm-adjusted within each category over its 3 comparisons" in text
+    assert "Categories: the dataset's integers with the locomo-paper names" in text
+    assert "queries per comparison" not in text  # each group's n is in its heading
+
+
+@pytest.mark.parametrize("k, long", [(1, False), (20, True)])
+def test_forest_of_a_by_category_frame_stays_readable(k, long):
+    assert_readable(plots.forest(grouped_compare_frame(k, long)))
+
+
+def test_forest_of_a_by_category_frame_on_given_axes_has_bold_integer_headings():
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(3, 5))
+    plots.forest(grouped_compare_frame(2), ax=ax)
+    headings = [t for t in ax.get_yticklabels() if t.get_fontweight() == "bold"]
+    assert [t.get_text().split(",")[0] for t in headings] == \
+        ["1 (multi-hop)", "2 (temporal)", "3 (open-domain)", "4 (single-hop)"]
+    plt.close(fig)
+
+
 def test_forest_intervals_are_drawn_over_their_markers_with_caps():
     fig = plots.forest(compare_frame(7))
     for name in NAMES[:7]:

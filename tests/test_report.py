@@ -24,8 +24,8 @@ publish_module = importlib.import_module("memdiag._report.publish")
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "data" / "example"
 
-FIGURES = ("venn", "venn3", "forest", "matrix", "evidence_matrix", "bubble", "ingestion", "mutation_rates",
-           "write_actions")
+FIGURES = ("venn", "venn3", "forest", "forest_by_category", "matrix", "evidence_matrix", "bubble", "ingestion",
+           "mutation_rates", "write_actions")
 TABLES = ("inputs", "validation", "scores", "accuracy", "flows", "flows_by_category", "augmentation", "pairwise",
           "pairwise_vs_reference", "omnibus", "rank_stability", "power", "independence", "contrasts_by_category",
           "leaderboard", "evidence", "evidence_omnibus", "evidence_pairs", "evidence_length", "costs", "cost_summary",

@@ -311,9 +311,13 @@ def _groups_section(ctx: _Context) -> Section:
         return _omit(section, "a comparison needs at least two systems")
     s = ctx.settings
     if "category" in ctx.selected and ctx.selected["category"].nunique() > 1:
-        section.tables["contrasts_by_category"] = compare(ctx.prepared, by="category", pairs="reference", reference=ref,
-                                                          confidence_level=s.confidence_level,
-                                                          correction=s.correction, **ctx.resampling)
+        by_category = compare(ctx.prepared, by="category", pairs="reference", reference=ref,
+                              confidence_level=s.confidence_level, correction=s.correction, **ctx.resampling)
+        section.tables["contrasts_by_category"] = by_category
+        section.figures["forest_by_category"] = (
+            partial(plots.forest, by_category, reference=ref, all_systems=ctx.systems, labels=ctx.figure_labels),
+            f"Accuracy difference of every system from {ref} within each category, under a heading with the "
+            "category's integer and name; filled markers are significant after adjustment within the category.")
     section.tables["leaderboard"] = leaderboard(ctx.prepared, confidence_level=s.confidence_level,
                                                 correction=s.correction, **ctx.resampling)
     return section

@@ -7,7 +7,8 @@ and the adjusted p-value as text. Significance has one encoding, stated in the l
 marker when the family-adjusted p is below 0.05, hollow otherwise; the adjustment named is the
 one in the frame's ``attrs["correction"]``. When one effect dwarfs the rest (the widest gap
 between the intervals is over half the range) the axis is split in two at the gap, on one scale.
-The rows are what :func:`memdiag._compare` returned; nothing is recomputed.
+A ``compare(..., by=)`` frame is drawn group by group under headings that give the category
+integer beside its name. The rows are what :func:`memdiag.compare` returned; nothing is recomputed.
 """
 
 from __future__ import annotations
@@ -45,10 +46,13 @@ _MARGIN = 0.06
 _MARKER = 5.0
 _HALO = [patheffects.Stroke(linewidth=2.6, foreground="white"), patheffects.Normal()]
 _LEGEND_INK = "#444444"
+#: The columns a ``compare(..., by=)`` frame puts before the pairs.
+GROUP_COLUMNS = ("group", "category_id")
 
 
 def oriented(compare_frame: pd.DataFrame, reference: str | None) -> tuple[pd.DataFrame, str | None]:
-    """The rows to draw, as ``system, other, diff, ci_low, ci_high, p_adj, n``.
+    """The rows to draw, as ``system, other, diff, ci_low, ci_high, p_adj, n`` (after ``group`` and
+    ``category_id`` when the frame has them: a ``compare(..., by=)`` frame).
 
     With a reference, each pair holding it becomes ``system − reference`` (a pair stored as
     ``reference − system`` is negated with its interval flipped). Without one, a frame whose
@@ -67,20 +71,22 @@ def oriented(compare_frame: pd.DataFrame, reference: str | None) -> tuple[pd.Dat
     p_column = adjusted_p_column(compare_frame)
     if reference is None and compare_frame["system_b"].nunique() == 1:
         reference = str(compare_frame["system_b"].iloc[0])
+    keys = [c for c in GROUP_COLUMNS if c in compare_frame.columns]
     rows = []
     for rec in compare_frame.to_dict("records"):
-        n, p = rec.get("n", np.nan), rec[p_column]
+        n, p, group = rec.get("n", np.nan), rec[p_column], tuple(rec[c] for c in keys)
         if reference is None:
-            rows.append((rec["system_a"], rec["system_b"], rec["diff"], rec["ci_low"],
+            rows.append((*group, rec["system_a"], rec["system_b"], rec["diff"], rec["ci_low"],
                          rec["ci_high"], p, n))
         elif rec["system_b"] == reference:
-            rows.append((rec["system_a"], reference, rec["diff"], rec["ci_low"], rec["ci_high"], p, n))
-        elif rec["system_a"] == reference:
-            rows.append((rec["system_b"], reference, -rec["diff"], -rec["ci_high"], -rec["ci_low"],
+            rows.append((*group, rec["system_a"], reference, rec["diff"], rec["ci_low"], rec["ci_high"],
                          p, n))
+        elif rec["system_a"] == reference:
+            rows.append((*group, rec["system_b"], reference, -rec["diff"], -rec["ci_high"],
+                         -rec["ci_low"], p, n))
     if not rows:
         raise ValueError(f"no pair in the compare frame involves the reference '{reference}'.")
-    return pd.DataFrame(rows, columns=["system", "other", "diff", "ci_low", "ci_high", "p_adj",
+    return pd.DataFrame(rows, columns=[*keys, "system", "other", "diff", "ci_low", "ci_high", "p_adj",
                                        "n"]), reference
 
 
@@ -125,6 +131,27 @@ def _order(rows: pd.DataFrame, order: str | Sequence[str]) -> pd.DataFrame:
     rank = {s: i for i, s in enumerate(wanted)}
     return rows.assign(_rank=rows["system"].map(lambda s: rank.get(s, len(wanted)))) \
         .sort_values("_rank", kind="stable").drop(columns="_rank")
+
+
+def _group_order(rows: pd.DataFrame) -> list:
+    """The groups of a ``by=`` frame top to bottom: by category integer where the frame has one
+    (unnumbered groups last), else in frame order."""
+    groups = list(dict.fromkeys(rows["group"]))
+    if "category_id" not in rows:
+        return groups
+    ids = rows.drop_duplicates("group").set_index("group")["category_id"]
+    return sorted(groups, key=lambda g: (pd.isna(ids[g]), ids[g] if pd.notna(ids[g]) else 0))
+
+
+def _order_groups(rows: pd.DataFrame, order: str | Sequence[str]) -> pd.DataFrame:
+    """A ``by=`` frame's rows, group by group, each group in one system order: the systems'
+    mean difference over the groups (``"effect"``), first appearance (``"frame"``) or a list."""
+    per_system = rows.groupby("system", sort=False, as_index=False)["diff"].mean()
+    ranked = list(_order(per_system, order)["system"])
+    group_rank = {g: i for i, g in enumerate(_group_order(rows))}
+    system_rank = {s: i for i, s in enumerate(ranked)}
+    return rows.assign(_g=rows["group"].map(group_rank), _s=rows["system"].map(system_rank)) \
+        .sort_values(["_g", "_s"], kind="stable").drop(columns=["_g", "_s"])
 
 
 def _estimate(row) -> str:
@@ -176,7 +203,10 @@ def forest(
     compare_frame
         The result of :func:`memdiag.compare`: ``system_a, system_b, diff, ci_low, ci_high`` and
         the adjusted p-value ``p_adj`` (differences ``a − b`` in points); ``n`` when present.
-        ``attrs`` name the adjustment (``correction``), the interval level and the metric.
+        ``attrs`` name the adjustment (``correction``), the interval level and the metric. A
+        ``compare(..., by=)`` frame (``group``, and ``category_id`` for LoCoMo categories) is drawn
+        group by group, each under a bold heading with the category integer beside its name and
+        the group's n ("1 (multi-hop), n = 282"), groups in integer order.
     reference
         Draw ``system − reference`` for each pair holding it (see :func:`oriented`); default
         the common ``system_b`` of a ``pairs="reference"`` frame, else every pair as ``a − b``.
@@ -188,7 +218,9 @@ def forest(
         The analysis' ordered system list fixing the colours (default: the frame's systems).
     order
         ``"effect"`` (default: largest difference on top), ``"frame"`` (the frame's order) or a
-        list of systems (top to bottom; systems not listed follow in frame order).
+        list of systems (top to bottom; systems not listed follow in frame order). Within the
+        groups of a ``by=`` frame every group shows the systems in one order (``"effect"``: their
+        mean difference over the groups).
     labels
         Aliases ``{system: label}`` drawn instead of the names (default ``attrs["labels"]``);
         long names without one are shortened and listed in a key under the plot.
@@ -199,7 +231,8 @@ def forest(
         Artist ids: ``forest-<label>`` (marker), ``forest-ci-<label>`` (interval, with caps),
         ``forest-estimate-<label>`` and ``forest-p-<label>`` (text columns), ``forest-n-<label>``
         when the rows differ in n (else n is in the notes under the plot), ``forest-legend``.
-        ``<label>`` is the system (``a − b`` for all-pairs frames).
+        ``<label>`` is the system (``a − b`` for all-pairs frames), after ``"<group>: "`` in a
+        ``by=`` frame, whose headings are ``forest-group-<group>``.
 
     Raises
     ------
@@ -211,14 +244,15 @@ def forest(
 
     Notes
     -----
-    Filled marker: adjusted p < 0.05 over the family of the compare call (paper C.6), the
-    adjustment read from ``attrs["correction"]``; the bars are the frame's intervals at
+    Filled marker: adjusted p < 0.05 over the family of the compare call (paper C.6; within each
+    group for a ``by=`` frame, as the notes say), the adjustment read from ``attrs["correction"]``; the bars are the frame's intervals at
     ``attrs["confidence_level"]``, per comparison. SPEC §5 and §8.
 
     References
     ----------
     SPEC §8 (the forest plot: intervals, adjusted p read from ``attrs``), SPEC §5.3
-    (multiplicity) and SPEC §4.1 (the intervals drawn); Raw-RAG paper C.6.
+    (multiplicity), SPEC §4.1 (the intervals drawn) and SPEC §6.2 (LoCoMo category integers and
+    names); Raw-RAG paper C.6.
 
     Examples
     --------
@@ -236,7 +270,7 @@ def forest(
     if adjusted_p_column(compare_frame) is None:
         require(compare_frame, ("p_adj",), "the compare frame")
     rows, reference = oriented(compare_frame, reference)
-    rows = _order(rows, order).reset_index(drop=True)
+    rows = (_order_groups(rows, order) if "group" in rows else _order(rows, order)).reset_index(drop=True)
     present = list(dict.fromkeys(np.ravel(compare_frame[["system_a", "system_b"]].to_numpy())))
     aliases = labels_of(compare_frame, labels)
     styles = system_styles(list(all_systems) if all_systems is not None else present, reference,
@@ -254,11 +288,16 @@ def forest(
 @dataclass
 class _Content:
     """What a forest shows: the rows (with ``label``, the artist-id key), their drawn labels and
-    colours, the text columns with their headers and widths, the axis label, legend and notes."""
+    colours, their y positions among ``slots`` (a ``by=`` frame gives each group a heading slot:
+    ``heads`` holds its y, text and group), the text columns with their headers and widths, the
+    axis label, legend and notes."""
 
     rows: pd.DataFrame
     shown: list[str]
     colors: list[str]
+    y: np.ndarray
+    slots: int
+    heads: list[tuple[float, str, str]]
     headers: list[str]
     columns: list[list[str]]
     widths: list[float]
@@ -268,17 +307,53 @@ class _Content:
     threshold: float
 
 
+def _heading(rows: pd.DataFrame, n_in_heading: bool) -> str:
+    """A group's heading: the category integer beside its name ("1 (multi-hop)"), and its n."""
+    first = rows.iloc[0]
+    cid = first.get("category_id")
+    text = f"{int(cid)} ({first['group']})" if cid is not None and pd.notna(cid) else str(first["group"])
+    return f"{text}, n = {int(first['n']):,}" if n_in_heading else text
+
+
+def _layout(rows: pd.DataFrame, n_in_heading: bool) -> tuple[np.ndarray, int, list[tuple[float, str, str]]]:
+    """Row positions (top row highest), the number of slots and the group headings."""
+    if "group" not in rows:
+        return np.arange(len(rows))[::-1].astype(float), len(rows), []
+    slot, positions, heads = 0, np.empty(len(rows)), []
+    for group, block in rows.groupby("group", sort=False):
+        heads.append((slot, _heading(block, n_in_heading), str(group)))
+        positions[block.index.to_numpy()] = slot + 1 + np.arange(len(block))
+        slot += 1 + len(block)
+    return slot - 1 - positions, slot, [(slot - 1 - at, text, g) for at, text, g in heads]
+
+
+def _family_note(frame: pd.DataFrame, adjusted: str, tests: str) -> str:
+    """Which comparisons the adjustment ran over: the frame, or each group of a ``by=`` frame."""
+    what = f"{'p: ' + tests + ', ' if tests else 'p: '}{adjusted.removesuffix(' p')}"
+    if "group" in frame.columns:
+        sizes = sorted(set(frame.groupby("group", sort=False).size()))
+        counted = "/".join(map(str, sizes))
+        return (f"{what} within each {frame.attrs.get('by', 'group')} over its {counted} "
+                f"comparison{'s' if sizes != [1] else ''}.")
+    return f"{what} over the {len(frame)} comparison{'s' if len(frame) != 1 else ''} of the frame."
+
+
 def _content(frame: pd.DataFrame, rows: pd.DataFrame, reference: str | None, styles: dict,
              key: str) -> _Content:
     pairwise = reference is None
-    rows["label"] = [f"{a} {MINUS} {b}" if pairwise else a for a, b in zip(rows["system"], rows["other"])]
+    grouped = "group" in rows
+    names = [f"{a} {MINUS} {b}" if pairwise else a for a, b in zip(rows["system"], rows["other"])]
+    rows["label"] = [f"{g}: {n}" for g, n in zip(rows["group"], names)] if grouped else names
     shown = [f"{styles[a].label} {MINUS} {styles[b].label}" if pairwise else styles[a].label
              for a, b in zip(rows["system"], rows["other"])]
     colors = [_LEGEND_INK if pairwise else styles[s].color for s in rows["system"]]
     threshold = alpha(frame)
     adjusted = correction(frame)
     n_values = rows["n"].dropna().astype(int)
-    n_column = n_values.nunique() > 1
+    n_in_heading = grouped and rows["n"].notna().all() and \
+        bool(rows.groupby("group", sort=False)["n"].nunique().le(1).all())
+    n_column = n_values.nunique() > 1 and not n_in_heading
+    y, slots, heads = _layout(rows, n_in_heading)
     headers = [f"difference\n[{level(frame)}]", p_header(frame)] + (["n"] if n_column else [])
     columns = [[_estimate(r) for r in rows.itertuples(index=False)],
                [p_text(p, threshold) for p in rows["p_adj"]]]
@@ -290,31 +365,33 @@ def _content(frame: pd.DataFrame, rows: pd.DataFrame, reference: str | None, sty
     xlabel = (f"difference vs {styles[reference].label} ({metric}, points)" if not pairwise
               else f"difference a {MINUS} b ({metric}, points)")
     notes = [f"n = {n_values.iloc[0]:,} queries per comparison." if len(n_values) and not n_column
-             else ""]
-    tests = named_tests(frame)
-    notes.append(f"Bars: {level(frame)}s, per comparison. p: {f'{tests}, ' if tests else ''}"
-                 f"{adjusted.removesuffix(' p')} over the {len(frame)} "
-                 f"comparison{'s' if len(frame) != 1 else ''} of the frame.")
+             and not n_in_heading else ""]
+    notes.append(f"Bars: {level(frame)}s, per comparison. {_family_note(frame, adjusted, named_tests(frame))}")
+    if grouped and "category_id" in rows and frame.attrs.get("convention"):
+        notes.append(f"Categories: the dataset's integers with the {frame.attrs['convention']} names "
+                     "(SPEC §6.2).")
     notes.append(key)
     legend = [f"{adjusted} < {threshold:g}", "not significant"]
-    return _Content(rows, shown, colors, headers, columns, widths, xlabel, legend, notes, threshold)
+    return _Content(rows, shown, colors, y, slots, heads, headers, columns, widths, xlabel, legend,
+                    notes, threshold)
 
 
 def _on_axes(ax: Axes, c: _Content) -> Figure:
     """Draw into given axes: one x range, the text columns to the right of the axes."""
     fig = root_figure(ax)
-    rows = c.rows
-    y = np.arange(len(rows))[::-1].astype(float)
+    rows, y = c.rows, c.y
     tidy_axes(ax)
     ax.set_xlim(*_limits([(float(np.nanmin(np.append(rows["ci_low"], 0.0))),
                            float(np.nanmax(np.append(rows["ci_high"], 0.0))))], 0.06))
-    _finish_axes(ax, y, c.shown)
+    _finish_axes(ax, c, headings=True)
+    for label in ax.get_yticklabels()[len(y):]:  # the group headings
+        label.set_fontweight("bold")
     _draw_rows([ax], rows, y, c.colors, c.threshold)
     ax.set_xlabel(c.xlabel)
     place = blended_transform_factory(ax.transAxes, ax.transData)
     x = 1.02
     for kind, values, header, w in zip(("estimate", "p", "n"), c.columns, c.headers, c.widths):
-        ax.text(x, len(rows) - 0.4, header, transform=place, ha="left", va="bottom",
+        ax.text(x, c.slots - 0.4, header, transform=place, ha="left", va="bottom",
                 fontsize=SMALL_FONT_SIZE, fontweight="bold", gid=f"forest-{kind}-header")
         for yy, value, label in zip(y, values, rows["label"]):
             ax.text(x, yy, value, transform=place, ha="left", va="center",
@@ -329,8 +406,9 @@ def _on_axes(ax: Axes, c: _Content) -> Figure:
 def _own_figure(c: _Content) -> Figure:
     """A figure laid out around its text: labels, plot (split at a gap when one effect dwarfs
     the rest), text columns; the x label, the legend and the notes under it."""
-    rows = c.rows
-    label_w = max(text_size(t)[0] for t in c.shown)
+    rows, y = c.rows, c.y
+    label_w = max([text_size(t)[0] for t in c.shown] +
+                  [text_size(text, weight="bold")[0] - 0.06 for _, text, _ in c.heads])
     text_w = _MARGIN + label_w + 0.06 + _GAP + sum(w + _GAP for w in c.widths) + _MARGIN
     width = ONE_COLUMN if text_w + _MIN_PLOT <= ONE_COLUMN else \
         TWO_COLUMN if text_w + _MIN_PLOT <= TWO_COLUMN else text_w + _MIN_PLOT
@@ -342,7 +420,7 @@ def _own_figure(c: _Content) -> Figure:
     legend_h = 0.2
     notes_h = note_height(c.notes, width)
     bottom = 0.2 + text_size(xlabel, FONT_SIZE)[1] + 0.06 + legend_h + notes_h
-    plot_h = _ROW * len(rows)
+    plot_h = _ROW * c.slots
     height = header_h + plot_h + 0.08 + bottom
     fig = new_figure(width, height, constrained=False)
     ranges = segments(rows["ci_low"].to_numpy(float), rows["ci_high"].to_numpy(float))
@@ -355,8 +433,7 @@ def _own_figure(c: _Content) -> Figure:
         a.xaxis.set_major_locator(MaxNLocator(nbins=max(3, int(w / 0.32)), steps=[1, 2, 2.5, 5, 10]))
         axes.append(a)
         x0 += w + 0.1
-    y = np.arange(len(rows))[::-1].astype(float)
-    _finish_axes(axes[0], y, c.shown)
+    _finish_axes(axes[0], c)
     for a in axes[1:]:
         a.set_ylim(axes[0].get_ylim())
         a.set_yticks([])
@@ -369,6 +446,9 @@ def _own_figure(c: _Content) -> Figure:
              fontsize=FONT_SIZE, gid="forest-xlabel")
     x = left + plot_w + _GAP
     to_fig = axes[0].transData + fig.transFigure.inverted()
+    for yy, text, group in c.heads:
+        fig.text(_MARGIN / width, to_fig.transform((0, yy))[1], text, ha="left", va="center",
+                 fontsize=SMALL_FONT_SIZE, fontweight="bold", gid=f"forest-group-{group}")
     for kind, values, header, w in zip(("estimate", "p", "n"), c.columns, c.headers, c.widths):
         right = (x + w) / width  # numbers right-aligned
         fig.text(right, (bottom + plot_h + 0.04) / height, header, ha="right", va="bottom",
@@ -404,9 +484,14 @@ def _limits(ranges: Sequence[tuple[float, float]], pad: float) -> tuple[float, f
     return lo - pad * span, hi + pad * span
 
 
-def _finish_axes(ax: Axes, y: np.ndarray, labels: Sequence[str]) -> None:
-    ax.set_yticks(y, labels)
-    ax.set_ylim(-0.6, len(y) - 0.4)
+def _finish_axes(ax: Axes, c: _Content, headings: bool = False) -> None:
+    """Row labels as y ticks (then the group headings, when drawn as ticks), the y range."""
+    ticks, labels = list(c.y), list(c.shown)
+    if headings:
+        ticks += [yy for yy, _, _ in c.heads]
+        labels += [text for _, text, _ in c.heads]
+    ax.set_yticks(ticks, labels)
+    ax.set_ylim(-0.6, c.slots - 0.4)
     ax.spines["left"].set_visible(False)
     ax.tick_params(axis="y", length=0, pad=4)
 
