@@ -728,20 +728,18 @@ def _cmd_robustness(args: argparse.Namespace) -> int:
     common = dict(scheme=args.scheme, reference=args.reference, design=args.design, inference=args.inference,
                   n_resamples=args.resamples, seed=args.seed, confidence_level=args.ci, correction=args.correction,
                   missing=args.missing)
+    own = {"content-filter": (frame.assign(score=frame["score"].fillna(0.0)),
+                              {"filtered": _filtered(args.filtered, frame)} if args.filtered is not None else {}),
+           "judge-repeats": (frame, {"verdict_missing": args.verdict_missing}),
+           "missing-verdicts": (frame, {})}
     frames = []
     for name in checks:
-        if name == "content-filter":
-            other = int(frame["score"].isna().sum())
-            table = md.content_filter_sensitivity(frame.assign(score=frame["score"].fillna(0.0)),
-                                                  _filtered(args.filtered, frame), **common)
-            if other:
-                table.attrs["notes"].insert(0, f"{other} missing verdict{'s' if other != 1 else ''} scored 0 "
-                                               "before the check (--verdict-missing as-wrong)")
-        elif name == "judge-repeats":
-            table = md.judge_repetition_sensitivity(frame, verdict_missing=args.verdict_missing, **common)
-        else:
-            table = md.missing_verdict_bounds(frame, **common)
-        frames.append(table)
+        data, options = own[name]
+        frames.append(getattr(md, _CHECKS[name])(data, **options, **common))
+        other = int(frame["score"].isna().sum())
+        if name == "content-filter" and other:
+            frames[-1].attrs["notes"].insert(0, f"{other} missing verdict{'s' if other != 1 else ''} scored 0 "
+                                                "before the check (--verdict-missing as-wrong)")
     _emit(frames, args)
     return 0
 
