@@ -29,7 +29,7 @@ from memdiag._pairs import THRESHOLD, cell_indicators
 from memdiag._provenance import stamp
 from memdiag._resampling import bootstrap_sums, run_seed
 from memdiag.errors import VerdictError
-from memdiag._verdicts import MissingQueryPolicy, align
+from memdiag._verdicts import JUDGES_MEAN, MissingQueryPolicy, align, judges_of
 
 COLUMNS: tuple[str, ...] = ("kind", "rater_a", "rater_b", "n", "n_raters", "agreement", "kappa", "se",
                             "ci_low", "ci_high", "boot_ci_low", "boot_ci_high", "missing_a", "missing_b",
@@ -353,8 +353,27 @@ def agreement(
                  missing_per_rater=missing_counts, confidence_level=confidence_level, **resampled)
 
 
+def _effect_rows(df: pd.DataFrame, missing: MissingQueryPolicy, systems: Sequence[str] | None,
+                 judges: str | None = None) -> tuple[list[dict], str]:
+    """One row per system of the missing-verdict effect, and the note on the paired exclusion."""
+    as_wrong = align(df, missing=missing, verdict_missing="as-wrong", systems=systems, judges=judges)
+    paired = align(df, missing=missing, verdict_missing="exclude", systems=systems, judges=judges)
+    counts = {n["policy"]: n.get("per_system", {}) for n in as_wrong.notes}
+    per_system = counts.get("missing verdicts as-wrong", {})
+    rows = []
+    for j, name in enumerate(as_wrong.systems):
+        own = align(df[df["system"].astype(str) == name], missing=missing, verdict_missing="exclude",
+                    judges=judges)
+        rows.append({"system": name, "n": as_wrong.n, "n_missing": int(per_system.get(name, 0)),
+                     "score_as_wrong": 100 * float(as_wrong.scores[:, j].mean()),
+                     "n_excluded": as_wrong.n - own.n, "score_excluded": 100 * float(own.scores.mean()),
+                     "score_excluded_paired": 100 * float(paired.scores[:, paired.system_index(name)].mean())})
+    return rows, (f"{len(paired.query_ids)} of {as_wrong.n} queries have a verdict from every system "
+                  "(score_excluded_paired)")
+
+
 def missing_verdict_effect(df: pd.DataFrame, *, missing: MissingQueryPolicy = "error",
-                           systems: Sequence[str] | None = None) -> pd.DataFrame:
+                           systems: Sequence[str] | None = None, judges: str | None = None) -> pd.DataFrame:
     """Each system's score with missing verdicts scored as wrong vs excluded (SPEC §1, §7).
 
     Parameters
@@ -363,6 +382,13 @@ def missing_verdict_effect(df: pd.DataFrame, *, missing: MissingQueryPolicy = "e
         Canonical verdicts (NaN ``score`` = no usable verdict).
     missing, systems
         As in :func:`memdiag.align` (a query some systems lack).
+    judges
+        Verdicts whose ``judge`` column names several judges of the same answers: ``None`` (the
+        default) or ``"mean"`` gives one row per (judge, system) — a missing verdict is one
+        judge's, so each judge's rows count its own missing verdicts and score its own verdicts,
+        which needs no policy for combining judges (with ``"mean"`` the notes say so); a judge's
+        name gives that judge's rows only. Verdicts without a judge label are left out of the
+        per-judge rows, counted in the notes. With at most one judge, as in :func:`memdiag.align`.
 
     Returns
     -------
@@ -372,13 +398,23 @@ def missing_verdict_effect(df: pd.DataFrame, *, missing: MissingQueryPolicy = "e
         system's queries with a missing verdict dropped from its own score), ``difference`` =
         score_excluded − score_as_wrong, and ``score_excluded_paired`` (SPEC's ``exclude``
         policy: a query with a missing verdict for any system is dropped for all). Scores are
-        mean scores in points (×100).
+        mean scores in points (×100). With several judges, one row per (judge, system) and a
+        ``judge`` column first; each judge's rows pair the systems that judge rated.
 
     Raises
     ------
     VerdictError
-        Bad verdicts (:func:`memdiag.check`), an unknown ``missing`` policy or system, or a query
-        some systems lack under ``missing="error"``.
+        Bad verdicts (:func:`memdiag.check`), an unknown ``missing`` policy or system, a
+        ``judges`` name that is not a judge of the data, or a query some systems lack under
+        ``missing="error"`` (within each judge's verdicts).
+
+    Notes
+    -----
+    Per system (and judge): score_as_wrong = 100 · Σ_q s_q / N with a missing verdict s_q = 0
+    over the N aligned queries; score_excluded = 100 · mean of s_q over the system's queries with
+    a usable verdict; score_excluded_paired = the same mean over the queries every system (of
+    that judge) has a usable verdict for. Each query's s_q is the mean over its judge
+    repetitions (SPEC §1.3).
 
     References
     ----------
@@ -393,21 +429,55 @@ def missing_verdict_effect(df: pd.DataFrame, *, missing: MissingQueryPolicy = "e
       system  n_missing  score_as_wrong  score_excluded  difference
     0      a          1            50.0       66.666667   16.666667
     1      b          0            50.0       50.000000    0.000000
+
+    Two judges of the same answers: j2 could not judge a's answer to ``x``, so only j2's row for
+    ``a`` moves (1/2 as wrong, 1/1 excluded):
+
+    >>> two = pd.DataFrame({"system": ["a", "a", "b", "b"] * 2, "query_id": list("xyxy") * 2,
+    ...                     "judge": ["j1"] * 4 + ["j2"] * 4, "score": [1, 0, 1, 1, None, 1, 1, 0]})
+    >>> missing_verdict_effect(two)[["judge", "system", "n_missing", "score_as_wrong", "score_excluded"]]
+      judge system  n_missing  score_as_wrong  score_excluded
+    0    j1      a          0            50.0            50.0
+    1    j1      b          0           100.0           100.0
+    2    j2      a          1            50.0           100.0
+    3    j2      b          0            50.0            50.0
     """
-    as_wrong = align(df, missing=missing, verdict_missing="as-wrong", systems=systems)
-    paired = align(df, missing=missing, verdict_missing="exclude", systems=systems)
-    counts = {n["policy"]: n.get("per_system", {}) for n in as_wrong.notes}
-    per_system = counts.get("missing verdicts as-wrong", {})
-    rows = []
-    for j, name in enumerate(as_wrong.systems):
-        own = align(df[df["system"].astype(str) == name], missing=missing, verdict_missing="exclude")
-        rows.append({"system": name, "n": as_wrong.n, "n_missing": int(per_system.get(name, 0)),
-                     "score_as_wrong": 100 * float(as_wrong.scores[:, j].mean()),
-                     "n_excluded": as_wrong.n - own.n, "score_excluded": 100 * float(own.scores.mean()),
-                     "score_excluded_paired": 100 * float(paired.scores[:, paired.system_index(name)].mean())})
+    names = judges_of(df)
+    if len(names) < 2:
+        rows, note = _effect_rows(df, missing, systems, judges)
+        notes = [note]
+    else:
+        if judges not in (None, JUDGES_MEAN) and judges not in names:
+            raise VerdictError(f"judges={judges!r} is not a judge of these verdicts ({', '.join(names)}). "
+                               "Use one of them, or 'mean' (or None) for one row per judge.")
+        if systems is not None:
+            unknown = sorted(set(systems) - set(df["system"].astype(str)))
+            if unknown:
+                raise VerdictError(f"system(s) {', '.join(unknown)} not in the data (systems: "
+                                   f"{', '.join(sorted(pd.unique(df['system'].astype(str))))}).")
+        label = df["judge"].astype("string")
+        rows, notes = [], []
+        if judges == JUDGES_MEAN:
+            notes.append(f"judges mean: one row per judge ({', '.join(names)}); a missing verdict is one "
+                         "judge's, so each judge's effect is shown on its own verdicts")
+        unlabelled = int(label.isna().sum())
+        if unlabelled:
+            notes.append(f"{unlabelled} verdict{'s' if unlabelled != 1 else ''} without a judge label left out of "
+                         "the per-judge rows")
+        for name in names if judges in (None, JUDGES_MEAN) else [judges]:
+            own = df[(label == name).fillna(False).to_numpy()]
+            rated = set(own["system"].astype(str))
+            wanted = None if systems is None else [s for s in systems if s in rated]
+            if wanted == []:
+                continue
+            judge_rows, note = _effect_rows(own, missing, wanted)
+            rows += [{"judge": name, **row} for row in judge_rows]
+            notes.append(f"judge {name}: {note}")
+        if not rows:
+            raise VerdictError(f"no judge ({', '.join(names)}) rated the systems {', '.join(systems or [])}: "
+                               "their verdicts carry no judge label. Label them, or leave them out of systems.")
     out = pd.DataFrame(rows)
-    out.insert(6, "difference", out["score_excluded"] - out["score_as_wrong"])
-    stamp(out, "missing_verdict_effect", unit="points", missing=missing,
-          notes=[f"{len(paired.query_ids)} of {as_wrong.n} queries have a verdict from every system "
-                 "(score_excluded_paired)"])
+    out.insert(out.columns.get_loc("score_excluded") + 1, "difference", out["score_excluded"] - out["score_as_wrong"])
+    stamp(out, "missing_verdict_effect", unit="points", missing=missing, notes=notes,
+          **({"judges": judges} if judges is not None else {}))
     return out

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 import memdiag as md
 from memdiag._checks import CORRECTIONS, FORMATS, INFERENCE, KINDS, MAX_RESAMPLES, MIN_RESAMPLES
 from memdiag._escape import one_line
-from memdiag.errors import VerdictError
+from memdiag.errors import VerdictError, listing, shown
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -219,11 +219,16 @@ def _add_output(p: argparse.ArgumentParser) -> None:
     _add_force(p, "an existing --output file")
 
 
-def _add_resampling(p: argparse.ArgumentParser, inference: bool = True) -> None:
+def _add_resampling(p: argparse.ArgumentParser, inference: bool = True, *, allow_zero: bool = False,
+                    default: str = "20000") -> None:
+    """``--design``, ``--resamples`` (0 allowed with ``allow_zero``: point estimates only; ``default``
+    other than ``"20000"`` leaves it None for the command to decide), ``--seed``, ``--ci``."""
     p.add_argument("--design", choices=KINDS,
                    help="resampling design (default: from the data and scheme; the choice is printed)")
-    p.add_argument("--resamples", type=_resamples, default=20_000, metavar="B",
-                   help=f"bootstrap replicates, {MIN_RESAMPLES} or more (default 20000)")
+    p.add_argument("--resamples", type=_resamples_or_zero if allow_zero else _resamples,
+                   default=20_000 if default == "20000" else None, metavar="B",
+                   help=f"bootstrap replicates, {MIN_RESAMPLES} or more"
+                        f"{' (0: point estimates only)' if allow_zero else ''} (default {default})")
     p.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
     p.add_argument("--ci", type=_level, default=0.95, help="confidence level (default 0.95)")
     if inference:
@@ -242,7 +247,7 @@ def _add_inference(p: argparse.ArgumentParser) -> None:
 # --------------------------------------------------------------------------------------------
 #: Options that name an input file.
 _INPUT_OPTIONS = ("files", "claims", "log", "scheme", "systems_table", "write_log", "recipe", "summaries",
-                  "ingestion_log", "before", "after")
+                  "ingestion_log", "before", "after", "filtered")
 
 
 def _inputs(args: argparse.Namespace, df: pd.DataFrame | None = None) -> list[str]:
@@ -461,14 +466,33 @@ def _cmd_flows(args: argparse.Namespace) -> int:
 
 
 def _cmd_evidence(args: argparse.Namespace) -> int:
+    if args.procedure:
+        fixed = [o for o, v in (("--inference", args.inference != "auto"),
+                                ("--correction", args.correction != "holm"), ("--tests", args.tests)) if v]
+        if fixed:
+            raise UsageError(f"--procedure {args.procedure} fixes its own tests, inference and correction; "
+                             f"drop {fixed[0]}")
     raw = _read(args)
     df = _prepared(args, raw)
-    common = dict(design=args.design, inference=args.inference, n_resamples=args.resamples, seed=args.seed,
+    procedure, resamples, inference = None, args.resamples or 20_000, args.inference
+    if args.procedure:  # every table under the procedure's settings (B defaults to its own)
+        from memdiag._procedures import PROCEDURES
+
+        procedure = md.evidence_procedure(df, args.procedure, design=args.design, n_resamples=args.resamples,
+                                          seed=args.seed, confidence_level=args.ci, missing=args.missing,
+                                          verdict_missing=args.verdict_missing)
+        resamples = args.resamples or PROCEDURES[args.procedure]["n_resamples"]
+        inference = PROCEDURES[args.procedure]["inference"]
+    common = dict(design=args.design, inference=inference, n_resamples=resamples, seed=args.seed,
                   missing=args.missing, verdict_missing=args.verdict_missing)
     frames = []
     if "sufficient" in raw or "evidence_tokens" not in raw:  # evidence length needs no sufficiency label
         frames.append(md.evidence(df, confidence_level=args.ci, **common))
-    if args.tests and "sufficient" in raw:
+    if procedure is not None:
+        matrix = procedure.matrix.reset_index(names="row − column")
+        matrix.attrs = {**procedure.matrix.attrs, "function": "pairwise_matrix"}
+        frames += [procedure.omnibus, matrix, procedure.pairs]
+    elif args.tests and "sufficient" in raw:
         pairs, omni = md.evidence_tests(df, correction=args.correction, **common)
         matrix = md.pairwise_matrix(pairs[pairs["metric"] == "coverage"], pairs[pairs["metric"] == "utilization"])
         matrix = matrix.reset_index(names="row − column")
@@ -603,6 +627,123 @@ def _cmd_independence(args: argparse.Namespace) -> int:
     return 0
 
 
+#: The checks of ``memdiag robustness`` and the function each runs (SPEC §7.8).
+_CHECKS: dict[str, str] = {"content-filter": "content_filter_sensitivity",
+                           "judge-repeats": "judge_repetition_sensitivity",
+                           "missing-verdicts": "missing_verdict_bounds"}
+
+
+def _blocked_answers(path: str, systems: Sequence[str]) -> list[str] | dict[str, list[str]]:
+    """The ``--filtered`` file: CSV with a header, one blocked answer a row — ``query_id`` and,
+    optionally, ``system`` (empty: the query was blocked for every system); other columns are
+    ignored. Query ids alone, or system -> query ids."""
+    import csv
+
+    with open(path, encoding="utf-8-sig", newline="") as fh:
+        reader = csv.reader(fh)
+        header = [name.strip() for name in next(reader, [])]
+        if "query_id" not in header:
+            raise VerdictError(f"{path}: no 'query_id' column (header: {', '.join(header) or 'empty'}). The "
+                               "--filtered file is CSV with a header: query_id and optionally system, one blocked "
+                               "answer a row.")
+        rows = []
+        for values in reader:
+            if not any(v.strip() for v in values):
+                continue
+            row = dict(zip(header, (v.strip() for v in values)))
+            query_id, system = row.get("query_id", ""), row.get("system", "")
+            if not query_id:
+                raise VerdictError(f"{path}, line {reader.line_num}, field 'query_id': empty. Give the query id "
+                                   "of every blocked answer.")
+            if system and system not in systems:
+                raise VerdictError(f"{path}, line {reader.line_num}, field 'system': {system!r} is not a system of "
+                                   f"the verdicts ({', '.join(systems)}). Fix the name, or leave it empty for "
+                                   "every system.")
+            rows.append((system, query_id))
+    if not rows:
+        raise VerdictError(f"{path}: lists no blocked answer (a header and no rows).")
+    if "system" not in header:
+        return [query_id for _, query_id in rows]
+    blocked: dict[str, list[str]] = {}
+    for system, query_id in rows:
+        for name in [system] if system else systems:
+            blocked.setdefault(name, []).append(query_id)
+    return blocked
+
+
+def _filtered(value: str, df: pd.DataFrame) -> str | list[str] | dict[str, list[str]]:
+    """``--filtered``: a 0/1 column of the verdicts (checked here), else a file (:func:`_blocked_answers`)."""
+    import pandas as pd
+
+    if value in df:
+        column = df[value]
+        odd = (column.notna() & ~pd.to_numeric(column, errors="coerce").isin([0, 1])).to_numpy().nonzero()[0]
+        if odd.size:
+            raise VerdictError(f"--filtered {value}: record {odd[0] + 1} holds {shown(column.iloc[odd[0]])}, not 0 "
+                               "or 1. Mark each blocked answer 1 and every other answer 0.")
+        return value
+    if not os.path.isfile(value):
+        raise UsageError(f"--filtered {value!r} is neither a column of the verdicts ({listing(map(str, df.columns))}) "
+                         "nor a file: give a 0/1 column, or a CSV file with query_id and optionally system")
+    return _blocked_answers(value, sorted(df["system"].unique()))
+
+
+def _one_judge(df: pd.DataFrame, judges: str | None) -> pd.DataFrame:
+    """The verdicts of one judge (``--judges NAME``), as :func:`memdiag.align` selects them; the
+    frame itself when it names at most one judge."""
+    names = sorted(map(str, df["judge"].dropna().unique())) if "judge" in df else []
+    if judges is None and len(names) < 2:
+        return df
+    if judges is None or judges == "mean" or judges not in names:
+        given = "" if judges is None else f"--judges {judges}: "
+        raise UsageError(f"{given}the verdicts hold the judges {', '.join(names) or 'none'}; each check moves "
+                         "one judge's verdicts: choose one with --judges NAME")
+    return df[(df["judge"] == judges) | df["judge"].isna()]
+
+
+def _cmd_robustness(args: argparse.Namespace) -> int:
+    df = _one_judge(_read(args), args.judges)
+    frame = md.check(df)
+    calls = frame.groupby(["system", "query_id"])["repeat"].nunique()
+    why = {"content-filter": None if args.filtered is not None else
+           "--check content-filter needs --filtered COLUMN_OR_FILE (a 0/1 column of the verdicts, or a CSV file "
+           "with query_id and optionally system)",
+           "judge-repeats": None if calls.max() > 1 else
+           "--check judge-repeats: every answer has one judge call (no 'repeat' column with several values), so "
+           "there is nothing to compare",
+           "missing-verdicts": None if frame["score"].isna().any() else
+           "--check missing-verdicts: no verdict is missing, so both bounds are the data"}
+    checks = list(dict.fromkeys(args.check or [c for c in _CHECKS if why[c] is None]))
+    if not checks:
+        raise UsageError("nothing to check: every answer has one judge call and no verdict is missing; give "
+                         "--filtered COLUMN_OR_FILE for the content-filter check")
+    refused = [why[c] for c in checks if why[c] is not None]
+    if refused:
+        raise UsageError(refused[0])
+    if args.filtered is not None and "content-filter" not in checks:
+        raise UsageError("--filtered is for --check content-filter; add that check or drop --filtered")
+    if "content-filter" in checks and args.verdict_missing != "as-wrong":
+        raise UsageError("--check content-filter scores other missing verdicts 0 in both analyses (the "
+                         "variant drops only the filtered queries); drop --verdict-missing exclude")
+    common = dict(scheme=args.scheme, reference=args.reference, design=args.design, inference=args.inference,
+                  n_resamples=args.resamples, seed=args.seed, confidence_level=args.ci, correction=args.correction,
+                  missing=args.missing)
+    own = {"content-filter": (frame.assign(score=frame["score"].fillna(0.0)),
+                              {"filtered": _filtered(args.filtered, frame)} if args.filtered is not None else {}),
+           "judge-repeats": (frame, {"verdict_missing": args.verdict_missing}),
+           "missing-verdicts": (frame, {})}
+    frames = []
+    for name in checks:
+        data, options = own[name]
+        frames.append(getattr(md, _CHECKS[name])(data, **options, **common))
+        other = int(frame["score"].isna().sum())
+        if name == "content-filter" and other:
+            frames[-1].attrs["notes"].insert(0, f"{other} missing verdict{'s' if other != 1 else ''} scored 0 "
+                                                "before the check (--verdict-missing as-wrong)")
+    _emit(frames, args)
+    return 0
+
+
 def _cmd_writes(args: argparse.Namespace) -> int:
     _emit(md.write_audit(md.read_write_log(args.log)), args)
     return 0
@@ -613,9 +754,8 @@ def _cmd_agreement(args: argparse.Namespace) -> int:
     several = "judge" in df and df["judge"].dropna().nunique() > 1
     by = args.by or ("judge" if several else "repeat")
     frames = [md.agreement(df, by=by, threshold=args.threshold, verdict_missing=args.verdict_missing,
-                           n_resamples=args.resamples, seed=args.seed, confidence_level=args.ci)]
-    if not several:  # the missing-verdict effect scores each system, which several judges would need a policy for
-        frames.append(md.missing_verdict_effect(df, missing=args.missing))
+                           n_resamples=args.resamples, seed=args.seed, confidence_level=args.ci),
+              md.missing_verdict_effect(df, missing=args.missing, judges=args.judges)]  # per judge when several
     _emit(frames, args)
     return 0
 
@@ -913,9 +1053,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("evidence", help="coverage, utilization, the accuracy decomposition and evidence length")
     _add_input(p, judges=True)
     p.add_argument("--tests", action="store_true", help="also the omnibus and pairwise tests (paper A.5.1)")
+    p.add_argument("--procedure", metavar="NAME",
+                   help="instead of --tests, a paper's procedure by name: raw-rag-c6 (Cochran's Q and exact "
+                        "McNemar for coverage, max-range and sign tests for utilization, 50,000-replicate "
+                        "percentile intervals; Raw-RAG C.6, A.5.1): its omnibus table, matrix and pairs")
     p.add_argument("--correction", choices=CORRECTIONS, default="holm")
     p.add_argument("--budget", type=_budget, default=5_000, help="evidence-token budget (default 5000)")
-    _add_resampling(p)
+    _add_resampling(p, default="20000; with --procedure the procedure's own, 50000 for raw-rag-c6")
     _add_output(p)
     p.set_defaults(run=_cmd_evidence)
 
@@ -1021,6 +1165,23 @@ def build_parser() -> argparse.ArgumentParser:
     _add_output(p)
     p.set_defaults(run=_cmd_independence)
 
+    p = sub.add_parser("robustness", help="how every headline number moves: content-filter exclusion, the first "
+                                          "judge call against the mean, missing verdicts as wrong against right")
+    _add_input(p)
+    p.add_argument("--check", action="append", choices=tuple(_CHECKS),
+                   help="content-filter (with --filtered), judge-repeats or missing-verdicts (repeatable; default: "
+                        "every check the data allow)")
+    p.add_argument("--filtered", metavar="COLUMN | FILE",
+                   help="the answers a content filter blocked: a 0/1 column of the verdicts, or a CSV file with a "
+                        "query_id column and optionally system (empty or absent: every system)")
+    p.add_argument("--judges", metavar="NAME", help="several judges of the same answers: check this judge's verdicts")
+    p.add_argument("--scheme", help="official aggregation of the headline scores (locomo, meme, FILE.yaml)")
+    p.add_argument("--reference", help="each system's difference from this one is a headline number too")
+    p.add_argument("--correction", choices=CORRECTIONS, default="holm")
+    _add_resampling(p, allow_zero=True)
+    _add_output(p)
+    p.set_defaults(run=_cmd_robustness)
+
     p = sub.add_parser("writes", help="write-action (mutation) audit of a memory decision log")
     p.add_argument("log", metavar="LOG", help="decision log (CSV or JSONL): cluster, decision, persisted, old_text, new_text")
     _add_output(p)
@@ -1030,6 +1191,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_input(p)
     p.add_argument("--by", choices=("repeat", "judge"),
                    help="raters are repetitions or judges (default: judges when the data name several)")
+    p.add_argument("--judges", metavar="mean | NAME",
+                   help="several judges: the missing-verdict effect per judge (default; also with mean) or of "
+                        "one judge; the agreement table always compares them all")
     p.set_defaults(verdict_missing="exclude")  # agreement leaves missing verdicts out, counted (issue 14)
     p.add_argument("--threshold", type=_threshold, help="correct = score > THRESHOLD (default 0.5)")
     _add_resampling(p, inference=False)  # κ intervals resample answers; there is no design to follow

@@ -203,6 +203,42 @@ def test_missing_verdict_effect_by_hand():
     assert out.loc["b", "score_excluded_paired"] == pytest.approx(50.0)
 
 
+
+def test_missing_verdict_effect_per_judge_by_hand():
+    nan = np.nan
+    scores = {("j1", "a"): [1, nan, 0], ("j1", "b"): [1, 1, nan], ("j2", "a"): [0, 1, 0], ("j2", "b"): [nan, nan, 1]}
+    df = pd.DataFrame([{"judge": j, "system": s, "query_id": q, "score": v}
+                       for (j, s), values in scores.items() for q, v in zip(("q1", "q2", "q3"), values)])
+    out = missing_verdict_effect(df)
+    assert list(out.columns[:2]) == ["judge", "system"]
+    got = out.set_index(["judge", "system"])
+    # columns: n_missing, as wrong (NaN = 0 over 3), excluded (own usable verdicts), n_excluded, paired
+    # j1: a 1 0 -> 1/3, 1/2; b 1 1 -> 2/3, 2/2; only q1 has both systems' verdicts: a 1, b 1
+    # j2: a 0 1 0 -> 1/3, 1/3; b 1 -> 1/3, 1/1; only q3 has both: a 0, b 1
+    expected = {("j1", "a"): (1, 100 / 3, 50.0, 1, 100.0), ("j1", "b"): (1, 200 / 3, 100.0, 1, 100.0),
+                ("j2", "a"): (0, 100 / 3, 100 / 3, 0, 0.0), ("j2", "b"): (2, 100 / 3, 100.0, 2, 100.0)}
+    assert list(got.index) == list(expected)
+    for key, (n_missing, as_wrong, excluded, n_excluded, paired) in expected.items():
+        row = got.loc[key]
+        assert row["n"] == 3 and row["n_missing"] == n_missing and row["n_excluded"] == n_excluded
+        assert row["score_as_wrong"] == pytest.approx(as_wrong)
+        assert row["score_excluded"] == pytest.approx(excluded)
+        assert row["difference"] == pytest.approx(excluded - as_wrong)
+        assert row["score_excluded_paired"] == pytest.approx(paired)
+    assert "judge j1: 1 of 3 queries have a verdict from every system (score_excluded_paired)" in out.attrs["notes"]
+    one = missing_verdict_effect(df, judges="j2")
+    pd.testing.assert_frame_equal(one, out[out["judge"] == "j2"].reset_index(drop=True))
+    mean = missing_verdict_effect(df, judges="mean")
+    pd.testing.assert_frame_equal(mean, out)
+    assert mean.attrs["notes"][0].startswith("judges mean: one row per judge (j1, j2)")
+    with pytest.raises(VerdictError, match="'j3' is not a judge"):
+        missing_verdict_effect(df, judges="j3")
+    # unlabelled verdicts belong to no judge: left out, counted
+    extra = pd.concat([df, pd.DataFrame({"system": ["a"], "query_id": ["q1"], "score": [1.0]})], ignore_index=True)
+    with_extra = missing_verdict_effect(extra)
+    pd.testing.assert_frame_equal(with_extra, out)
+    assert "1 verdict without a judge label left out of the per-judge rows" in with_extra.attrs["notes"]
+
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.tuples(st.booleans(), st.booleans(), st.booleans()), min_size=4, max_size=40), st.randoms())
 def test_permuting_rows_changes_no_kappa(labels, random):

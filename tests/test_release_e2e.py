@@ -94,8 +94,11 @@ def test_flows_and_mcnemar_between_two_runs(release, capsys):
 def test_cohens_kappa_for_every_pair_of_judges_and_fleiss(release, capsys):
     folder, truth = release
     out = table(capsys, "agreement", "--recipe", folder / "release.yaml", "--resamples", 200)
-    assert len(out) == 1  # several judges: no missing-verdict effect table (it would need a judge policy)
-    by_kind = out[0]
+    assert len(out) == 2  # the kappas, then the missing-verdict effect of each judge on its own verdicts
+    by_kind, effect = out
+    assert [(r["judge"], r["system"]) for r in effect] == [(j, name) for j in sorted(JUDGES) for name in sorted(RUNS)]
+    for r in effect:
+        assert r["score_as_wrong"] == pytest.approx(100 * truth["verdicts"][r["system"]][r["judge"]].mean(), abs=1e-9)
     units = {j: np.concatenate([truth["verdicts"][name][j] for name in sorted(RUNS)]) for j in JUDGES}
     cohen = [r for r in by_kind if r["kind"] == "cohen"]
     assert len(cohen) == 3
