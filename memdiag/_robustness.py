@@ -29,7 +29,7 @@ from memdiag._prepare import prepare
 from memdiag._provenance import stamp
 from memdiag._resampling import run_seed
 from memdiag._scoring import score
-from memdiag._verdicts import check
+from memdiag._verdicts import check, pair_twins
 from memdiag.errors import VerdictError, listing
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -139,6 +139,7 @@ def content_filter_sensitivity(
     confidence_level: float = 0.95,
     correction: str = "holm",
     missing: str = "error",
+    verdict_missing: str | None = None,
 ) -> pd.DataFrame:
     """The headline numbers with and without the queries a content filter blocked (A.5.2).
 
@@ -150,12 +151,19 @@ def content_filter_sensitivity(
     filtered
         The blocked answers: system -> query ids, a list of query ids (blocked for some
         system), or the name of a 0/1 column of ``df`` marking them.
+    verdict_missing
+        Verdicts missing for other reasons (a NaN score on an answer the filter did not block),
+        decided the same way in both analyses so that the variant differs only by the filtered
+        queries: ``"as-wrong"`` scores them 0, ``"exclude"`` drops their queries (with their
+        ``pair_id`` twins) from every system first; counted in the notes. Default ``None``:
+        refuse such verdicts.
 
     Raises
     ------
     VerdictError
-        ``filtered`` names no column of ``df`` or marks no verdict; verdicts missing for other
-        reasons (decide them first, so that the variant drops only the filtered queries); bad verdicts,
+        ``filtered`` names no column of ``df`` or marks no verdict (or, under
+        ``verdict_missing="exclude"``, none is left); verdicts missing for other reasons and no
+        ``verdict_missing``, or an unknown one; bad verdicts,
         unpaired queries under ``missing="error"``, an unknown ``missing``, ``inference`` or
         ``correction``, a bad ``n_resamples`` or ``confidence_level``, an unknown ``reference``.
     SchemeError
@@ -183,6 +191,9 @@ def content_filter_sensitivity(
     [['score', 'mem', 50.0, 66.67, 3], ['score', 'rag', 75.0, 66.67, 3], ['mem − rag', 'mem', -25.0, 0.0, 3]]
     """
     frame = check(df)
+    if verdict_missing not in (None, "as-wrong", "exclude"):
+        raise VerdictError(f"content_filter_sensitivity: unknown verdict_missing {verdict_missing!r} "
+                           "(use as-wrong or exclude).")
     if isinstance(filtered, str):
         if filtered not in frame:
             raise VerdictError(f"content_filter_sensitivity: the verdicts have no column '{filtered}' marking "
@@ -194,30 +205,54 @@ def content_filter_sensitivity(
             blocked |= (frame["system"] == system) & frame["query_id"].isin(list(ids))
     else:
         blocked = frame["query_id"].isin(list(filtered))
+    frame, blocked, decided = _other_missing(frame, blocked, verdict_missing)
     ids = sorted(pd.unique(frame.loc[blocked, "query_id"]).tolist())
     named = ([] if isinstance(filtered, str) else
              [i for v in filtered.values() for i in v] if isinstance(filtered, Mapping) else list(filtered))
     unknown = sorted(set(map(str, named)) - set(frame["query_id"].astype(str)))
     if not ids:
         raise VerdictError("content_filter_sensitivity: no verdict is marked as filtered"
-                           + (f" (unknown query ids: {listing(unknown)})" if unknown else "") + ".")
+                           + (f" (unknown query ids: {listing(unknown)})" if unknown else "")
+                           + (" once the queries with other missing verdicts are dropped" if decided else "")
+                           + ".")
     options = _options(design=design, inference=inference, n_resamples=n_resamples, seed=seed,
                        confidence_level=confidence_level, correction=correction, missing=missing)
     # the exclude policy drops a query with a missing verdict for every system, with its pair_id twins
     variant = frame.assign(score=frame["score"].where(~blocked, np.nan))
-    other = frame["score"].isna() & ~blocked
-    if other.any():
-        raise VerdictError(f"content_filter_sensitivity: {int(other.sum())} verdicts are missing for other reasons; "
-                           "decide them first (md.prepare(..., verdict_missing=...)) so the variant drops only "
-                           "the filtered queries.")
     per_system = frame.loc[blocked].groupby("system")["query_id"].nunique()
-    notes = [f"filtered answers: {', '.join(f'{s} {n}' for s, n in per_system.items())}, on {len(ids)} queries: "
+    notes = decided + [f"filtered answers: {', '.join(f'{s} {n}' for s, n in per_system.items())}, on {len(ids)} queries: "
              f"{listing(ids)}"] + ([f"unknown query ids ignored: {listing(unknown)}"] if unknown else [])
     return _moves(frame, variant, function="content_filter_sensitivity",
                   what=("every query, filtered answers as released",
                         "the filtered queries and their pair_id twins dropped from every system"),
                   scheme=scheme, reference=reference, verdict_missing=("as-wrong", "exclude"), notes=notes,
                   options=options)
+
+
+def _other_missing(frame: pd.DataFrame, blocked: pd.Series,
+                   policy: str | None) -> tuple[pd.DataFrame, pd.Series, list[str]]:
+    """Verdicts missing for reasons other than the filter, decided by ``policy`` before both
+    analyses (scored 0, or their queries and ``pair_id`` twins dropped; SPEC §1.4): the frame,
+    the blocked mask on it and the note saying what was done."""
+    other = frame["score"].isna() & ~blocked
+    if not other.any():
+        return frame, blocked, []
+    n = int(other.sum())
+    if policy is None:
+        raise VerdictError(f"content_filter_sensitivity: {n} verdicts are missing for other reasons; decide them "
+                           "with verdict_missing='as-wrong' or 'exclude' (CLI: --verdict-missing) so the variant "
+                           "drops only the filtered queries.")
+    if policy == "as-wrong":
+        return (frame.assign(score=frame["score"].mask(other, 0.0)), blocked,
+                [f"{n} verdict{'s' if n != 1 else ''} missing for other reasons scored 0 in both analyses "
+                 "(verdict_missing as-wrong)"])
+    bad = pd.unique(frame.loc[other, "query_id"]).tolist()
+    gone = sorted(set(bad) | set(pair_twins(frame, bad)))
+    keep = ~frame["query_id"].isin(gone)
+    return (frame[keep], blocked[keep],
+            [f"{len(gone)} quer{'y' if len(gone) == 1 else 'ies'} with a verdict missing for other reasons "
+             f"(with their pair_id twins) dropped from every system in both analyses (verdict_missing exclude): "
+             f"{listing(gone)}"])
 
 
 def judge_repetition_sensitivity(

@@ -788,7 +788,7 @@ def _judge_policy(df: pd.DataFrame, judges: str | None, notes: list[dict]) -> tu
     return df[keep], False
 
 
-def _pair_twins(df: pd.DataFrame, dropped: Sequence[str]) -> list[str]:
+def pair_twins(df: pd.DataFrame, dropped: Sequence[str]) -> list[str]:
     """The queries sharing a ``pair_id`` with a dropped query (MEME before/after twins), sorted:
     excluding one phase of a pair excludes the other (Raw-RAG paper A.5.2, content-filter check)."""
     if "pair_id" not in df:
@@ -906,7 +906,7 @@ def align(
     elif verdict_missing == "exclude":
         bad = pd.unique(df.loc[df["score"].isna(), "query_id"])
         if len(bad):
-            twins = _pair_twins(df, bad)
+            twins = pair_twins(df, bad)
             notes.append({"policy": "missing verdicts exclude", "count": len(bad) + len(twins),
                           "per_system": missing_per_system.to_dict(),
                           "detail": f"{len(bad)} queries with a missing verdict dropped for every "

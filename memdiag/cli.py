@@ -722,24 +722,17 @@ def _cmd_robustness(args: argparse.Namespace) -> int:
         raise UsageError(refused[0])
     if args.filtered is not None and "content-filter" not in checks:
         raise UsageError("--filtered is for --check content-filter; add that check or drop --filtered")
-    if "content-filter" in checks and args.verdict_missing != "as-wrong":
-        raise UsageError("--check content-filter scores other missing verdicts 0 in both analyses (the "
-                         "variant drops only the filtered queries); drop --verdict-missing exclude")
     common = dict(scheme=args.scheme, reference=args.reference, design=args.design, inference=args.inference,
                   n_resamples=args.resamples, seed=args.seed, confidence_level=args.ci, correction=args.correction,
                   missing=args.missing)
-    own = {"content-filter": (frame.assign(score=frame["score"].fillna(0.0)),
-                              {"filtered": _filtered(args.filtered, frame)} if args.filtered is not None else {}),
+    own = {"content-filter": (frame, {"verdict_missing": args.verdict_missing} |
+                              ({"filtered": _filtered(args.filtered, frame)} if args.filtered is not None else {})),
            "judge-repeats": (frame, {"verdict_missing": args.verdict_missing}),
            "missing-verdicts": (frame, {})}
     frames = []
     for name in checks:
         data, options = own[name]
         frames.append(getattr(md, _CHECKS[name])(data, **options, **common))
-        other = int(frame["score"].isna().sum())
-        if name == "content-filter" and other:
-            frames[-1].attrs["notes"].insert(0, f"{other} missing verdict{'s' if other != 1 else ''} scored 0 "
-                                                "before the check (--verdict-missing as-wrong)")
     _emit(frames, args)
     return 0
 

@@ -108,19 +108,33 @@ def test_content_filter_from_a_column_and_from_files_gives_the_hand_computed_mov
     assert "filtered answers: mem 1, on 1 queries: d" in table["provenance"]["notes"]
 
 
-def test_content_filter_scores_other_missing_verdicts_zero_first(tmp_path):
+def test_content_filter_decides_other_missing_verdicts_by_the_policy_in_both_analyses(tmp_path):
     df = pd.DataFrame({"system": ["rag"] * 4 + ["mem"] * 4, "query_id": list("abcd") * 2,
                        "score": [1, None, 0, 1, 1, 0, 1, 0]})
     df.to_csv(tmp_path / "v.csv", index=False)
     (tmp_path / "f.csv").write_text("query_id,system\nd,mem\n", encoding="utf-8")
-    code, out, err = run("robustness", str(tmp_path / "v.csv"), "--check", "content-filter", "--filtered",
-                         str(tmp_path / "f.csv"), "--resamples", "0", "--format", "json")
+    argv = ("robustness", str(tmp_path / "v.csv"), "--check", "content-filter", "--filtered", str(tmp_path / "f.csv"),
+            "--resamples", "0", "--format", "json")
+    code, out, err = run(*argv)
     assert code == 0, err
     rows = {r["system"]: r for r in tables(out)[0]["rows"]}
-    # rag's missing b counts 0: baseline 2/4, variant on a, b, c 1/3
+    # as-wrong (default): rag's missing b counts 0: baseline a..d 2/4, variant a, b, c 1/3;
+    # mem: baseline 2/4, variant 2/3
     assert (rows["rag"]["baseline"], rows["rag"]["variant"]) == pytest.approx((50.0, 100 / 3))
-    assert tables(out)[0]["provenance"]["notes"][0] == ("1 missing verdict scored 0 before the check "
-                                                        "(--verdict-missing as-wrong)")
+    assert (rows["mem"]["baseline"], rows["mem"]["variant"]) == pytest.approx((50.0, 200 / 3))
+    assert ("1 verdict missing for other reasons scored 0 in both analyses (verdict_missing as-wrong)"
+            in tables(out)[0]["provenance"]["notes"])
+    code, out, err = run(*argv, "--verdict-missing", "exclude")
+    assert code == 0, err
+    table = tables(out)[0]
+    rows = {r["system"]: r for r in table["rows"]}
+    # exclude: b leaves both analyses: baseline a, c, d (rag 1, 0, 1: 2/3; mem 1, 1, 0: 2/3);
+    # variant a, c (rag 1/2, mem 2/2)
+    assert (rows["rag"]["baseline"], rows["rag"]["variant"]) == pytest.approx((200 / 3, 50.0))
+    assert (rows["mem"]["baseline"], rows["mem"]["variant"]) == pytest.approx((200 / 3, 100.0))
+    assert [r["n_baseline"] for r in table["rows"]][:2] == [3, 3]
+    assert any(n.startswith("1 query with a verdict missing for other reasons") and n.endswith(": b")
+               for n in table["provenance"]["notes"])
 
 
 def test_robustness_refuses_what_it_cannot_check_in_one_line(small, tmp_path):
@@ -147,7 +161,6 @@ def test_robustness_refuses_what_it_cannot_check_in_one_line(small, tmp_path):
         (("robustness", s, "--filtered", "query_id"), "--filtered query_id: record 1 holds 'a', not 0 or 1"),
         (("robustness", VERDICTS, "--check", "judge-repeats", "--filtered", "x.csv"),
          "--filtered is for --check content-filter"),
-        (("robustness", s, "--filtered", "blocked", "--verdict-missing", "exclude"), "drop --verdict-missing"),
         (("robustness", s, "--check", "spelling"), "invalid choice: 'spelling'"),
         (("robustness", s, "--filtered", str(header_only), "-o", str(header_only), "--force"),
          "is one of the inputs"),

@@ -444,6 +444,24 @@ def test_forest_of_a_by_category_frame_draws_each_category_under_its_integer_hea
     assert "queries per comparison" not in text  # each group's n is in its heading
 
 
+def test_forest_draws_rows_without_an_interval_as_their_estimate_alone(tmp_path):
+    # a group within one cluster has no interval and no p (compare leaves them NaN)
+    frame = grouped_compare_frame(2).copy()
+    alone = frame["group"] == "temporal"
+    frame.loc[alone, ["ci_low", "ci_high", "p", "p_adj"]] = np.nan
+    frame.loc[alone, "test"] = ""
+    fig = plots.forest(frame)
+    svg = svg_texts(save(fig, tmp_path / "forest", formats=("svg",))[0])
+    for row in frame[alone].itertuples():
+        label = f"temporal: {row.system_a}"
+        assert by_gid(fig, f"forest-{label}").get_xdata()[0] == pytest.approx(row.diff)
+        assert svg[f"forest-estimate-{label}"] == f"{row.diff:+.1f}".replace("-", MINUS)
+        assert svg[f"forest-p-{label}"] == "\u2013"
+    low, high = fig.axes[0].get_xlim()
+    assert np.isfinite([low, high]).all() and low <= frame["ci_low"].min() and high >= frame["ci_high"].max()
+    assert "p: / " not in " ".join(all_text(fig).split()) and "p: " in all_text(fig)
+
+
 @pytest.mark.parametrize("k, long", [(1, False), (20, True)])
 def test_forest_of_a_by_category_frame_stays_readable(k, long):
     assert_readable(plots.forest(grouped_compare_frame(k, long)))

@@ -46,6 +46,27 @@ def test_content_filter_sensitivity_matches_dropping_the_pairs_by_hand(meme):
     assert out.attrs["variant"].startswith("the filtered queries and their pair_id twins dropped")
 
 
+def test_content_filter_decides_other_missing_verdicts_by_hand_under_each_policy(meme):
+    after = meme[(meme["phase"] == "after") & meme["pair_id"].notna()]["query_id"].unique()
+    blocked = {"raw-rag": list(after[:2])}
+    lost = after[5]                                        # a verdict missing for another reason
+    data = meme.assign(score=meme["score"].where(~((meme["system"] == "mem0") & (meme["query_id"] == lost))))
+    with pytest.raises(VerdictError, match="1 verdicts are missing for other reasons; decide them"):
+        md.content_filter_sensitivity(data, blocked, scheme="meme", n_resamples=0)
+    with pytest.raises(VerdictError, match="unknown verdict_missing 'drop'"):
+        md.content_filter_sensitivity(data, blocked, scheme="meme", n_resamples=0, verdict_missing="drop")
+    gone = {q.removesuffix("-after") for q in after[:2]}
+    for policy, decided in [("as-wrong", data.assign(score=data["score"].fillna(0.0))),
+                            ("exclude", data[data["pair_id"] != lost.removesuffix("-after")])]:
+        out = md.content_filter_sensitivity(data, blocked, scheme="meme", n_resamples=0, verdict_missing=policy)
+        scores = out[out["quantity"] == "score"].set_index("system")
+        baseline = md.score(decided, scheme="meme").set_index("system")["overall"]
+        variant = md.score(decided[~decided["pair_id"].isin(gone)], scheme="meme").set_index("system")["overall"]
+        np.testing.assert_allclose(scores["baseline"], baseline[scores.index])
+        np.testing.assert_allclose(scores["variant"], variant[scores.index])
+        assert any(policy in n for n in out.attrs["notes"])
+
+
 def test_judge_repetition_sensitivity_is_the_first_call_against_the_mean():
     df = md.simulate(n_queries=120, n_clusters=6, n_repeats=3, judge_error=0.1, seed=4)
     out = md.judge_repetition_sensitivity(df, reference="raw-rag", n_resamples=500)

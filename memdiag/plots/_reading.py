@@ -86,7 +86,7 @@ def named_tests(frame: pd.DataFrame) -> str:
     """The test(s) behind the p-values: the distinct values of a ``test`` column (or
     ``attrs["test"]``) joined with " / "; ``""`` when the frame does not say."""
     if "test" in frame.columns:
-        return " / ".join(str(t) for t in dict.fromkeys(frame["test"].dropna()))
+        return " / ".join(str(t) for t in dict.fromkeys(frame["test"].dropna()) if str(t))
     return str(frame.attrs.get("test", ""))
 
 

@@ -25,6 +25,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 from matplotlib.transforms import blended_transform_factory
 
+from memdiag._escape import one_line
 from memdiag.plots._names import name_key
 from memdiag.plots._reading import (
     adjusted_p_column, alpha, correction, labels_of, level, named_tests, p_header, p_text,
@@ -310,8 +311,8 @@ class _Content:
 def _heading(rows: pd.DataFrame, n_in_heading: bool) -> str:
     """A group's heading: the category integer beside its name ("1 (multi-hop)"), and its n."""
     first = rows.iloc[0]
-    cid = first.get("category_id")
-    text = f"{int(cid)} ({first['group']})" if cid is not None and pd.notna(cid) else str(first["group"])
+    cid, group = first.get("category_id"), one_line(first["group"])
+    text = f"{int(cid)} ({group})" if cid is not None and pd.notna(cid) else group
     return f"{text}, n = {int(first['n']):,}" if n_in_heading else text
 
 
@@ -381,8 +382,8 @@ def _on_axes(ax: Axes, c: _Content) -> Figure:
     fig = root_figure(ax)
     rows, y = c.rows, c.y
     tidy_axes(ax)
-    ax.set_xlim(*_limits([(float(np.nanmin(np.append(rows["ci_low"], 0.0))),
-                           float(np.nanmax(np.append(rows["ci_high"], 0.0))))], 0.06))
+    low, high = _drawn_spans(rows)
+    ax.set_xlim(*_limits([(float(np.min(low, initial=0.0)), float(np.max(high, initial=0.0)))], 0.06))
     _finish_axes(ax, c, headings=True)
     for label in ax.get_yticklabels()[len(y):]:  # the group headings
         label.set_fontweight("bold")
@@ -423,7 +424,7 @@ def _own_figure(c: _Content) -> Figure:
     plot_h = _ROW * c.slots
     height = header_h + plot_h + 0.08 + bottom
     fig = new_figure(width, height, constrained=False)
-    ranges = segments(rows["ci_low"].to_numpy(float), rows["ci_high"].to_numpy(float))
+    ranges = segments(*_drawn_spans(rows))
     widths = _split(plot_w - 0.1, [hi - lo for lo, hi in ranges]) if len(ranges) == 2 else [plot_w]
     axes, x0 = [], left
     for (lo, hi), w in zip(ranges, widths):
@@ -463,6 +464,16 @@ def _own_figure(c: _Content) -> Figure:
                handlelength=1.0).set_gid("forest-legend")
     add_note(fig, c.notes, gid="forest-notes")
     return fig
+
+
+def _drawn_spans(rows: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """The x extent of every row that has one: its interval, else its estimate alone (an
+    undefined interval, e.g. a group within one cluster, is not drawn); rows with neither are
+    left out."""
+    low = rows["ci_low"].fillna(rows["diff"]).to_numpy(float)
+    high = rows["ci_high"].fillna(rows["diff"]).to_numpy(float)
+    drawn = np.isfinite(low) & np.isfinite(high)
+    return low[drawn], high[drawn]
 
 
 def _split(total: float, spans: Sequence[float]) -> list[float]:
