@@ -383,3 +383,16 @@ def test_rerun_reads_files_whose_extra_columns_come_in_another_order(tmp_path):
                  "--out", str(out), "--resamples", "200"]) == 0
     assert main(["report", "--rerun", str(out / "analysis.json"), "--out", str(tmp_path / "again")]) == 0
     assert (out / "tables" / "flows.csv").read_bytes() == (tmp_path / "again" / "tables" / "flows.csv").read_bytes()
+
+
+def test_warnings_raised_during_the_analysis_are_listed_in_the_report(small, small_report, tmp_path):
+    for page in ("report.md", "report.html"):  # a clean analysis lists none
+        assert "Warnings raised" not in (small_report / page).read_text(encoding="utf-8")
+    with pytest.warns(RuntimeWarning, match="too few"):
+        out = report(small, "raw-rag", tmp_path / "out", n_resamples=50, progress=False)
+    recorded = json.loads((out / "analysis.json").read_text(encoding="utf-8"))["warnings"]
+    assert any(w.startswith("n_resamples=50 is too few for a bootstrap") for w in recorded)
+    md_text = (out / "report.md").read_text(encoding="utf-8")
+    html_text = (out / "report.html").read_text(encoding="utf-8")
+    assert "Warnings raised during the analysis:" in md_text and "Warnings raised during the analysis:" in html_text
+    assert "n\\_resamples=50 is too few" in md_text and "n_resamples=50 is too few" in html_text

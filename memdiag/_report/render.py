@@ -91,6 +91,9 @@ def _markdown(analysis: Analysis) -> str:
     lines = ["# memdiag report", "", markdown(_summary(analysis)), "", code_span(signature(analysis.signature)),
              "", "Policies applied:", ""] + [f"- {markdown(line)}" for line in analysis.provenance["policies"]]
     lines.append("")
+    if analysis.provenance.get("warnings"):
+        lines += ["Warnings raised during the analysis:", ""] + \
+            [f"- {markdown(line)}" for line in analysis.provenance["warnings"]] + [""]
     numbers = {id(s): k for k, s in _shown(analysis)}
     for section in analysis.sections:
         title = markdown(section.title)
@@ -140,5 +143,6 @@ def _html(analysis: Analysis, figures: Path) -> str:
                          "omitted": section.omitted, "number": numbers.get(id(section)),
                          "tables": tables, "figures": images, "replay": replay_files(section)})
     return _template().render(summary=_summary(analysis), signature=signature(analysis.signature),
-                              policies=analysis.provenance["policies"], shown=_shown(analysis),
+                              policies=analysis.provenance["policies"],
+                              warnings=analysis.provenance.get("warnings", []), shown=_shown(analysis),
                               sections=sections, table_style=Markup(HTML_STYLE))
