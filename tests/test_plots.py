@@ -462,6 +462,17 @@ def test_forest_draws_rows_without_an_interval_as_their_estimate_alone(tmp_path)
     assert "p: / " not in " ".join(all_text(fig).split()) and "p: " in all_text(fig)
 
 
+def test_venn_of_one_category_says_which_category_it_shows():
+    v = named(3, False)
+    category = np.where(v["query_id"].str[1:].astype(int) < 100, "temporal", "single-hop")
+    by = flows(v.assign(category=category, benchmark="locomo"), reference=REF, by="category", n_resamples=200)
+    text = " ".join(all_text(plots.venn(by[by["group"] == "single-hop"])).split())
+    assert "Only the queries of category 4 (single-hop) (the dataset's integer with the locomo-paper name" in text
+    assert "Only the queries of" not in " ".join(all_text(plots.venn(flows_frame(3))).split())
+    with pytest.raises(ValueError, match="one block per 'category' group"):
+        plots.venn(by)
+
+
 @pytest.mark.parametrize("k, long", [(1, False), (20, True)])
 def test_forest_of_a_by_category_frame_stays_readable(k, long):
     assert_readable(plots.forest(grouped_compare_frame(k, long)))

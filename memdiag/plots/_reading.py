@@ -14,6 +14,8 @@ from collections.abc import Mapping
 
 import pandas as pd
 
+from memdiag._escape import one_line
+
 #: Significance level of the markers and stars (a frame's ``attrs["alpha"]`` overrides it).
 ALPHA = 0.05
 #: How each correction of :data:`memdiag._checks.CORRECTIONS` is named in figures.
@@ -105,3 +107,27 @@ def p_text(p: float, alpha_: float = ALPHA) -> str:
     if (float(text) < alpha_) != (p < alpha_):
         text = f"{float(f'{p:.3g}'):.{max(3 - 1 - math.floor(math.log10(p)), 1)}f}"
     return text
+
+
+def group_label(row: Mapping) -> str:
+    """A ``by=`` group as figures name it: the category integer beside its name where the row
+    has one (``1 (multi-hop)``, SPEC §6.2), else the group; on one line.
+
+    >>> group_label({"group": "multi-hop", "category_id": 1}), group_label({"group": "a\\nb"})
+    ('1 (multi-hop)', 'a b')
+    """
+    cid, group = row.get("category_id"), one_line(row["group"])
+    return f"{int(cid)} ({group})" if cid is not None and pd.notna(cid) else group
+
+
+def group_note(frame: pd.DataFrame) -> str:
+    """The line a figure of one ``by=`` group adds to its notes ("" for a frame without groups):
+    which group it shows and, for categories, the naming convention."""
+    if "group" not in frame.columns or frame.empty:
+        return ""
+    row = frame.iloc[0]
+    by = frame.attrs.get("by") or (row["by"] if "by" in frame.columns else "group")
+    convention = frame.attrs.get("convention")
+    named = (f" (the dataset's integer with the {convention} name, SPEC §6.2)"
+             if convention and pd.notna(row.get("category_id", None)) else "")
+    return f"Only the queries of {one_line(by)} {group_label(row)}{named}."

@@ -25,10 +25,9 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 from matplotlib.transforms import blended_transform_factory
 
-from memdiag._escape import one_line
 from memdiag.plots._names import name_key
 from memdiag.plots._reading import (
-    adjusted_p_column, alpha, correction, labels_of, level, named_tests, p_header, p_text,
+    adjusted_p_column, alpha, correction, group_label, labels_of, level, named_tests, p_header, p_text,
 )
 from memdiag.plots.style import (
     FONT_SIZE, MINUS, ONE_COLUMN, SMALL_FONT_SIZE, TWO_COLUMN, add_note, new_figure,
@@ -311,8 +310,7 @@ class _Content:
 def _heading(rows: pd.DataFrame, n_in_heading: bool) -> str:
     """A group's heading: the category integer beside its name ("1 (multi-hop)"), and its n."""
     first = rows.iloc[0]
-    cid, group = first.get("category_id"), one_line(first["group"])
-    text = f"{int(cid)} ({group})" if cid is not None and pd.notna(cid) else group
+    text = group_label(first)
     return f"{text}, n = {int(first['n']):,}" if n_in_heading else text
 
 

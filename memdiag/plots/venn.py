@@ -31,7 +31,7 @@ from matplotlib_venn.layout.venn3 import DefaultLayoutAlgorithm as _Venn3Layout
 
 from memdiag.plots._labels import overlap_area
 from memdiag.plots._names import name_key
-from memdiag.plots._reading import labels_of, level
+from memdiag.plots._reading import group_note, labels_of, level
 from memdiag.plots.style import (
     LINE_SPACING, MINUS, ONE_COLUMN, REFERENCE_COLOR, SMALL_FONT_SIZE, TWO_COLUMN, SystemStyle,
     add_note, break_label, figure_and_axes, new_figure, note_height, renderer, require,
@@ -269,7 +269,8 @@ def venn(
     flows_frame
         The result of :func:`memdiag.flows`: one row per system with ``system, reference, n,
         both, benefit, tax, neither, net, net_rate, net_rate_ci_low, net_rate_ci_high`` (rates
-        in points). A frame computed ``by=`` a column must be cut to one group first.
+        in points). A frame computed ``by=`` a column must be cut to one group first; the notes
+        then name the group (a LoCoMo category with its integer, "category 4 (single-hop)").
     reference
         Which reference to draw when the frame holds several (default: its only one).
     systems
@@ -351,7 +352,7 @@ def venn(
                  f"{_net_line(rows.loc[s], cell_w - 2 * _SIDE)}" for s in names}
     title_h = max(text_size(t, _TITLE_FONT)[1] for t in titles.values()) + 0.08
     notes = [_key(styles[reference].label, level(flows_frame), shared_scale, systems is None),
-             name_key({s: styles[s].label for s in [reference, *names]}, aliases)]
+             group_note(flows_frame), name_key({s: styles[s].label for s in [reference, *names]}, aliases)]
     key_h = note_height(notes, width)
     if fig is None:
         fig = new_figure(width, nrows * (title_h + _DIAGRAM_H + _BELOW_H) + key_h, constrained=False)
