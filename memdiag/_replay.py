@@ -167,11 +167,12 @@ def write_replay(table: pd.DataFrame, folder: str | Path) -> list[Path]:
         fh.write(safe.to_csv(index=False, lineterminator="\n"))  # full precision, as memdiag.tables writes CSV
     columns = [str(c) for c in table.columns]
     values = [table[c].tolist() for c in table.columns]
+    encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode  # json.dumps builds one per call
     with open(jsonl_path, "w", encoding="utf-8", newline="\n") as fh:
         for row in zip(*values):  # every number at full precision; NaN (no text, no score) as null
             record = {c: None if isinstance(v, float) and math.isnan(v) else v for c, v in zip(columns, row)}
             # U+2028 and U+2029 are valid inside a JSON string, but many line readers (str.splitlines,
             # JavaScript) take them for line breaks: escaped, each record stays on its one line
-            text = json.dumps(record, ensure_ascii=False, allow_nan=False)
+            text = encode(record)
             fh.write(text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029") + "\n")
     return [csv_path, jsonl_path]

@@ -193,3 +193,19 @@ def test_a_column_label_in_attrs_names_the_column_for_people_only():
     df.attrs = {"column_labels": {"group": "category", "estimate": "1 (multi-hop)"}, "confidence_level": 0.95}
     assert [c.header for c in columns(df)] == ["category", "1 (multi-hop) [95% CI]"]
     assert render(df, "csv").splitlines()[0] == "group,estimate,ci_low,ci_high"
+
+
+@pytest.mark.parametrize("n_rows", [0, 1, 7])
+def test_latex_tables_are_byte_for_byte_what_pandas_to_latex_writes(n_rows):
+    # memdiag writes the booktabs tabular itself (pandas renders it through a slow Styler): the
+    # bytes must stay those of DataFrame.to_latex(index=False, escape=False) on the same cells
+    from memdiag.tables import _booktabs
+
+    rng = np.random.default_rng(n_rows)
+    headers = ["system", "diff [95\\% CI]", "p", "n \\& m"]
+    pool = ["mem0", "a\\_b", "\\textbackslash{}input", "−1.2 [−3.0, 0.5]", "< 1e-12", "", "{}", "x & y"]
+    columns = [[str(rng.choice(pool)) for _ in range(n_rows)] for _ in headers]
+    spec = "lrrl"
+    expected = pd.DataFrame(dict(zip(headers, columns)), columns=headers).to_latex(
+        index=False, escape=False, column_format=spec)
+    assert _booktabs(headers, columns, spec) == expected
