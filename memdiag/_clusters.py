@@ -184,10 +184,25 @@ def validation_notes(df: pd.DataFrame) -> list[str]:
     return notes
 
 
+def _uniform_cluster(prepared: Prepared, reference: str, threshold: float | None) -> bool:
+    """Whether ``reference`` answers some cluster all wrong or all right: the necessary condition
+    of every flag of :func:`cluster_accuracy`, counted in numpy so that the flows pay for the
+    full table only when a flag is possible."""
+    panel = prepared.panel
+    if reference not in panel.systems or "cluster" not in panel.queries:
+        return True  # let cluster_accuracy decide (and say what is wrong)
+    cut = THRESHOLD if _checks.threshold(threshold) is None else threshold
+    correct = panel.scores[:, list(panel.systems).index(reference)] > cut
+    codes, _ = pd.factorize(panel.queries["cluster"], use_na_sentinel=False)
+    n = np.bincount(codes)
+    k = np.bincount(codes, weights=correct)
+    return bool(((k == 0) | (k == n)).any())
+
+
 def reference_notes(prepared: Prepared, reference: str, threshold: float | None) -> list[str]:
     """The flows' note when their reference fails whole clusters (empty when it does not, or when
     the queries have no clusters)."""
-    if prepared.n_clusters is None:
+    if prepared.n_clusters is None or not _uniform_cluster(prepared, reference, threshold):
         return []
     table = cluster_accuracy(prepared, systems=[reference], threshold=threshold)
     items = table.attrs["flagged"].get(reference)
