@@ -29,7 +29,7 @@ from memdiag._pairs import THRESHOLD, cell_indicators
 from memdiag._provenance import stamp
 from memdiag._resampling import bootstrap_sums, run_seed
 from memdiag.errors import VerdictError
-from memdiag._verdicts import JUDGES_MEAN, MissingQueryPolicy, align, judges_of
+from memdiag._verdicts import JUDGES_MEAN, MissingQueryPolicy, align, check_systems, judges_of
 
 COLUMNS: tuple[str, ...] = ("kind", "rater_a", "rater_b", "n", "n_raters", "agreement", "kappa", "se",
                             "ci_low", "ci_high", "boot_ci_low", "boot_ci_high", "missing_a", "missing_b",
@@ -451,10 +451,7 @@ def missing_verdict_effect(df: pd.DataFrame, *, missing: MissingQueryPolicy = "e
             raise VerdictError(f"judges={judges!r} is not a judge of these verdicts ({', '.join(names)}). "
                                "Use one of them, or 'mean' (or None) for one row per judge.")
         if systems is not None:
-            unknown = sorted(set(systems) - set(df["system"].astype(str)))
-            if unknown:
-                raise VerdictError(f"system(s) {', '.join(unknown)} not in the data (systems: "
-                                   f"{', '.join(sorted(pd.unique(df['system'].astype(str))))}).")
+            check_systems(df, systems)
         label = df["judge"].astype("string")
         rows, notes = [], []
         if judges == JUDGES_MEAN:

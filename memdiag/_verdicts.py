@@ -749,6 +749,15 @@ class Panel:
 JUDGES_MEAN = "mean"
 
 
+def check_systems(df: pd.DataFrame, systems: Sequence[str]) -> None:
+    """Raise :class:`VerdictError` naming the ``systems`` that have no verdict in ``df``."""
+    present = set(df["system"])
+    unknown = [s for s in systems if s not in present]
+    if unknown:
+        raise VerdictError(f"system(s) {', '.join(unknown)} not in the data (systems: "
+                           f"{', '.join(sorted(pd.unique(df['system'])))}).")
+
+
 def judges_of(df: pd.DataFrame) -> list[str]:
     """The judges named in the ``judge`` column (sorted; [] without one)."""
     return sorted(map(str, pd.unique(df[JUDGE].dropna()))) if JUDGE in df else []
@@ -882,10 +891,7 @@ def align(
         df = df.assign(score=_numeric(df, metric, low=None, high=None))
     if systems is not None:
         wanted = list(systems)
-        unknown = [s for s in wanted if s not in set(df["system"])]
-        if unknown:
-            raise VerdictError(f"system(s) {', '.join(unknown)} not in the data (systems: "
-                               f"{', '.join(sorted(pd.unique(df['system'])))}).")
+        check_systems(df, wanted)
         df = df[df["system"].isin(wanted)]
     else:
         wanted = sorted(pd.unique(df["system"]))

@@ -691,7 +691,9 @@ def _filtered(value: str, df: pd.DataFrame) -> str | list[str] | dict[str, list[
 def _one_judge(df: pd.DataFrame, judges: str | None) -> pd.DataFrame:
     """The verdicts of one judge (``--judges NAME``), as :func:`memdiag.align` selects them; the
     frame itself when it names at most one judge."""
-    names = sorted(map(str, df["judge"].dropna().unique())) if "judge" in df else []
+    from memdiag._verdicts import judges_of
+
+    names = judges_of(df)
     if judges is None and len(names) < 2:
         return df
     if judges is None or judges == "mean" or judges not in names:
