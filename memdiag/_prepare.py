@@ -32,7 +32,7 @@ from memdiag._checks import LABEL_MISSING
 from memdiag._designs import Design, resolve_design
 from memdiag._verdicts import (
     MissingQueryPolicy, MissingVerdictPolicy, Panel, _attribute_conflicts, _label_disagreements, _source_conventions,
-    align, check, judges_of,
+    align, check, judges_of, repeat_rule,
 )
 from memdiag.errors import VerdictError, listing
 
@@ -265,6 +265,8 @@ def prepare(
         Required when a ``judge`` column names several judges of the same answers: ``"mean"``
         (each answer scored by the mean over its judges) or one judge's name
         (:func:`memdiag.align`); recorded in the notes and ``attrs["judges"]`` of every result.
+        With one judge or several, ``"majority"`` (per-question majority vote over the judge
+        repeats) or ``"repeat:K"`` (judgment K alone) instead of the mean over repeats.
     label_missing
         ``"exclude"`` (default): a query whose label (``sufficient`` for coverage/utilization,
         ``result_covered``/``path_covered`` for retention) is missing for some system is left out
@@ -323,7 +325,8 @@ def prepare(
     kind, why = resolve_design(panel.queries, design, chosen)
     prepared = Prepared(panel=panel, frame=rows, scheme=chosen, column=column, design=kind, design_reason=why,
                         missing=missing, verdict_missing=verdict_missing, notes=tuple(notes),
-                        judges=judges if judges_of(rows) else None, label_missing=label_missing)
+                        judges=judges if judges_of(rows) or repeat_rule(judges) is not None else None,
+                        label_missing=label_missing)
     return prepared.with_labels(LABELS[metric]) if metric in LABELS else prepared
 
 

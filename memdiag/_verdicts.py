@@ -747,6 +747,29 @@ class Panel:
 
 #: The judge policies of :func:`align`: the mean over judges, or one judge by name.
 JUDGES_MEAN = "mean"
+#: The judge-repeat rules publishers use (SPEC §1.3): the per-run mean over judgments is ``mean``;
+#: ``majority`` scores an answer 1 when more than half of its judgments say correct; ``repeat:K``
+#: keeps judgment K (0-based) of every answer only.
+JUDGES_MAJORITY = "majority"
+JUDGES_REPEAT = "repeat:"
+
+
+def repeat_rule(judges: object) -> int | str | None:
+    """The judge-repeat rule a judge policy names: ``"majority"``, a repeat number for
+    ``"repeat:K"``, or None (``mean``, a judge's name, None).
+
+    >>> repeat_rule("majority"), repeat_rule("repeat:2"), repeat_rule("mean")
+    ('majority', 2, None)
+    """
+    if judges == JUDGES_MAJORITY:
+        return JUDGES_MAJORITY
+    if isinstance(judges, str) and judges.startswith(JUDGES_REPEAT):
+        number = judges[len(JUDGES_REPEAT):]
+        if not number.isdigit():
+            raise VerdictError(f"judges={judges!r}: a single judgment is named repeat:K with K a repeat number "
+                               "(0 for the first judgment), e.g. repeat:0.")
+        return int(number)
+    return None
 
 
 def check_systems(df: pd.DataFrame, systems: Sequence[str]) -> None:
@@ -767,7 +790,10 @@ def _judge_policy(df: pd.DataFrame, judges: str | None, notes: list[dict]) -> tu
     """Apply the judge policy: the rows to align, and whether to average over judges."""
     names = judges_of(df)
     if judges is not None and not isinstance(judges, str):
-        raise VerdictError(f"judges must be 'mean' or a judge's name, got {judges!r}.")
+        raise VerdictError(f"judges must be 'mean', 'majority', 'repeat:K' or a judge's name, got {judges!r}.")
+    rule = repeat_rule(judges)
+    if rule is not None:
+        return _repeat_policy(df, rule, names, notes), len(names) >= 2
     if len(names) < 2:
         if judges not in (None, JUDGES_MEAN) and judges not in names:
             raise VerdictError(f"judges={judges!r}: the verdicts name no such judge "
@@ -795,6 +821,30 @@ def _judge_policy(df: pd.DataFrame, judges: str | None, notes: list[dict]) -> tu
                   "detail": f"scores from judge {judges} only ({int((~keep).sum())} verdicts of "
                             f"{', '.join(n for n in names if n != judges)} left out)"})
     return df[keep], False
+
+
+def _repeat_policy(df: pd.DataFrame, rule: int | str, names: list[str], notes: list[dict]) -> pd.DataFrame:
+    """The rows a judge-repeat rule keeps (``repeat:K``: repeat K only, answers without it counted),
+    with its note; ``majority`` keeps every row (the vote is taken in :func:`align`)."""
+    over = f" of each judge, then the mean over judges ({', '.join(names)})" if len(names) >= 2 else ""
+    if rule == JUDGES_MAJORITY:
+        notes.append({"policy": "judges majority", "count": 0,
+                      "detail": "each answer scored 1 when more than half of its judgments are correct, else 0 "
+                                "(the per-question majority vote; a tie scores 0)"
+                                + (" over the judgments of all its judges" if len(names) >= 2 else "")})
+        return df
+    keys = ["system", "query_id"] + ([JUDGE] if JUDGE in df else [])
+    kept = df[df["repeat"] == rule]
+    if kept.empty:
+        raise VerdictError(f"judges='repeat:{rule}': no verdict has repeat {rule} (repeats: "
+                           f"{listing(sorted(pd.unique(df['repeat'])))}). Choose one of them.")
+    answers = df.drop_duplicates(keys)[keys]
+    lacking = len(answers) - len(kept.drop_duplicates(keys))
+    notes.append({"policy": f"judges repeat:{rule}", "count": int(len(df) - len(kept)),
+                  "detail": f"each answer scored by its judgment {rule} alone{over} ({len(df) - len(kept)} other "
+                            "judgments left out" + (f"; {lacking} answers have no judgment {rule} and count as "
+                                                    "missing queries" if lacking else "") + ")"})
+    return kept
 
 
 def pair_twins(df: pd.DataFrame, dropped: Sequence[str]) -> list[str]:
@@ -844,6 +894,10 @@ def align(
         answer by the mean over its judges (each judge's repetitions averaged first), a judge's
         name scores it by that judge alone (systems judged by nobody else keep their unlabelled
         verdicts). Required then — the choice changes every number — and recorded in ``notes``.
+        The judge-repeat rules publishers use apply with one judge or several: ``"mean"`` (the
+        per-run mean over judgments, the default with one judge), ``"majority"`` (the
+        per-question majority vote: 1 when more than half of the answer's judgments are correct,
+        a tie 0) and ``"repeat:K"`` (judgment K alone, 0-based: a single judgment).
 
     Returns
     -------
@@ -930,11 +984,17 @@ def align(
         + [c for c in BINARY_LABELS + COSTS if c in df]
     grouped = df.groupby(["query_id", "system"], sort=True)
     counts = grouped.size()
-    if by_judge:  # the mean over judges of each judge's mean over repetitions
+    if by_judge and repeat_rule(judges) != JUDGES_MAJORITY:  # the mean over judges of each judge's mean
         means = df.groupby(["query_id", "system", JUDGE], sort=True, dropna=False)[value_columns].mean() \
             .groupby(level=["query_id", "system"], sort=True).mean()
     else:
         means = grouped[value_columns].mean()
+    if repeat_rule(judges) == JUDGES_MAJORITY:  # the per-question majority vote over all judgments
+        ties = int((means["score"] == 0.5).sum())
+        means["score"] = (means["score"] > 0.5).astype(float)
+        if ties:
+            notes.append({"policy": "judges majority ties", "count": ties,
+                          "detail": f"{ties} answers with as many correct as wrong judgments scored 0"})
     query_ids = np.array(sorted(pd.unique(df["query_id"])), dtype=object)
     if len(query_ids) == 0:
         raise VerdictError("no query is left to align (every query was excluded). Check the policies.")

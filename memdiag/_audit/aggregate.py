@@ -135,14 +135,16 @@ def _describe(conv: _conventions.Convention) -> str:
 
 
 def check_aggregate(
-    category_scores: Mapping[str, float] | Sequence[float] | pd.Series,
+    category_scores: Mapping[str, float] | Sequence[float] | pd.Series | None = None,
     counts: Mapping[str, float] | Sequence[float] | pd.Series | None = None,
     reported_overall: float | None = None,
     *,
     weighting: str = "question",
-    tolerance: float = AGGREGATE_TOLERANCE,
+    tolerance: float | None = None,
     convention: str | None = None,
     benchmark: str = "locomo",
+    verdicts: pd.DataFrame | None = None,
+    system: str | None = None,
 ) -> pd.DataFrame:
     """Recompute an overall score from category scores and counts, and flag a mismatch (SPEC §7.4).
 
@@ -150,7 +152,7 @@ def check_aggregate(
     ----------
     category_scores
         Published per-category scores in points, as a mapping category -> score (or a sequence
-        in the order of ``counts``). With ``convention``, the category names as published
+        in the order of ``counts``); None with ``verdicts``. With ``convention``, the category names as published
         (``Single-Hop``, ``temporal_reasoning``, ``1``...; case and punctuation are ignored).
     counts
         Questions per category, same keys or order (needed for question weighting; may be None
@@ -162,7 +164,8 @@ def check_aggregate(
         unweighted mean of the categories: MEME's six tasks), or a scheme name/file (its
         weights, nested ones included, or its exclusions with question weighting; D.5).
     tolerance
-        Largest |reported − recomputed| still counted consistent, in points (default 0.01).
+        Largest |reported − recomputed| still counted consistent, in points (default 0.01; with
+        ``verdicts`` 0.005, one number printed with two decimals).
     convention
         Read the published category names under a naming convention of ``benchmark``
         (:mod:`memdiag._conventions`: ``locomo-paper``, ``mem0``, ``trpc-agent-go``, ``zep-papers``,
@@ -172,6 +175,14 @@ def check_aggregate(
         categories) and report which reproduce the overall. Question weighting only.
     benchmark
         The benchmark whose conventions and counts apply (``locomo``).
+    verdicts
+        Instead of category scores: one system's verdicts with judge repeats. The overall is then
+        recomputed under each judge-repeat rule publishers use — ``mean`` (per-run mean over
+        judgments), ``majority`` (per-question majority vote) and ``repeat:K`` (one judgment) —
+        to tell which produced ``reported_overall`` (:func:`memdiag._audit.rules.check_rules`);
+        ``weighting`` may then be ``"question"`` or a scheme name.
+    system
+        With ``verdicts``: the system the published number is about (None: the only one).
 
     Returns
     -------
@@ -184,13 +195,16 @@ def check_aggregate(
         rows come first, then by |difference|. ``attrs["weights"]`` holds the weight of each
         category (first row), ``attrs["notes"]`` which conventions and assignments reproduce
         the reported number (or whether the other standard weighting does), and
-        ``attrs["consistent_conventions"]`` the named conventions that do.
+        ``attrs["consistent_conventions"]`` the named conventions that do. With ``verdicts``: one
+        row per rule, ``system, rule, n, judgments, recomputed, reported, difference, tolerance,
+        consistent, status``, and ``attrs["consistent_rules"]``.
 
     Raises
     ------
     VerdictError
         Scores that are not numbers, categories of scores and counts that differ, question
-        weighting without counts or a convention, names a convention does not know.
+        weighting without counts or a convention, names a convention does not know; both or
+        neither of ``category_scores`` and ``verdicts``; bad verdicts or an unknown ``system``.
     SchemeError
         A scheme whose weighted groups the scores lack.
 
@@ -208,7 +222,7 @@ def check_aggregate(
 
     References
     ----------
-    SPEC §7.4 (aggregate consistency) and SPEC §6.2 (LoCoMo categories: integers are facts,
+    SPEC §7.4 (aggregate consistency; judge-repeat rules), SPEC §1.3 and SPEC §6.2 (LoCoMo categories: integers are facts,
     names are conventions); Raw-RAG paper A.1.3 (Mem0's LoCoMo overall recomputed with the
     LoCoMo paper's names) and D.5 (official weights).
 
@@ -229,9 +243,32 @@ def check_aggregate(
     single-hop = 1 (282), multi-hop = 3 (96), temporal = 2 (321), open-domain = 4 (841)
     >>> int(own["consistent"].sum()), len(own)
     (1, 24)
+
+    Which judge-repeat rule gave a published 50.0 (two answers, three judgments each: 2/3 and 1/3
+    correct; per-run mean 3/6 = 50, majority 1/2 = 50, judgment 0 (1, 0) 50, judgment 1 (1, 1) 100):
+
+    >>> votes = pd.DataFrame({"system": "s", "query_id": list("aaabbb"), "repeat": [0, 1, 2] * 2,
+    ...                       "score": [1, 1, 0, 0, 1, 0]})
+    >>> check_aggregate(verdicts=votes, reported_overall=50.0).attrs["consistent_rules"]
+    ['mean', 'majority', 'repeat:0']
     """
     if reported_overall is None:
         raise VerdictError("check_aggregate: give reported_overall, the published overall score in points.")
+    if verdicts is not None:
+        from memdiag._audit.rules import check_rules
+
+        if category_scores is not None or counts is not None or convention is not None:
+            raise VerdictError("check_aggregate: give category scores (with counts or a convention) or verdicts, "
+                               "not both.")
+        if weighting == "macro":
+            raise VerdictError("check_aggregate: with verdicts, weighting is 'question' or a scheme name.")
+        return check_rules(verdicts, system, float(reported_overall),
+                           scheme=None if weighting == "question" else weighting, tolerance=tolerance)
+    if category_scores is None:
+        raise VerdictError("check_aggregate: give the published category scores (or verdicts=).")
+    if system is not None:
+        raise VerdictError("check_aggregate: system= names the system of verdicts=; give verdicts too.")
+    tolerance = AGGREGATE_TOLERANCE if tolerance is None else float(tolerance)
     reported = float(reported_overall)
     scores = _series(category_scores, "category_scores")
     if convention is not None:

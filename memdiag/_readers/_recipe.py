@@ -43,12 +43,13 @@ from memdiag.errors import VerdictError, listing, where
 from memdiag._readers import _locomo
 from memdiag._readers._common import finish, name_system, read_table
 from memdiag._readers._fields import Field, compute, parse_field
-from memdiag._readers._jsonpath import Record, parse, select
+from memdiag._readers._jsonpath import MISSING, Record, getter, parse, select
 from memdiag._readers._open import read_text, stem
 from memdiag._schema import LOCOMO_CONVERSATIONS, PROVENANCE
 
 TOP_KEYS: tuple[str, ...] = ("description", "sources", "join", "labels")
-SOURCE_KEYS: tuple[str, ...] = ("files", "records", "fields", "system", "judge", "columns", "format", "locomo")
+SOURCE_KEYS: tuple[str, ...] = ("files", "records", "fields", "system", "judge", "columns", "format", "locomo",
+                                "judgments")
 JOIN_KEYS: tuple[str, ...] = ("files", "records", "fields", "system", "locomo")
 LOCOMO_KEYS: tuple[str, ...] = ("conversation", "category", "base")
 PLACEHOLDERS: tuple[str, ...] = ("folder", "stem", "name", "base")
@@ -81,6 +82,7 @@ class Source:
     locomo: Locomo | None = None
     default_system: str = "{folder}"
     origin: str = "<recipe>"
+    judgments: str | None = None
 
 
 @dataclass(frozen=True)
@@ -188,10 +190,20 @@ def _source(spec: object, origin: str, number: int) -> Source:
     if fields is None and (locomo is not None or "records" in spec):
         raise VerdictError(f"{place}: 'records' and 'locomo' need 'fields' (without fields the file is "
                            "read by memdiag's own reader for its layout).")
+    judgments = spec.get("judgments")
+    if judgments is not None:
+        if not isinstance(judgments, str) or fields is None:
+            raise VerdictError(f"{place}: 'judgments' is the path of an object (or list) whose values are the "
+                               "judge repeats of one answer, e.g. judgments: llm_judgments; it needs 'fields'.")
+        getter(judgments, place)  # syntax check now
     if fields is not None:
         targets = {f.target for f in fields}
-        if "score" not in targets:
-            raise VerdictError(f"{place}: fields need 'score' (the verdict), e.g. score: correct.")
+        if judgments is not None and ("score" in targets or "repeat" in targets):
+            raise VerdictError(f"{place}: 'judgments' gives the score and the repeat of every judgment; drop "
+                               f"{'score' if 'score' in targets else 'repeat'} from fields.")
+        if "score" not in targets and judgments is None:
+            raise VerdictError(f"{place}: fields need 'score' (the verdict), e.g. score: correct "
+                               "(or judgments: <path> for an object of judge repeats).")
         if locomo is not None and "query_id" in targets:
             raise VerdictError(f"{place}: locomo sets query_id; drop query_id from fields.")
         if "format" in spec:
@@ -211,7 +223,7 @@ def _source(spec: object, origin: str, number: int) -> Source:
     return Source(files=_files(spec, place), records=_records_path(spec, place), fields=fields,
                   system=_template(spec.get("system"), "system", place),
                   judge=_template(spec.get("judge"), "judge", place), columns=dict(columns), format=fmt,
-                  locomo=locomo, origin=place)
+                  locomo=locomo, origin=place, judgments=judgments)
 
 
 def _join(spec: object, origin: str, number: int) -> Join:
@@ -373,6 +385,43 @@ def _ids(frame: pd.DataFrame, records: list[Record], locomo: Locomo | None, sour
     return frame
 
 
+def _judgment_rows(frame: pd.DataFrame, records: list[Record], judgments: str, path: Path) -> pd.DataFrame:
+    """One row per judgment of each record: ``judgments`` leads to an object (or a list) whose
+    values are the judge repeats of one answer (``llm_judgments: {judgment_1: true, ...}``).
+
+    ``score`` is the value, ``judgment`` the key (a list's position from 1) and ``repeat`` the
+    key's rank among the keys of the file in their order of first appearance, so ``judgment_2`` is
+    the same repeat in every record even when a record lacks ``judgment_1``.
+    """
+    get = getter(judgments, path)
+    order: dict[str, int] = {}
+    rows, scores, keys = [], [], []
+    for i, record in enumerate(records):
+        value = get(record)
+        if isinstance(value, list):
+            value = {str(k + 1): v for k, v in enumerate(value)}
+        if not isinstance(value, Mapping) or not value:
+            shown_value = "nothing" if value is MISSING else f"{value!r:.40}"
+            raise VerdictError(f"{where(path, record.locator, judgments)}: expected an object (or a list) of "
+                               f"judgments, found {shown_value}. Point 'judgments' at the judge repeats of "
+                               "each answer.")
+        for key, verdict_value in value.items():
+            if isinstance(verdict_value, Mapping | list):
+                raise VerdictError(f"{where(path, record.locator, f'{judgments}.{key}')}: a judgment must be a "
+                                   f"verdict (true/false, 0/1, yes/no text), found {verdict_value!r:.40}.")
+            order.setdefault(str(key), len(order))
+            rows.append(i)
+            scores.append(verdict_value)
+            keys.append(str(key))
+    out = frame.iloc[rows].reset_index(drop=True)
+    out["score"] = scores
+    out["judgment"] = keys
+    out["repeat"] = [order[k] for k in keys]
+    out["source_record"] = [f"{loc} {k}" if isinstance(loc, str) else f"record {loc} {k}"
+                            for loc, k in zip(out["source_record"], keys)]
+    return out
+
+
 def read_source_file(source: Source, path: Path) -> tuple[pd.DataFrame, bool]:
     """The verdicts of one file of a source, and whether its system was named explicitly."""
     from memdiag._readers import read_file
@@ -387,6 +436,9 @@ def read_source_file(source: Source, path: Path) -> tuple[pd.DataFrame, bool]:
         frame, labels = _frame(source.fields, records, path)
         frame = _ids(frame, records, source.locomo, path, "the source")
         frame["source_record"] = [r.locator for r in records]
+        if source.judgments is not None:
+            frame = _judgment_rows(frame, records, source.judgments, path)
+            labels["score"] = f"{source.judgments}.<key>"
         name_system(frame, name, render(source.default_system, path), path)
         frame = finish(frame, path, labels)
         notes = frame.attrs.get("read_notes", [])
