@@ -197,7 +197,9 @@ def _add_input(p: argparse.ArgumentParser, align: bool = True, option: str | Non
                        help="a verdict with no usable score: score 0 (default) or drop the query for all")
     if judges:
         p.add_argument("--judges", metavar="mean | NAME",
-                       help="several judges of the same answers: score by their mean, or by one judge")
+                       help="several judges of the same answers: score by their mean, or by one judge; judge "
+                            "repeats: mean (per-run mean, default), majority (per-question vote) or repeat:K "
+                            "(judgment K alone, from 0)")
         p.add_argument("--label-missing", choices=("exclude", "error"), default="exclude",
                        help="a query without a label (sufficient, ...): leave it out of that diagnostic, "
                             "counted (default), or refuse it")

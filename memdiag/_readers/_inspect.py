@@ -73,6 +73,7 @@ class FileInfo:
     tokens: list[str]
     other_lists: list[tuple[str, int]]
     id_values: frozenset = frozenset()
+    judgments: list[str] = field(default_factory=list)
 
     @property
     def is_side(self) -> bool:
@@ -157,10 +158,55 @@ def _candidates(info: dict[str, FieldInfo], n: int) -> dict[str, list[str]]:
     clusters = [p for p, f in text.items() if _CLUSTER.search(p) and 1 < f.distinct() < sample and p not in ids]
     judges = [p for p in few if _JUDGE.search(p)] + \
         [p for p, f in text.items() if _JUDGE.search(p) and f.distinct() == 1 and f.types == {"text"}]
+    judgments = _judgment_objects(info, verdicts)
+    if judgments:
+        verdicts = [p for p in verdicts if not any(p.startswith(j + ".") for j in judgments)]
     sufficient = [p for p, f in info.items() if _SUFFICIENT.search(p) and _is_verdict(f)]
     tokens = [p for p, f in info.items() if _TOKENS.search(p) and f.types <= {"number", "null"} and f.present]
     return {"ids": ids, "verdicts": verdicts, "categories": categories, "clusters": clusters,
-            "judges": list(dict.fromkeys(judges)), "sufficient": sufficient, "tokens": tokens}
+            "judges": list(dict.fromkeys(judges)), "sufficient": sufficient, "tokens": tokens,
+            "judgments": judgments}
+
+
+def _judgment_objects(info: dict[str, FieldInfo], verdicts: list[str]) -> list[str]:
+    """Objects whose every field is a verdict and that hold two or more of them
+    (``llm_judgments: {judgment_1: true, judgment_2: false, ...}``): the judge repeats of one answer."""
+    parents: dict[str, list[str]] = {}
+    for path in verdicts:
+        if "." in path:
+            parents.setdefault(path.rsplit(".", 1)[0], []).append(path)
+    out = []
+    for parent, children in parents.items():
+        inside = [p for p in info if p.startswith(parent + ".")]
+        if len(children) >= 2 and set(inside) == set(children):
+            out.append(parent)
+    return out
+
+
+def _siblings(content: object, best: str, lists: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """The record lists beside ``best`` under one object whose every value is such a list (one
+    list per conversation): records ``<object>.*`` read them all; [] when ``best`` stands alone."""
+    parent = best.rsplit(".", 1)[0] if "." in best else ""
+    node = content
+    try:
+        node = select_node(content, parent)
+    except (KeyError, IndexError, TypeError):
+        return []
+    if not isinstance(node, dict) or len(node) < 2 or not all(
+            isinstance(v, list) and v and all(isinstance(x, dict) for x in v[:50]) for v in node.values()):
+        return []
+    prefix = parent + "." if parent else ""
+    return [c for c in lists if c[0] != best and c[0].startswith(prefix) and "." not in c[0][len(prefix):]]
+
+
+def select_node(content: object, path: str) -> object:
+    """The value at a plain dotted path of keys ('' is ``content`` itself)."""
+    from memdiag._readers._jsonpath import parse
+
+    node = content
+    for step in parse(path) if path else ():
+        node = node[step.value]
+    return node
 
 
 def inspect_file(path: Path) -> FileInfo:
@@ -184,7 +230,10 @@ def inspect_file(path: Path) -> FileInfo:
                                    "(it holds no per-query records).")
             best = max(lists, key=lambda item: item[1])
             where_ = best[0]
-            others = [c for c in lists if c != best]
+            siblings = _siblings(content, best[0], lists)
+            if siblings:  # one list per conversation (or session) under one object: all of them
+                where_ = best[0].rsplit(".", 1)[0] + ".*" if "." in best[0] else "*"
+            others = [c for c in lists if c != best and c not in siblings]
         records = select(content, where_, path)
         keyed = bool(records) and all(isinstance(r.key, str) for r in records)
     info = _fields(records)
@@ -192,8 +241,14 @@ def inspect_file(path: Path) -> FileInfo:
     ids = ["$key"] if keyed else found["ids"]
     id_values = frozenset(str(r.key) for r in records) if keyed else \
         frozenset(str(v) for v in info[ids[0]].values) if ids else frozenset()
+    clusters = found["clusters"]
+    if where_ and "*" in where_:  # the key each record list sits under: the conversation
+        keys = {r.captures[0] for r in records if r.captures}
+        if 1 < len(keys) < len(records):
+            clusters = ["$1"] + clusters
     return FileInfo(path, where_, len(records), keyed, info, ids, found["verdicts"], found["categories"],
-                    found["clusters"], found["judges"], found["sufficient"], found["tokens"], others, id_values)
+                    clusters, found["judges"], found["sufficient"], found["tokens"], others, id_values,
+                    found["judgments"])
 
 
 def _describe(info: FileInfo, root: Path) -> list[str]:
@@ -209,7 +264,8 @@ def _describe(info: FileInfo, root: Path) -> list[str]:
         lines.append(f"    {path:<32} {types:<12} {f.nulls:>4} null  {f.examples()}")
     if len(info.fields) > 25:
         lines.append(f"    ... and {len(info.fields) - 25} more fields")
-    for label, values in (("query id", info.ids), ("verdict", info.verdicts), ("category", info.categories),
+    for label, values in (("query id", info.ids), ("verdict", info.verdicts), ("judgments object", info.judgments),
+                          ("category", info.categories),
                           ("cluster", info.clusters), ("judge field", info.judges),
                           ("sufficiency label", info.sufficient), ("evidence tokens", info.tokens)):
         if values:
@@ -234,6 +290,16 @@ def _judge_token(paths: list[Path]) -> dict[Path, str]:
         token = name[len(prefix): len(name) - len(suffix)].strip("._-") or name
         out[path] = token
     return out
+
+
+def _glob(info: FileInfo, files: list[FileInfo], base: Path) -> str:
+    """A glob for the files named like ``info``'s in several folders: the folder parts they share
+    kept, a ``*`` for each part that differs (``fc-baseline/results/*/eval_results.json``)."""
+    rels = [Path(os.path.relpath(i.path.resolve(), base)).parts for i in files if i.path.name == info.path.name]
+    mine = Path(os.path.relpath(info.path.resolve(), base)).parts
+    same = [r for r in rels if len(r) == len(mine)]
+    parts = [part if all(r[k] == part for r in same) else "*" for k, part in enumerate(mine[:-1])]
+    return str(Path(*parts, mine[-1]))
 
 
 def inspect(items, recipe_dir: str | Path | None = None) -> Inspection:
@@ -290,8 +356,7 @@ def inspect(items, recipe_dir: str | Path | None = None) -> Inspection:
         rel = Path(os.path.relpath(info.path.resolve(), base))
         judge = judge_of.get(info.path)
         several_folders = sum(1 for i in verdict_files if i.path.name == info.path.name) > 1
-        pattern = str(Path(*(["*"] * (len(rel.parts) - 1) if several_folders else rel.parts[:-1]), rel.name)) \
-            if several_folders else str(rel)
+        pattern = _glob(info, verdict_files, base) if several_folders else str(rel)
         key = (pattern, judge, info.records, tuple(info.ids[:1]), tuple(info.verdicts[:1]))
         sources.setdefault(key, []).append(info)
     out = ["# memdiag recipe drafted by 'memdiag inspect' (docs/recipes.md)",
@@ -312,6 +377,10 @@ def inspect(items, recipe_dir: str | Path | None = None) -> Inspection:
             out.append('    system: "{stem}"')
         if judge:
             out.append(f"    judge: {_yaml(judge)}")
+        if info.judgments and not info.verdicts:
+            out.append(f"    judgments: {_yaml(info.judgments[0])}   # each key a judge repeat of the answer")
+            if len(info.judgments) > 1:
+                undecided.append(f"{pattern}: which object holds the judgments? ({', '.join(info.judgments)})")
         out.append("    fields:")
         if not info.keyed:
             if len(info.ids) == 1:
@@ -320,7 +389,9 @@ def inspect(items, recipe_dir: str | Path | None = None) -> Inspection:
                 out.append(f"      query_id: TODO   # one of: {', '.join(info.ids) or 'no unique field found'}")
                 undecided.append(f"{pattern}: which field is the query id? "
                                  f"({', '.join(info.ids) or 'no field is unique per record'})")
-        if len(info.verdicts) == 1:
+        if info.judgments and not info.verdicts:
+            pass  # the judgments line above gives the score and the repeat
+        elif len(info.verdicts) == 1:
             out.append(f"      score: {_yaml(info.verdicts[0])}")
         else:
             out.append(f"      score: TODO   # one of: {', '.join(info.verdicts) or 'no verdict-like field found'}")
@@ -329,7 +400,7 @@ def inspect(items, recipe_dir: str | Path | None = None) -> Inspection:
         if info.categories:
             out.append(f"      category: {_yaml(info.categories[0])}")
         if info.clusters:
-            out.append(f"      # cluster: {_yaml(info.clusters[0])}   # conversation/session, if queries share one")
+            out.append(f"      cluster: {_yaml(info.clusters[0])}   # conversation/session: queries resampled together")
         if info.judges and not judge:
             out.append(f"      # judge: {_yaml(info.judges[0])}   # when the file holds several judges' verdicts")
         for column, candidates in (("sufficient", info.sufficient), ("evidence_tokens", info.tokens)):
@@ -343,7 +414,7 @@ def inspect(items, recipe_dir: str | Path | None = None) -> Inspection:
         for info in side_files:
             several = sum(1 for i in side_files if i.path.name == info.path.name) > 1
             rel = Path(os.path.relpath(info.path.resolve(), base))
-            pattern = str(Path(*(["*"] * (len(rel.parts) - 1)), rel.name)) if several else str(rel)
+            pattern = _glob(info, side_files, base) if several else str(rel)
             joined.setdefault((pattern, info.records, several), []).append(info)
         for (pattern, records, several), group in joined.items():
             info = group[0]
