@@ -150,6 +150,7 @@ def read_verdicts(
     judge: str | Mapping[str, str] | None = None,
     join: Mapping | Iterable[Mapping] | None = None,
     recipe: str | Path | Mapping | None = None,
+    dataset: str | Path | None = None,
 ) -> pd.DataFrame:
     """Read released per-query verdict files into one canonical long DataFrame (SPEC §1).
 
@@ -183,6 +184,12 @@ def read_verdicts(
     recipe
         A release recipe (YAML file or mapping, docs/recipes.md) describing sources and joins;
         it replaces ``format``, ``system``, ``fields``, ``records`` and ``judge``.
+    dataset
+        The benchmark's dataset file (LoCoMo-10's ``locomo10.json``): records without a query id
+        get their canonical id by conversation and question text
+        (:mod:`memdiag._readers._dataset`; map ``question`` and ``cluster``, optionally
+        ``expected`` and ``category``); records that cannot be matched are left out and listed
+        in a note, never guessed. Overrides a recipe's ``dataset:``.
 
     Returns
     -------
@@ -246,6 +253,8 @@ def read_verdicts(
             raise VerdictError(f"a recipe describes how to read the files; drop {given[0]}= (put it in the "
                                "recipe instead).")
         plan = load_recipe(recipe)
+        if dataset is not None:
+            plan = plan.with_dataset(dataset)
         if paths is not None:
             given, found = expand(paths)
             notes += found
@@ -269,13 +278,18 @@ def read_verdicts(
         all_files, found = expand(paths)
         notes += found
         names, raters = _Names(system, "--system"), _Names(judge, "--judge")
+        if dataset is not None and not fields:
+            raise VerdictError(f"dataset={str(dataset)!r} gives ids to records that have none; map their question "
+                               "text and conversation with fields= (--field question=<field> --field "
+                               "cluster=<conversation field>).")
         parsed = tuple(parse_field(str(k), v, "fields") for k, v in fields.items()) \
-            if fields and records is not None else None
+            if fields and (records is not None or dataset is not None) else None
         for path in all_files:
             name, rater = names(path), raters(path)
             if parsed is not None:
                 source = Source((str(path),), records=records, fields=parsed, system=name, judge=rater,
-                                default_system="{stem}", origin="--records")
+                                default_system="{stem}", origin="--records",
+                                dataset=Path(dataset).resolve() if dataset is not None else None)
                 frame, _ = read_source_file(source, path)
             else:
                 frame = formats.read_file(path, format=format, system=name, fields=fields)
@@ -847,6 +861,22 @@ def _repeat_policy(df: pd.DataFrame, rule: int | str, names: list[str], notes: l
     return kept
 
 
+def _lacking_categories(df: pd.DataFrame, query_ids: np.ndarray, present: np.ndarray,
+                        systems: list[str]) -> list[tuple[str, int, list[str]]]:
+    """The categories some systems have no query of while others do: (category, queries, the
+    systems that have it) — e.g. two adversarial questions in one run only."""
+    if "category" not in df:
+        return []
+    category = df.drop_duplicates("query_id").set_index("query_id")["category"].reindex(query_ids)
+    out = []
+    for name in sorted(pd.unique(category.dropna())):
+        rows = (category == name).to_numpy()
+        has = present[rows].any(axis=0)
+        if has.any() and not has.all():
+            out.append((str(name), int(rows.sum()), [s for s, h in zip(systems, has) if h]))
+    return out
+
+
 def pair_twins(df: pd.DataFrame, dropped: Sequence[str]) -> list[str]:
     """The queries sharing a ``pair_id`` with a dropped query (MEME before/after twins), sorted:
     excluding one phase of a pair excludes the other (Raw-RAG paper A.5.2, content-filter check)."""
@@ -1010,11 +1040,18 @@ def align(
         lacking_ids = query_ids[lacking_rows]
         per = {name: int((~present[:, j]).sum()) for j, name in enumerate(wanted)}
         detail = ", ".join(f"{k} {v}" for k, v in per.items() if v)
+        lacked = _lacking_categories(df, query_ids, present, wanted)
+        if lacked:
+            notes.append({"policy": "missing category", "count": sum(k for _, k, _ in lacked),
+                          "detail": "; ".join(f"category '{c}' ({k} queries) only in {', '.join(who)}, the other "
+                                              f"systems lack it (handled by the missing-query policy {missing})"
+                                              for c, k, who in lacked)})
         if missing == "error":
             raise VerdictError(
                 f"{len(lacking_ids)} queries are missing for some systems ({detail}): "
                 f"{listing(lacking_ids)}. Paired analyses need the same queries for every system: "
                 "choose --missing drop (drop them for all) or --missing wrong (score them 0)."
+                + "".join(f" Category '{c}' ({k} queries) is only in {', '.join(who)}." for c, k, who in lacked)
             )
         if missing == "drop":
             notes.append({"policy": "missing queries drop", "count": int(lacking_rows.sum()),

@@ -187,6 +187,10 @@ def _add_input(p: argparse.ArgumentParser, align: bool = True, option: str | Non
                    help="where the records are in each JSON file, e.g. results or data.items (with --field)")
     p.add_argument("--judge", action="append", metavar="NAME | PATH=NAME",
                    help="rater label for every file, or for one file: judges of one run kept apart (repeatable)")
+    p.add_argument("--dataset", metavar="PATH",
+                   help="the benchmark's dataset file (LoCoMo-10: locomo10.json): records without ids get their "
+                        "canonical id by conversation and question text (map question and cluster); unmatched "
+                        "records are listed, never guessed")
     p.add_argument("--join", action="append", metavar="FILE[,records=PATH][,system=NAME],COLUMN=FIELD...",
                    help="attach per-query columns from a side file by query_id, e.g. "
                         "--join coverage.json,records=questions,sufficient=fully_covered (repeatable)")
@@ -249,7 +253,7 @@ def _add_inference(p: argparse.ArgumentParser) -> None:
 # --------------------------------------------------------------------------------------------
 #: Options that name an input file.
 _INPUT_OPTIONS = ("files", "claims", "log", "scheme", "systems_table", "write_log", "recipe", "summaries",
-                  "ingestion_log", "before", "after", "filtered")
+                  "ingestion_log", "before", "after", "filtered", "dataset")
 
 
 def _inputs(args: argparse.Namespace, df: pd.DataFrame | None = None) -> list[str]:
@@ -324,11 +328,12 @@ def _read(args: argparse.Namespace) -> pd.DataFrame:
                                   ("--field", args.field), ("--records", args.records), ("--judge", args.judge)) if v]
         if clashes:
             raise UsageError(f"--recipe describes how to read the files; drop {clashes[0]} (put it in the recipe)")
-        df = md.read_verdicts(args.files or None, recipe=args.recipe, join=join)
+        df = md.read_verdicts(args.files or None, recipe=args.recipe, join=join,
+                              dataset=getattr(args, "dataset", None))
     else:
         df = md.read_verdicts(args.files, format=args.layout, system=_named(args.system, "--system"),
                               fields=fields, records=args.records, judge=_named(args.judge, "--judge"),
-                              join=join)
+                              join=join, dataset=getattr(args, "dataset", None))
     for note in df.attrs.get("read_notes", ()):
         print(f"memdiag {args.command}: note: {note}", file=sys.stderr)
     _check_outputs(args, df)
@@ -919,12 +924,13 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 def _read_options(args: argparse.Namespace) -> dict:
     """How the report's verdicts were read, recorded for ``--rerun``."""
+    dataset = {"dataset": args.dataset} if getattr(args, "dataset", None) else {}
     if args.recipe:
         return {"recipe": str(args.recipe), "files": args.files or None,
-                "join": [_join_spec(j) for j in args.join or ()] or None}
+                "join": [_join_spec(j) for j in args.join or ()] or None, **dataset}
     return {"format": args.layout, "fields": _key_values(args.field, "--field") or None,
             "records": args.records, "judge": _named(args.judge, "--judge"),
-            "join": [_join_spec(j) for j in args.join or ()] or None}
+            "join": [_join_spec(j) for j in args.join or ()] or None, **dataset}
 
 
 def _cmd_inspect(args: argparse.Namespace) -> int:

@@ -47,7 +47,7 @@ from memdiag._readers._jsonpath import MISSING, Record, getter, parse, select
 from memdiag._readers._open import read_text, stem
 from memdiag._schema import LOCOMO_CONVERSATIONS, PROVENANCE
 
-TOP_KEYS: tuple[str, ...] = ("description", "sources", "join", "labels")
+TOP_KEYS: tuple[str, ...] = ("description", "sources", "join", "labels", "dataset")
 SOURCE_KEYS: tuple[str, ...] = ("files", "records", "fields", "system", "judge", "columns", "format", "locomo",
                                 "judgments")
 JOIN_KEYS: tuple[str, ...] = ("files", "records", "fields", "system", "locomo")
@@ -83,6 +83,7 @@ class Source:
     default_system: str = "{folder}"
     origin: str = "<recipe>"
     judgments: str | None = None
+    dataset: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -107,12 +108,19 @@ class Recipe:
     origin: str = "<recipe>"
     description: str = ""
     labels: Mapping[str, str] = field(default_factory=dict)
+    dataset: Path | None = None
 
     def with_files(self, files: Iterable[str | Path]) -> Recipe:
         """The recipe with every source reading ``files`` instead (a layout recipe used as a
         template: ``memdiag score --recipe data/recipes/mem0-locomo.yaml runs/*.json``)."""
         files = tuple(str(Path(f).resolve()) for f in files)
         return replace(self, sources=tuple(replace(s, files=files) for s in self.sources))
+
+    def with_dataset(self, dataset: str | Path) -> Recipe:
+        """The recipe with every source matching records without ids against ``dataset``
+        (``--dataset PATH`` given beside a recipe)."""
+        path = Path(dataset).resolve()
+        return replace(self, dataset=path, sources=tuple(replace(s, dataset=path) for s in self.sources))
 
 
 def _where(origin: str, section: str, number: int | None = None) -> str:
@@ -250,9 +258,14 @@ def recipe_from_dict(data: object, base: Path = Path("."), origin: str = "<recip
     if not isinstance(joins, list):
         raise VerdictError(f"{origin}: 'join' must be a list of side-file groups.")
     description = data.get("description", "")
-    return Recipe(tuple(_source(s, origin, i) for i, s in enumerate(sources, start=1)),
+    dataset = data.get("dataset")
+    if dataset is not None and not isinstance(dataset, str):
+        raise VerdictError(f"{origin}: 'dataset' is the path of the benchmark's dataset file (LoCoMo-10: "
+                           "locomo10.json), relative to the recipe.")
+    path = (base / dataset).resolve() if dataset is not None else None
+    return Recipe(tuple(replace(_source(s, origin, i), dataset=path) for i, s in enumerate(sources, start=1)),
                   tuple(_join(j, origin, i) for i, j in enumerate(joins, start=1)), base, origin,
-                  str(description or ""), _labels(data.get("labels"), origin))
+                  str(description or ""), _labels(data.get("labels"), origin), path)
 
 
 def _labels(spec: object, origin: str) -> dict[str, str]:
@@ -434,14 +447,23 @@ def read_source_file(source: Source, path: Path) -> tuple[pd.DataFrame, bool]:
     else:
         records = records_of(path, source.records, source.fields)
         frame, labels = _frame(source.fields, records, path)
-        frame = _ids(frame, records, source.locomo, path, "the source")
-        frame["source_record"] = [r.locator for r in records]
+        matched: list[str] = []
+        if source.dataset is not None and source.locomo is None and "query_id" not in frame:
+            from memdiag._readers._dataset import match_dataset
+
+            frame["source_record"] = [r.locator for r in records]
+            frame, matched = match_dataset(frame, source.dataset, path)
+            records = [records[i] for i in frame.index]
+            frame = frame.reset_index(drop=True)
+        else:
+            frame = _ids(frame, records, source.locomo, path, "the source")
+            frame["source_record"] = [r.locator for r in records]
         if source.judgments is not None:
             frame = _judgment_rows(frame, records, source.judgments, path)
             labels["score"] = f"{source.judgments}.<key>"
         name_system(frame, name, render(source.default_system, path), path)
         frame = finish(frame, path, labels)
-        notes = frame.attrs.get("read_notes", [])
+        notes = matched + list(frame.attrs.get("read_notes", []))
         fmt = "recipe"
     if source.judge is not None:
         frame["judge"] = render(source.judge, path)
