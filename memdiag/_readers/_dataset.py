@@ -191,18 +191,22 @@ def match_dataset(frame: pd.DataFrame, dataset: str | Path, source: object) -> t
             if len(candidates) == 1 and len(alike) == 1:
                 assigned[alike["row"].iloc[0]] = candidates["query_id"].iloc[0]
                 continue
-            keys = alike.assign(answer=alike["answer"].where(alike["answer"].notna(), "\0"),
-                                code=alike["code"].where(alike["code"].notna(), -1))
-            for (answer, code), same in keys.groupby(["answer", "code"], sort=False):
+            groups: dict[tuple, list] = {}
+            for r, answer, code in zip(alike["row"], alike["answer"], alike["code"]):
+                answer = answer if isinstance(answer, str) else None
+                code = int(code) if code is not None and code == code else None
+                groups.setdefault((answer, code), []).append(r)
+            for (answer, code), rows in groups.items():
                 pool = candidates
-                if answer != "\0":
+                if answer is not None:
                     pool = pool[pool["answer"] == answer]
-                if code != -1:
-                    pool = pool[pool["code"] == int(code)]
+                if code is not None:
+                    pool = pool[pool["code"] == code]
+                same = pd.DataFrame({"row": rows})
                 if len(pool) != len(same):
                     why = (f"{conversation}: {len(same)} records and {len(pool)} dataset questions share this "
-                           "text" + (", gold answer" if answer != "\0" else "") + (" and category" if code != -1 else "")
-                           + ": cannot pair them one to one")
+                           "text" + (", gold answer" if answer is not None else "")
+                           + (" and category" if code is not None else "") + ": cannot pair them one to one")
                     problems += [(r, why) for r in same["row"]]
                     continue
                 by_order += len(same) if len(same) > 1 else 0
