@@ -64,7 +64,7 @@ def provenance(function: str, prepared: Prepared | None = None, *, notes: Iterab
         lines += prepared.notes
     attrs.update(settings)
     attrs = {key: value for key, value in attrs.items() if value is not None}
-    attrs["notes"] = lines + [str(n) for n in notes]
+    attrs["notes"] = lines + [n if isinstance(n, str) else str(n) for n in notes]  # a Note keeps its code
     return attrs
 
 

@@ -30,8 +30,12 @@ PROVENANCE: tuple[str, ...] = ("source_file", "source_record")
 #: The rater of a verdict when several judges judged the same answers (absent: one judge).
 JUDGE = "judge"
 
+#: Which end-to-end run of a system a verdict belongs to, when a system was run several times
+#: (absent: one run). Distinct from ``repeat``, a judge's repeated judgment of one answer (SPEC §1.3).
+RUN = "run"
+
 #: The canonical column order (``repeat`` defaults to 0).
-CANONICAL: tuple[str, ...] = REQUIRED + ("repeat", JUDGE) + QUERY_ATTRIBUTES + BINARY_LABELS + COSTS
+CANONICAL: tuple[str, ...] = REQUIRED + ("repeat", JUDGE, RUN) + QUERY_ATTRIBUTES + BINARY_LABELS + COSTS
 
 #: Canonical LoCoMo categories: the LoCoMo paper's integers (SPEC §6) -> canonical name.
 LOCOMO_CATEGORIES: dict[int, str] = {

@@ -20,6 +20,7 @@ from memdiag._prepare import Prepared, as_prepared
 from memdiag._inference.intervals import describe, infer
 from memdiag._provenance import stamp
 from memdiag._resampling import run_seed
+from memdiag._runs import add_run_columns
 from memdiag._schemes import ALL, Scheme, get_scheme
 from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
 from memdiag.errors import VerdictError
@@ -175,6 +176,7 @@ def score(
             table[f"n_{name}"] = int(layout.counts[g])
     table["complete"] = layout.complete
     notes = layout.notes_text()
+    add_run_columns(table, prepared, notes)
     settings = {}
     if n_resamples:
         columns = ["overall", *layout.summaries, *(layout.groups if grouped else ())]

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from memdiag.errors import VerdictError, listing, shown, where
-from memdiag._schema import BINARY_LABELS, CANONICAL, COSTS, JUDGE, PROVENANCE, QUERY_ATTRIBUTES, REQUIRED
+from memdiag._schema import BINARY_LABELS, CANONICAL, COSTS, JUDGE, PROVENANCE, QUERY_ATTRIBUTES, REQUIRED, RUN
 
 MissingQueryPolicy = Literal["error", "drop", "wrong"]
 MissingVerdictPolicy = Literal["as-wrong", "exclude"]
@@ -95,7 +95,8 @@ def _disambiguate(reads: list[_Read], notes: list[str]) -> None:
 def _rater_keys(frame: pd.DataFrame, system: str) -> set:
     rows = frame[frame["system"] == system]
     judges = rows["judge"] if "judge" in rows else pd.Series(None, index=rows.index, dtype=object)
-    return set(zip(judges.where(judges.notna(), None), rows["repeat"]))
+    runs = rows[RUN] if RUN in rows else pd.Series(None, index=rows.index, dtype=object)
+    return set(zip(judges.where(judges.notna(), None), runs.where(runs.notna(), None), rows["repeat"]))
 
 
 def _merge_rules(reads: list[_Read], notes: list[str]) -> None:
@@ -404,7 +405,7 @@ def check(df: pd.DataFrame) -> pd.DataFrame:
                 f"{', '.join(map(str, df.columns))}). Map it with --field {column}=<column>."
             )
     out = df.copy()
-    for column in ("system", "query_id") + tuple(c for c in (JUDGE, *QUERY_ATTRIBUTES) if c in df):
+    for column in ("system", "query_id") + tuple(c for c in (JUDGE, RUN, *QUERY_ATTRIBUTES) if c in df):
         values = out[column]
         bad = _mixed_types(values)
         if bad is not None:
@@ -437,15 +438,15 @@ def check(df: pd.DataFrame) -> pd.DataFrame:
     for column in COSTS:
         if column in out:
             out[column] = _numeric(out, column, low=0.0, high=None)
-    unit = ["system", "query_id", JUDGE, "repeat"] if JUDGE in out else ["system", "query_id", "repeat"]
+    unit = ["system", "query_id"] + [c for c in (JUDGE, RUN) if c in out] + ["repeat"]
     dup = out.duplicated(unit, keep="first").to_numpy()
     if dup.any():
         i = int(np.flatnonzero(dup)[0])
         key = [k.item() if isinstance(k, np.generic) else k for k in out.loc[i, unit].tolist()]
         raise _fail(out, i, "query_id", f"duplicate verdict for ({', '.join(unit)}) = "
                     f"{shown(tuple(key))} ({int(dup.sum())} duplicate rows in all). Give each judge "
-                    "repetition its own 'repeat' number, each judge its own 'judge' label, or remove "
-                    "the copies.")
+                    "repetition its own 'repeat' number, each judge its own 'judge' label, each end-to-end "
+                    "run its own 'run' label (recipe run: \"{folder}\"), or remove the copies.")
     order = [c for c in CANONICAL if c in out] + [c for c in out.columns
                                                    if c not in CANONICAL and c not in PROVENANCE] \
         + [c for c in PROVENANCE if c in out]
@@ -1012,19 +1013,26 @@ def align(
     value_columns = ["score"] + [c for c in df.columns if c not in CANONICAL and c not in PROVENANCE
                                  and c != "score" and pd.api.types.is_numeric_dtype(df[c])] \
         + [c for c in BINARY_LABELS + COSTS if c in df]
-    grouped = df.groupby(["query_id", "system"], sort=True)
-    counts = grouped.size()
+    counts = df.groupby(["query_id", "system"], sort=True).size()
+    runs = sorted(map(str, pd.unique(df[RUN].dropna()))) if RUN in df else []
+    unit = ["query_id", "system"] + ([RUN] if len(runs) > 1 else [])
+    if len(runs) > 1:  # each run scored alone, then the mean over runs (SPEC §1.3)
+        notes.append({"policy": "runs mean", "count": len(runs),
+                      "detail": f"each answer scored per run, then by the mean over its {len(runs)} runs "
+                                f"({listing(runs)}); the runs stay paired query by query"})
     if by_judge and repeat_rule(judges) != JUDGES_MAJORITY:  # the mean over judges of each judge's mean
-        means = df.groupby(["query_id", "system", JUDGE], sort=True, dropna=False)[value_columns].mean() \
-            .groupby(level=["query_id", "system"], sort=True).mean()
+        means = df.groupby(unit + [JUDGE], sort=True, dropna=False)[value_columns].mean() \
+            .groupby(level=unit, sort=True).mean()
     else:
-        means = grouped[value_columns].mean()
+        means = df.groupby(unit, sort=True, dropna=False)[value_columns].mean()
     if repeat_rule(judges) == JUDGES_MAJORITY:  # the per-question majority vote over all judgments
         ties = int((means["score"] == 0.5).sum())
         means["score"] = (means["score"] > 0.5).astype(float)
         if ties:
             notes.append({"policy": "judges majority ties", "count": ties,
                           "detail": f"{ties} answers with as many correct as wrong judgments scored 0"})
+    if len(unit) > 2:
+        means = means.groupby(level=["query_id", "system"], sort=True).mean()
     query_ids = np.array(sorted(pd.unique(df["query_id"])), dtype=object)
     if len(query_ids) == 0:
         raise VerdictError("no query is left to align (every query was excluded). Check the policies.")

@@ -26,7 +26,7 @@ LAYERS: dict[str, int] = {
     # 4: prepared data and metrics
     "_prepare": 4, "_metrics": 4,
     # 5: the diagnostics and the simulators
-    "_flows": 5, "_compare": 5, "_evidence": 5, "_scoring": 5, "_agreement": 5, "_attribution": 5,
+    "_flows": 5, "_compare": 5, "_evidence": 5, "_scoring": 5, "_runs": 5, "_agreement": 5, "_attribution": 5,
     "_sensitivity": 5, "_robustness": 5, "_groups": 5, "_procedures": 5, "_writes": 5, "_audit": 5, "_simulate": 5,
     "_costs": 5, "_ingestion": 5, "_augmentation": 5, "_store_gap": 5, "_overview": 5, "_clusters": 5, "_replay": 5,
     "_power": 5, "_aliases": 5,

@@ -23,7 +23,7 @@ import pyarrow.parquet as pq
 from memdiag.errors import VerdictError, listing, where
 from memdiag._readers._open import PARQUET_MAGIC, binary_kind, decode, logical_suffix, read_bytes
 from memdiag._readers._verdict_text import MISSING, WORDS, parse_verdict
-from memdiag._schema import ANSWER_TEXT, BINARY_LABELS, CANONICAL, COSTS, JUDGE, PROVENANCE, QUERY_ATTRIBUTES
+from memdiag._schema import ANSWER_TEXT, BINARY_LABELS, CANONICAL, COSTS, JUDGE, PROVENANCE, QUERY_ATTRIBUTES, RUN
 
 #: Cell texts that mean "no value" in a score, label or number cell.
 MISSING_WORDS: frozenset[str] = MISSING
@@ -40,7 +40,7 @@ EXACT_FLOATS: dict[str, str] = {"float_precision": "round_trip"} if int(pd.__ver
 PARQUET_SUFFIXES: frozenset[str] = frozenset({".parquet", ".pq"})
 
 #: Columns kept as text (NaN stays NaN).
-TEXT_COLUMNS: tuple[str, ...] = ("system", "query_id", JUDGE, *QUERY_ATTRIBUTES, "source_category", "question",
+TEXT_COLUMNS: tuple[str, ...] = ("system", "query_id", JUDGE, RUN, *QUERY_ATTRIBUTES, "source_category", "question",
                                  *ANSWER_TEXT)
 
 #: Columns read as 0/1 verdicts (score) or 0/1 labels.

@@ -49,7 +49,7 @@ from memdiag._schema import LOCOMO_CONVERSATIONS, PROVENANCE
 
 TOP_KEYS: tuple[str, ...] = ("description", "sources", "join", "labels", "dataset")
 SOURCE_KEYS: tuple[str, ...] = ("files", "records", "fields", "system", "judge", "columns", "format", "locomo",
-                                "judgments")
+                                "judgments", "run")
 JOIN_KEYS: tuple[str, ...] = ("files", "records", "fields", "system", "locomo")
 LOCOMO_KEYS: tuple[str, ...] = ("conversation", "category", "base")
 PLACEHOLDERS: tuple[str, ...] = ("folder", "stem", "name", "base")
@@ -84,6 +84,7 @@ class Source:
     origin: str = "<recipe>"
     judgments: str | None = None
     dataset: Path | None = None
+    run: str | None = None
 
 
 @dataclass(frozen=True)
@@ -231,7 +232,7 @@ def _source(spec: object, origin: str, number: int) -> Source:
     return Source(files=_files(spec, place), records=_records_path(spec, place), fields=fields,
                   system=_template(spec.get("system"), "system", place),
                   judge=_template(spec.get("judge"), "judge", place), columns=dict(columns), format=fmt,
-                  locomo=locomo, origin=place, judgments=judgments)
+                  locomo=locomo, origin=place, judgments=judgments, run=_template(spec.get("run"), "run", place))
 
 
 def _join(spec: object, origin: str, number: int) -> Join:
@@ -467,6 +468,10 @@ def read_source_file(source: Source, path: Path) -> tuple[pd.DataFrame, bool]:
         fmt = "recipe"
     if source.judge is not None:
         frame["judge"] = render(source.judge, path)
+    if source.run is not None:
+        if "run" in frame:
+            raise VerdictError(f"{source.origin}: run is given both as a label and as a field; keep one.")
+        frame["run"] = render(source.run, path)
     for column, value in source.columns.items():
         if column in frame:
             raise VerdictError(f"{where(path, None, column)}: the file already has this column; the "
