@@ -105,7 +105,7 @@ def test_a_records_path_that_misses_names_what_is_there(tmp_path):
 
 @pytest.mark.parametrize("recipe, message", [
     ({"sources": [{"files": "a.json", "fields": {"query_id": "id", "score": "ok"}}], "joins": []},
-     r"<recipe>: unknown key 'joins' \(known: description, sources, join, labels\)"),
+     r"<recipe>: unknown key 'joins' \(known: description, sources, join, labels, dataset\)"),
     ({"sources": [{"files": "a.json", "feilds": {}}]}, r"<recipe>, sources entry 1: unknown key 'feilds'"),
     ({"sources": [{"files": "a.json", "fields": {"query_id": "id", "score": {"from": "ok", "scale": 2}}}]},
      r"sources entry 1, field 'score': unknown key 'scale'"),

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from memdiag.errors import VerdictError, listing
 from memdiag._readers._jsonpath import Record, Step, record_lists, select
+from memdiag._readers._open import stem
 from memdiag._readers._verdict_text import parse_verdict
 
 #: How many records are examined per file.
@@ -33,7 +34,12 @@ _VERDICT = re.compile(r"correct|score|label|judg|verdict|grade|eval|result|accur
 _CATEGORY = re.compile(r"type|categor|kind|class|task|skill", re.I)
 _CLUSTER = re.compile(r"conv|session|sample|dialog|user|cluster|haystack", re.I)
 _JUDGE = re.compile(r"judge|model|evaluator|grader", re.I)
-_SUFFICIENT = re.compile(r"cover|sufficien|recall|has_evidence|found", re.I)
+_SUFFICIENT = re.compile(r"cover|sufficien|recall|has_evidence|found|hit|retriev", re.I)
+_SUMMARY = re.compile(r"accura|overall|mean|average|score|rate|f1|total|correct|std|ceiling", re.I)
+#: File-name tokens that name runs of one system, and tokens that name judges (models, graders).
+_RUN_TOKEN = re.compile(r"^(run|seed|trial|rep|repeat|attempt|iter)[-_]?\d*$|^\d+$|^v\d+$", re.I)
+_JUDGE_TOKEN = re.compile(r"gpt|claude|llama|gemini|qwen|mistral|deepseek|judge|grader|o1|o3|4o|sonnet|haiku|opus",
+                          re.I)
 _TOKENS = re.compile(r"token|context_len|length", re.I)
 
 
@@ -74,10 +80,35 @@ class FileInfo:
     other_lists: list[tuple[str, int]]
     id_values: frozenset = frozenset()
     judgments: list[str] = field(default_factory=list)
+    kind: str = ""
+    why: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.kind:
+            if self.verdicts or self.judgments:
+                self.kind = "verdicts"
+            elif self.sufficient or self.tokens:
+                self.kind = "side"
+            elif self._summary_fields():
+                self.kind, self.why = "summary", "aggregate numbers (" + ", ".join(self._summary_fields()[:4]) + ")"
+            else:
+                self.kind, self.why = "manifest", ("records without a verdict or a per-query label, e.g. "
+                                                   "questions and answers" if self.n else "no per-query records")
+
+    def _summary_fields(self) -> list[str]:
+        return [p for p, f in self.fields.items() if _SUMMARY.search(p.rsplit(".", 1)[-1]) and f.types <= {"number", "null"}
+                and any(v is not None and v not in (0, 1) for v in f.values)]
 
     @property
     def is_side(self) -> bool:
-        return not self.verdicts and bool(self.sufficient or self.tokens)
+        return self.kind == "side"
+
+    @property
+    def role(self) -> str:
+        """What the file is to the analysis, in words."""
+        return {"verdicts": "verdicts", "side": "side file (per-query columns, joined by query id)",
+                "summary": f"summary ({self.why}): check published numbers against it, not read as verdicts",
+                "manifest": f"manifest or other file ({self.why}): skipped"}[self.kind]
 
 
 @dataclass
@@ -134,9 +165,10 @@ def _is_verdict(info: FieldInfo) -> bool:
     if not values or info.types - {"bool", "number", "text", "null"}:
         return False
     parsed = [parse_verdict(v) for v in values]
-    good = [p for p in parsed if p is not None and not (isinstance(p, float) and math.isnan(p))]
-    return len(good) >= 0.9 * len(values) and all(0 <= p <= 1 for p in good) and \
-        (info.types & {"bool", "text"} or set(good) <= {0.0, 1.0})
+    read = [p for p in parsed if p is not None]          # an empty label is a missing verdict, not a miss
+    good = [p for p in read if not (isinstance(p, float) and math.isnan(p))]
+    return bool(good) and len(read) >= 0.9 * len(values) and all(0 <= p <= 1 for p in good) and \
+        bool(info.types & {"bool", "text"} or set(good) <= {0.0, 0.5, 1.0})  # graded 0 / 0.5 / 1 too
 
 
 def _rank(names: list[str], pattern: re.Pattern) -> list[str]:
@@ -199,6 +231,25 @@ def _siblings(content: object, best: str, lists: list[tuple[str, int]]) -> list[
     return [c for c in lists if c[0] != best and c[0].startswith(prefix) and "." not in c[0][len(prefix):]]
 
 
+def _all_values(records: list[Record], path: str) -> frozenset:
+    from memdiag._readers._jsonpath import getter
+
+    get = getter(path)
+    return frozenset(str(v) for v in map(get, records))
+
+
+def _without_records(path: Path, content: object) -> FileInfo:
+    """A file with no record list: a summary when it holds aggregate numbers, else a manifest."""
+    scalars = _flatten(content, depth=3) if isinstance(content, dict) else {}
+    infos = {}
+    for key, value in scalars.items():
+        if not isinstance(value, dict | list):
+            info = infos.setdefault(key, FieldInfo(key))
+            info.present, info.types = 1, {_type(value)}
+            info.values.append(value)
+    return FileInfo(path, None, 0, False, infos, [], [], [], [], [], [], [], [])
+
+
 def select_node(content: object, path: str) -> object:
     """The value at a plain dotted path of keys ('' is ``content`` itself)."""
     from memdiag._readers._jsonpath import parse
@@ -225,9 +276,8 @@ def inspect_file(path: Path) -> FileInfo:
             where_ = None
         else:
             lists = record_lists(content)
-            if not lists:
-                raise VerdictError(f"{path}: no list of records and no object keyed by id was found in it "
-                                   "(it holds no per-query records).")
+            if not lists:  # a run manifest or a summary: classified, never an error
+                return _without_records(path, content)
             best = max(lists, key=lambda item: item[1])
             where_ = best[0]
             siblings = _siblings(content, best[0], lists)
@@ -239,8 +289,8 @@ def inspect_file(path: Path) -> FileInfo:
     info = _fields(records)
     found = _candidates(info, len(records))
     ids = ["$key"] if keyed else found["ids"]
-    id_values = frozenset(str(r.key) for r in records) if keyed else \
-        frozenset(str(v) for v in info[ids[0]].values) if ids else frozenset()
+    id_values = frozenset(str(r.key) for r in records) if keyed else _all_values(records, ids[0]) if ids \
+        else frozenset()  # every record's id, not a sample: files with the same queries are recognised
     clusters = found["clusters"]
     if where_ and "*" in where_:  # the key each record list sits under: the conversation
         keys = {r.captures[0] for r in records if r.captures}
@@ -255,6 +305,8 @@ def _describe(info: FileInfo, root: Path) -> list[str]:
     name = os.path.relpath(info.path, root)
     where_ = f"under '{info.records}'" if info.records else "at the top level"
     shape = "an object keyed by id" if info.keyed else "a list"
+    if info.n == 0 and info.kind in ("summary", "manifest"):
+        return [f"{name}: no list of per-query records: {info.role}"]
     lines = [f"{name}: {info.n} records, {shape} {where_}"]
     for other, k in info.other_lists:
         lines.append(f"  also a record list at '{other}' ({k})")
@@ -321,7 +373,7 @@ def inspect(items, recipe_dir: str | Path | None = None) -> Inspection:
     root = Path(os.path.commonpath([str(p.resolve().parent) for p in files]))
     base = Path(recipe_dir).resolve() if recipe_dir is not None else root
     lines: list[str] = []
-    undecided: list[str] = list(notes)
+    undecided: list[str] = []
     infos: list[FileInfo] = []
     known: list[tuple[Path, str]] = []
     for path in files:
@@ -336,47 +388,63 @@ def inspect(items, recipe_dir: str | Path | None = None) -> Inspection:
         info = inspect_file(path)
         infos.append(info)
         lines += _describe(info, root)
-    verdict_files = [i for i in infos if not i.is_side]
-    side_files = [i for i in infos if i.is_side]
+    verdict_files = [i for i in infos if i.kind == "verdicts"]
+    side_files = [i for i in infos if i.kind == "side"]
+    skipped = [i for i in infos if i.kind in ("summary", "manifest")]
     # group verdict files: (folder-relative name pattern) -> sources
     by_folder: dict[Path, list[FileInfo]] = {}
     for info in verdict_files:
         by_folder.setdefault(info.path.resolve().parent, []).append(info)
     judge_of: dict[Path, str] = {}
+    run_of: dict[Path, str] = {}
+    guessed: list[str] = []
     for folder, group in by_folder.items():
         if len(group) > 1:
             same_ids = len({i.id_values for i in group}) == 1 and all(i.id_values for i in group)
+            where_ = os.path.relpath(folder, root)
             if same_ids:
-                judge_of.update(_judge_token([i.path for i in group]))
+                tokens = _judge_token([i.path for i in group])
+                if all(_RUN_TOKEN.search(t) or _RUN_TOKEN.search(stem(p)) for p, t in tokens.items()):
+                    run_of.update({p: stem(p) for p in tokens})  # the run's name: its file's name
+                elif all(_JUDGE_TOKEN.search(t) for t in tokens.values()):
+                    judge_of.update(tokens)
+                else:
+                    judge_of.update(tokens)
+                    undecided.append(f"{where_}: {len(group)} files hold the same queries ({listing(tokens.values())}): "
+                                     "judges of one run (judge: NAME) or runs of one system (run: NAME)? The "
+                                     "draft calls them judges; write run: instead of judge: for runs")
             else:
-                undecided.append(f"{os.path.relpath(folder, root)}: {len(group)} verdict files with different "
+                undecided.append(f"{where_}: {len(group)} verdict files with different "
                                  "queries: parts of one run or different runs? (the draft names each after its file)")
     sources: dict[tuple, list[FileInfo]] = {}
     for info in verdict_files:
         rel = Path(os.path.relpath(info.path.resolve(), base))
         judge = judge_of.get(info.path)
+        run = run_of.get(info.path)
         several_folders = sum(1 for i in verdict_files if i.path.name == info.path.name) > 1
         pattern = _glob(info, verdict_files, base) if several_folders else str(rel)
-        key = (pattern, judge, info.records, tuple(info.ids[:1]), tuple(info.verdicts[:1]))
+        if run is not None and several_folders:  # runs in every folder: one source per run file name
+            pattern = _glob(info, verdict_files, base)
+        key = (pattern, judge, run, info.records, tuple(info.ids[:1]), tuple(info.verdicts[:1]))
         sources.setdefault(key, []).append(info)
     out = ["# memdiag recipe drafted by 'memdiag inspect' (docs/recipes.md)",
            f"# files are relative to this recipe's folder ({base})"]
     out.append("sources:")
     for path, name in known:
         out += [f"  - files: [{_yaml(os.path.relpath(path.resolve(), base))}]", f"    format: {name}"]
-    for (pattern, judge, records, ids, verdicts), group in sources.items():
+    for (pattern, judge, run, records, ids, verdicts), group in sources.items():
         info = group[0]
         out.append(f"  - files: [{_yaml(pattern)}]")
         if records:
             out.append(f"    records: {_yaml(records)}")
-        if "*" in pattern:
-            out.append('    system: "{folder}"')
-        elif judge:
+        if "*" in pattern or judge or run:
             out.append('    system: "{folder}"')
         else:
             out.append('    system: "{stem}"')
         if judge:
             out.append(f"    judge: {_yaml(judge)}")
+        if run:
+            out.append(f"    run: {_yaml(run)}   # runs of one system: scored per run, then averaged")
         if info.judgments and not info.verdicts:
             out.append(f"    judgments: {_yaml(info.judgments[0])}   # each key a judge repeat of the answer")
             if len(info.judgments) > 1:
@@ -397,6 +465,10 @@ def inspect(items, recipe_dir: str | Path | None = None) -> Inspection:
             out.append(f"      score: TODO   # one of: {', '.join(info.verdicts) or 'no verdict-like field found'}")
             undecided.append(f"{pattern}: which field is the verdict? "
                              f"({', '.join(info.verdicts) or 'no field holds 0/1, booleans or yes/no text'})")
+        for label, candidates in (("category", info.categories), ("cluster", info.clusters),
+                                  ("sufficient", info.sufficient), ("evidence_tokens", info.tokens)):
+            if len(candidates) > 1:
+                guessed.append(f"{pattern}: {label} is {candidates[0]} (also possible: {', '.join(candidates[1:4])})")
         if info.categories:
             out.append(f"      category: {_yaml(info.categories[0])}")
         if info.clusters:
@@ -433,13 +505,27 @@ def inspect(items, recipe_dir: str | Path | None = None) -> Inspection:
                     out.append(f"      {column}: {_yaml(candidates[0])}")
     recipe = "\n".join(out) + "\n"
     text = "\n".join(lines) + "\n\n"
+    text += "files by role:\n" + "".join(f"  {os.path.relpath(i.path, root)}: {i.role}\n" for i in infos)
+    text += "".join(f"  {os.path.relpath(p, root)}: verdicts (memdiag's '{n}' reader)\n" for p, n in known)
+    if len(verdict_files) > 1 and len({i.id_values for i in verdict_files}) == 1 and verdict_files[0].id_values:
+        text += f"all {len(verdict_files)} verdict files hold the same {len(verdict_files[0].id_values)} query ids\n"
     if judge_of:
         text += ("files of one folder with the same queries look like judges of one run: "
                  + listing(sorted(set(judge_of.values()))) + "\n")
+    if run_of:
+        text += ("files of one folder with the same queries look like runs of one system: "
+                 + listing(sorted(set(run_of.values()))) + "\n")
     text += "draft recipe:\n" + recipe
+    if notes:  # files that are no data (README, LICENSE): named, not a decision to make
+        text += "\nnot read: " + "; ".join(notes) + "\n"
+    if skipped:
+        text += "\nnot in the draft: " + "; ".join(f"{os.path.relpath(i.path, root)} ({i.kind})" for i in skipped) + "\n"
     if undecided:
         text += "\ncould not decide:\n" + "\n".join(f"  - {u}" for u in undecided) + "\n"
-    else:
+    if guessed:
+        text += "\nchosen by rule among several candidates (check them):\n" + \
+            "\n".join(f"  - {g}" for g in guessed) + "\n"
+    if not undecided and not guessed:
         text += "\nevery choice had one candidate: the draft should read the release unchanged " \
                 "(check it with memdiag validate --recipe FILE).\n"
     return Inspection(text, recipe, not undecided, infos)

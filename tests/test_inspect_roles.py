@@ -1,0 +1,134 @@
+"""``memdiag inspect`` is right or says it is unsure (issue 22): one test per misclassification.
+
+Every file is classified as verdicts, side file (joined by id), summary (checked against, not
+read) or manifest (skipped, noted); identical query sets are recognised; two runs in one folder
+are runs; a detected conversation field stays active; graded fields are verdict candidates.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pandas as pd
+import pytest
+
+import memdiag as md
+from memdiag._readers._inspect import inspect
+
+
+def _write(path, data):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data))
+    return path
+
+
+def _results(n=8, seed=0, shuffle=False, key="correct"):
+    rng = random.Random(seed)
+    rows = [{"question_id": f"q{i:04d}", "question_type": ["a", "b"][i % 2], key: rng.random() < 0.5}
+            for i in range(n)]
+    if shuffle:
+        rng.shuffle(rows)
+    return {"results": rows}
+
+
+def _role(result, name):
+    return next(i.kind for i in result.files if i.path.name == name)
+
+
+def test_a_per_question_side_file_is_joined_not_a_system(tmp_path):
+    _write(tmp_path / "run" / "eval.json", _results())
+    _write(tmp_path / "run" / "retrieval.json", {"items": [
+        {"question_id": f"q{i:04d}", "context_tokens": 100 + i, "retrieval_hit": i % 3 == 0} for i in range(8)]})
+    result = inspect([str(tmp_path / "run")], recipe_dir=tmp_path)
+    assert _role(result, "retrieval.json") == "side" and _role(result, "eval.json") == "verdicts"
+    assert result.recipe.count("  - files:") == 2 and "join:" in result.recipe
+    (tmp_path / "draft.yaml").write_text(result.recipe)
+    df = md.read_verdicts(recipe=tmp_path / "draft.yaml")
+    assert list(pd.unique(df["system"])) == ["eval"]            # two files, one system
+    assert df["evidence_tokens"].tolist() == [100.0 + i for i in range(8)]
+    assert df["sufficient"].tolist() == [float(i % 3 == 0) for i in range(8)]
+
+
+def test_a_summary_file_is_not_read_as_verdicts(tmp_path):
+    _write(tmp_path / "run" / "eval.json", _results())
+    _write(tmp_path / "run" / "summary.json", {"overall_accuracy": 0.625, "n": 8,
+                                               "by_type": {"a": {"accuracy": 0.5, "n": 4},
+                                                           "b": {"accuracy": 0.75, "n": 4}}})
+    result = inspect([str(tmp_path / "run")])
+    assert _role(result, "summary.json") == "summary"
+    assert "summary.json" not in result.recipe and "summary.json (summary)" in result.text
+    assert "check published numbers against it" in result.text and result.complete
+
+
+def test_four_files_with_the_same_queries_in_different_orders(tmp_path):
+    # 1,200 records (more than inspect samples), each file in its own order: the same query set
+    for k, judge in enumerate(("gpt-4o", "claude", "llama", "qwen")):
+        _write(tmp_path / "run" / f"eval_{judge}.json", _results(1200, seed=k, shuffle=True))
+    result = inspect([str(tmp_path / "run")])
+    assert "different queries" not in result.text
+    assert "all 4 verdict files hold the same 1200 query ids" in result.text
+    assert "judges of one run: claude, gpt-4o, llama, qwen" in result.text and result.complete
+
+
+def test_two_runs_in_one_folder_are_runs_not_judges(tmp_path):
+    _write(tmp_path / "mem" / "run1.json", _results(seed=1))
+    _write(tmp_path / "mem" / "run2.json", _results(seed=2))
+    result = inspect([str(tmp_path / "mem")], recipe_dir=tmp_path)
+    assert "run: run1" in result.recipe and "run: run2" in result.recipe and "judge:" not in result.recipe
+    assert "runs of one system: run1, run2" in result.text
+    (tmp_path / "draft.yaml").write_text(result.recipe)
+    df = md.read_verdicts(recipe=tmp_path / "draft.yaml")
+    assert set(df["system"]) == {"mem"} and sorted(df["run"].unique()) == ["run1", "run2"]
+    assert md.score(df)["runs"].iloc[0] == 2
+
+
+def test_files_that_could_be_judges_or_runs_are_undecided(tmp_path):
+    _write(tmp_path / "mem" / "alpha.json", _results(seed=1))
+    _write(tmp_path / "mem" / "beta.json", _results(seed=2))
+    result = inspect([str(tmp_path / "mem")])
+    assert not result.complete and "judges of one run (judge: NAME) or runs of one system" in result.text
+    assert "every choice had one candidate" not in result.text
+
+
+def test_a_detected_conversation_field_stays_active(tmp_path):
+    rows = [{"question_id": f"q{i}", "conversation_id": f"c{i // 3}", "correct": i % 2 == 0} for i in range(9)]
+    _write(tmp_path / "run" / "eval.json", {"results": rows})
+    result = inspect([str(tmp_path / "run" / "eval.json")], recipe_dir=tmp_path)
+    assert "\n      cluster: conversation_id" in result.recipe and "# cluster" not in result.recipe
+    (tmp_path / "draft.yaml").write_text(result.recipe)
+    assert md.read_verdicts(recipe=tmp_path / "draft.yaml")["cluster"].nunique() == 3
+
+
+def test_a_run_manifest_does_not_abort_the_folder(tmp_path):
+    _write(tmp_path / "run" / "eval.json", _results())
+    _write(tmp_path / "run" / "config.json", {"model": "gpt-4o-mini", "seed": 3, "temperature": 0})
+    result = inspect([str(tmp_path / "run")])
+    assert _role(result, "config.json") == "manifest" and "config.json (manifest)" in result.text
+    assert "config.json" not in result.recipe and result.complete
+
+
+def test_never_says_one_candidate_when_it_chose(tmp_path):
+    rows = [{"question_id": f"q{i}", "question_type": "ab"[i % 2], "task_kind": "xyz"[i % 3],
+             "correct": i % 2 == 0} for i in range(9)]
+    _write(tmp_path / "run" / "eval.json", {"results": rows})
+    result = inspect([str(tmp_path / "run" / "eval.json")])
+    assert "every choice had one candidate" not in result.text
+    assert "chosen by rule among several candidates" in result.text and "category is" in result.text
+
+
+def test_graded_fields_and_word_labels(tmp_path):
+    labels = ["correct", "partial", "wrong", "", "correct", "wrong"]
+    rows = [{"question_id": f"q{i}", "judge_label": label,
+             "judge_score": {"correct": 1, "partial": 0.5, "wrong": 0, "": 0}[label]} for i, label in enumerate(labels)]
+    _write(tmp_path / "run" / "eval.json", {"results": rows})
+    result = inspect([str(tmp_path / "run" / "eval.json")])
+    info = result.files[0]
+    assert set(info.verdicts) == {"judge_label", "judge_score"}     # the graded 0/0.5/1 field too
+    assert not result.complete                                      # which one: asked, not guessed
+    df = md.read_verdicts(tmp_path / "run" / "eval.json", records="results",
+                          fields={"query_id": "question_id", "score": "judge_label"})
+    # correct 1, partial 0.5, wrong 0; the empty label is a missing verdict, not a wrong answer
+    assert df["score"].tolist()[:3] == [1.0, 0.5, 0.0] and pd.isna(df["score"].iloc[3])
+    assert md.validate(df)["missing_verdicts"].iloc[0] == 1
+    assert md.score(df, verdict_missing="exclude")["overall"].iloc[0] == pytest.approx(100 * 2.5 / 5)
