@@ -368,7 +368,8 @@ def test_permuting_query_order_changes_nothing(order):
 # --------------------------------------------------------------------------------------------
 def test_unknown_scheme_name_lists_the_known_ones():
     with pytest.raises(SchemeError, match="unknown scheme 'locomoo'.*known: mean, locomo, longmemeval, "
-                                          "longmemeval-no-abs, meme, memoryagentbench, personamem"):
+                                          "longmemeval-no-abs, longmemeval-no-abs-task-avg, longmemeval-task-avg, "
+                                          "meme, memoryagentbench, personamem"):
         get_scheme("locomoo")
     assert get_scheme("MemoryAgentBench") is get_scheme("memoryagentbench")
     assert set(known_schemes()) >= {"locomo", "meme", "memoryagentbench", "personamem"}
