@@ -938,7 +938,8 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
 
     from pathlib import Path
 
-    found = inspect(args.files, recipe_dir=Path(args.write).resolve().parent if args.write else None)
+    found = inspect(args.files, recipe_dir=Path(args.write).resolve().parent if args.write else None,
+                    dataset=args.dataset)
     sys.stdout.write(found.text)
     if args.write:
         target = Path(args.write)
@@ -1256,6 +1257,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--write", metavar="YAML", help="write the draft recipe here (relative paths: put it in the "
                                                    "release folder)")
     p.add_argument("--force", action="store_true", help="replace an existing --write file")
+    p.add_argument("--dataset", metavar="PATH",
+                   help="the benchmark's dataset file (LoCoMo-10: locomo10.json), for records without ids: the "
+                        "draft matches them by conversation and question text (dataset: in the recipe)")
     p.set_defaults(run=_cmd_inspect)
 
     p = sub.add_parser("demo", help="the whole report on the bundled example data (data/example)")

@@ -167,3 +167,24 @@ def test_cli_dataset_on_a_csv(tmp_path):
     assert "3 of 4 records without ids matched" in result.stderr
     assert "record 4 ('Huh?')" in result.stderr
     assert '"queries": 3' in result.stdout
+
+
+def test_inspect_drafts_the_dataset_match(tmp_path):
+    from memdiag._readers._inspect import inspect
+
+    dataset = _small(tmp_path)
+    rows = {"conv_0": [{"question": "When?", "gold": "2022", "category": "2", "ok": True},
+                       {"question": "Where?", "gold": "Rome", "category": "4", "ok": False},
+                       {"question": "When?", "gold": "2022", "category": "2", "ok": False}],
+            "conv_1": [{"question": "Where?", "gold": "Paris", "category": "4", "ok": True}]}
+    (tmp_path / "sys").mkdir()
+    (tmp_path / "sys" / "eval.json").write_text(json.dumps({"results": rows}))
+    unsure = inspect([str(tmp_path / "sys")], recipe_dir=tmp_path)
+    assert not unsure.complete and "dataset: TODO" in unsure.recipe
+    assert "give the benchmark's dataset file" in unsure.text
+    result = inspect([str(tmp_path / "sys")], recipe_dir=tmp_path, dataset=dataset)
+    assert result.complete and "question: question" in result.recipe and "expected: gold" in result.recipe
+    (tmp_path / "draft.yaml").write_text(result.recipe)
+    df = md.read_verdicts(recipe=tmp_path / "draft.yaml")
+    assert df["query_id"].tolist() == ["locomo:conv-26:002", "locomo:conv-26:001", "locomo:conv-26:003",
+                                       "locomo:conv-30:000"]

@@ -344,6 +344,24 @@ def _judge_token(paths: list[Path]) -> dict[Path, str]:
     return out
 
 
+_QUESTION = re.compile(r"^(question|query|prompt)(_?text)?$", re.I)
+_GOLD = re.compile(r"gold|golden|expected|ground_?truth|reference|^answer$", re.I)
+
+
+def _question_fields(info: FileInfo) -> dict[str, str] | None:
+    """For records without an id: the question text field, and the gold answer field when there is
+    one (``question``, ``expected``), or None when no field holds the question."""
+    text = [p for p, f in info.fields.items() if _QUESTION.search(p.rsplit(".", 1)[-1]) and f.types <= {"text", "null"}]
+    if not text:
+        return None
+    out = {"question": text[0]}
+    gold = [p for p, f in info.fields.items() if _GOLD.search(p.rsplit(".", 1)[-1]) and p != text[0]
+            and f.types <= {"text", "number", "null"}]
+    if gold:
+        out["expected"] = gold[0]
+    return out
+
+
 def _glob(info: FileInfo, files: list[FileInfo], base: Path) -> str:
     """A glob for the files named like ``info``'s in several folders: the folder parts they share
     kept, a ``*`` for each part that differs (``fc-baseline/results/*/eval_results.json``)."""
@@ -354,7 +372,7 @@ def _glob(info: FileInfo, files: list[FileInfo], base: Path) -> str:
     return str(Path(*parts, mine[-1]))
 
 
-def inspect(items, recipe_dir: str | Path | None = None) -> Inspection:
+def inspect(items, recipe_dir: str | Path | None = None, dataset: str | Path | None = None) -> Inspection:
     """Inspect the files of a release and draft a recipe (see the module docstring).
 
     Parameters
@@ -364,6 +382,10 @@ def inspect(items, recipe_dir: str | Path | None = None) -> Inspection:
     recipe_dir
         Folder the draft recipe will be saved in (its file paths are relative to it); default:
         the folder that holds all the files.
+    dataset
+        The benchmark's dataset file (LoCoMo-10: ``locomo10.json``): records without a query id
+        are matched by conversation and question text (the draft's ``dataset:``); without it the
+        draft asks for it when records have no id but a question text.
     """
     from memdiag._readers import detect
     from memdiag._readers import load as load_file
@@ -429,6 +451,7 @@ def inspect(items, recipe_dir: str | Path | None = None) -> Inspection:
         sources.setdefault(key, []).append(info)
     out = ["# memdiag recipe drafted by 'memdiag inspect' (docs/recipes.md)",
            f"# files are relative to this recipe's folder ({base})"]
+    needs_dataset = False
     out.append("sources:")
     for path, name in known:
         out += [f"  - files: [{_yaml(os.path.relpath(path.resolve(), base))}]", f"    format: {name}"]
@@ -450,7 +473,15 @@ def inspect(items, recipe_dir: str | Path | None = None) -> Inspection:
             if len(info.judgments) > 1:
                 undecided.append(f"{pattern}: which object holds the judgments? ({', '.join(info.judgments)})")
         out.append("    fields:")
-        if not info.keyed:
+        question = _question_fields(info) if not info.keyed and not info.ids else None
+        if question is not None:  # no id: matched to the dataset by conversation and question text
+            needs_dataset = True
+            for column, name in question.items():
+                out.append(f"      {column}: {_yaml(name)}")
+            if not info.clusters:
+                out.append("      cluster: TODO   # the conversation of each record")
+                undecided.append(f"{pattern}: which field (or key, $1) names each record's conversation?")
+        elif not info.keyed:
             if len(info.ids) == 1:
                 out.append(f"      query_id: {_yaml(info.ids[0])}")
             else:
@@ -503,6 +534,15 @@ def inspect(items, recipe_dir: str | Path | None = None) -> Inspection:
             for column, candidates in (("sufficient", info.sufficient), ("evidence_tokens", info.tokens)):
                 if candidates:
                     out.append(f"      {column}: {_yaml(candidates[0])}")
+    if needs_dataset:
+        if dataset is not None:
+            out.insert(2, f"dataset: {_yaml(os.path.relpath(Path(dataset).resolve(), base))}   "
+                          "# records without ids: matched by conversation and question text")
+        else:
+            out.insert(2, "dataset: TODO   # the benchmark's dataset file (LoCoMo-10: locomo10.json)")
+            undecided.append("the records have no query id but a question text: give the benchmark's dataset "
+                             "file (memdiag inspect --dataset locomo10.json, or dataset: in the recipe) to match "
+                             "them by conversation and question text")
     recipe = "\n".join(out) + "\n"
     text = "\n".join(lines) + "\n\n"
     text += "files by role:\n" + "".join(f"  {os.path.relpath(i.path, root)}: {i.role}\n" for i in infos)

@@ -454,6 +454,11 @@ def read_source_file(source: Source, path: Path) -> tuple[pd.DataFrame, bool]:
 
             frame["source_record"] = [r.locator for r in records]
             frame, matched = match_dataset(frame, source.dataset, path)
+            if frame.empty:
+                raise VerdictError(f"{where(path)}: no record matched a question of {source.dataset.name} "
+                                   f"({matched[-1].split(': ', 2)[-1][:300]}). Check the conversation field "
+                                   "(conv-26, or a name ending in the 0-based conversation index) and the "
+                                   "question field.")
             records = [records[i] for i in frame.index]
             frame = frame.reset_index(drop=True)
         else:

@@ -145,6 +145,9 @@ def _verdict_recipe(df: pd.DataFrame, read_options: Mapping | None) -> dict:
     for key in ("records", "judge", "join"):
         if options.get(key):
             recipe["rerun"][key] = options[key]
+    if options.get("dataset"):  # the dataset that gave records without ids their ids (issue 22)
+        path = Path(options["dataset"])
+        recipe["rerun"]["dataset"] = {"path": str(path.resolve()), "sha256": _file_hash(path)}
     return recipe
 
 
@@ -246,12 +249,15 @@ def _reread_verdicts(recipe: Mapping, origin: str | Path) -> pd.DataFrame:
     if spec is None:
         raise VerdictError(f"{origin}: cannot re-run: {recipe.get('why_not', 'no input files recorded')}.")
     paths = [str(_check_hash(entry)) for entry in spec["files"]]
+    dataset = str(_check_hash(spec["dataset"])) if spec.get("dataset") else None
     if spec.get("recipe"):
         _check_hash(spec["recipe"])
-        df = read_verdicts(spec.get("given_files"), recipe=spec["recipe"]["path"], join=spec.get("join"))
+        df = read_verdicts(spec.get("given_files"), recipe=spec["recipe"]["path"], join=spec.get("join"),
+                           dataset=dataset)
     else:
         df = read_verdicts(paths, format=spec["format"], system=spec["system"] or None, fields=spec["fields"],
-                           records=spec.get("records"), judge=spec.get("judge"), join=spec.get("join"))
+                           records=spec.get("records"), judge=spec.get("judge"), join=spec.get("join"),
+                           dataset=dataset)
     if recipe["data_sha256"] not in (_data_hash(df), _data_hash(df, sort_columns=False)):
         raise VerdictError(f"{origin}: re-reading the input files does not give the verdicts the report "
                            "was made from (they were changed in memory, or read with other options).")
