@@ -8,8 +8,15 @@ the category (few text values), the cluster (a conversation or session), a judge
 labels (sufficiency, evidence tokens). Files of one folder with the same structure and ids whose
 names differ look like judges of one run; files of several folders with one name look like runs.
 
+Every file gets a role: verdicts, side file (per-query columns joined by id: context tokens, a
+retrieval hit), summary (aggregate numbers: checked against, not read) or manifest (skipped,
+named). Files with the same query ids (every record compared) are judges when their names differ
+by a model name, runs when by a run name, and otherwise the text asks. An object of judgments
+becomes ``judgments:``; one record list per conversation ``records: X.*`` with ``cluster: $1``.
+
 The draft recipe (:mod:`memdiag._readers._recipe`) works unchanged when every choice had one
-candidate; otherwise it holds ``TODO`` markers and the text says plainly what could not be decided.
+candidate; otherwise it holds ``TODO`` markers and the text says plainly what could not be decided,
+and lists every choice made by rule among several candidates.
 """
 
 from __future__ import annotations

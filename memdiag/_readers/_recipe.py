@@ -22,7 +22,11 @@ Source keys: ``files`` (required), ``records``, ``fields`` (canonical column <- 
 id or ``locomo`` sets the ids), ``system``, ``judge``, ``columns``, ``format`` (without
 ``fields``: a layout name or ``auto`` — the file is read by memdiag's own reader) and ``locomo``
 (LoCoMo-10 ids by conversation and position: ``{conversation: <field>, category: <field>,
-base: 0}``, as the LoCoMo readers assign them). Join keys: ``files``, ``records``, ``fields``,
+base: 0}``, as the LoCoMo readers assign them), ``judgments`` (the path of an object of judge
+repeats, ``llm_judgments: {judgment_1: true, ...}``: one row per key, replacing ``score``) and
+``run`` (the end-to-end run of these files, a name or a template). The top-level ``dataset``
+(the benchmark's dataset file) gives records without ids their canonical ids
+(:mod:`memdiag._readers._dataset`). Join keys: ``files``, ``records``, ``fields``,
 ``system``, ``locomo``. Templates in ``system`` and ``judge``: ``{folder}`` (the file's folder),
 ``{stem}`` (its name without suffixes of content and compression), ``{name}``, ``{base}`` (the
 name up to its first dot). Paths (records, fields) are those of :mod:`memdiag._readers._jsonpath`.
