@@ -15,7 +15,8 @@ Rule
 3. Text is compared case-insensitively after removing surrounding whitespace, quotes, backticks and
    Markdown emphasis (``**Yes**``) and trailing ``.``, ``!``, ``,``, ``;``, ``:``.
    ``yes``, ``correct``, ``true`` -> 1; ``no``, ``incorrect``, ``wrong``, ``false`` -> 0;
-   ``partial``, ``partially correct`` -> 0.5 (graded labels: correct / partial / wrong).
+   ``partial`` -> 0.5 (the graded label of correct / partial / wrong judges; the phrase
+   ``partially correct`` is no verdict).
 4. A verdict word followed by a separator (``,``, ``.``, ``:``, ``;``, ``!``, ``-``, ``—``,
    ``(`` or a line break) and an explanation is that verdict: ``"Yes, because …"`` -> 1,
    ``"WRONG - the date differs"`` -> 0.
@@ -34,7 +35,7 @@ import numpy as np
 WORDS: dict[str, float] = {
     "yes": 1.0, "correct": 1.0, "true": 1.0,
     "no": 0.0, "incorrect": 0.0, "wrong": 0.0, "false": 0.0,
-    "partial": 0.5, "partially correct": 0.5,
+    "partial": 0.5,  # the graded label of correct / partial / wrong judges ("partially correct" stays no verdict)
 }
 
 #: Texts that mean "no value" (rule 2).
@@ -78,7 +79,7 @@ def parse_verdict(value: object) -> float | None:
     [None, None, None, None]
     >>> parse_verdict(""), parse_verdict(None), parse_verdict("N/A")
     (nan, nan, nan)
-    >>> parse_verdict("partial"), parse_verdict("Partially correct.")
+    >>> parse_verdict("partial"), parse_verdict("PARTIAL.")
     (0.5, 0.5)
     """
     if value is None:
