@@ -106,6 +106,11 @@ def test_a_run_manifest_does_not_abort_the_folder(tmp_path):
     result = inspect([str(tmp_path / "run")])
     assert _role(result, "config.json") == "manifest" and "config.json (manifest)" in result.text
     assert "config.json" not in result.recipe and result.complete
+    (tmp_path / "run" / "broken.json").write_text("{not json")
+    _write(tmp_path / "run" / "names.json", ["run-a", "run-b"])
+    result = inspect([str(tmp_path / "run")])
+    assert _role(result, "broken.json") == "manifest" and _role(result, "names.json") == "manifest"
+    assert "eval.json" in result.recipe and "broken.json: manifest or other file (not read:" in result.text
 
 
 def test_never_says_one_candidate_when_it_chose(tmp_path):

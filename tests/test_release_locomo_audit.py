@@ -34,10 +34,8 @@ def release(real_data, tmp_path_factory):
     folder = real_data / RELEASE
     if not folder.is_dir():
         pytest.skip(f"{folder} is absent")
-    files = sorted(folder.glob("fc-baseline/results/*/eval_results.json")) + \
-        sorted(folder.glob("ap-baseline/v*/ap_eval_results_scored.json"))
     out = tmp_path_factory.mktemp("audit")
-    result = inspect([str(f) for f in files], recipe_dir=out)
+    result = inspect([str(folder)], recipe_dir=out)   # the whole release folder, as downloaded
     (out / "release.yaml").write_text(result.recipe)
     return folder, result, md.read_verdicts(recipe=out / "release.yaml")
 
@@ -56,6 +54,10 @@ def _by_hand(path):
 def test_the_draft_needs_no_answer(release):
     _, result, df = release
     assert result.complete, result.text
+    roles = {i.path.name: i.kind for i in result.files}
+    assert roles["per_category_breakdown.json"] == "summary"        # checked against, not read
+    assert roles["answer_key.json"] == roles["errors.json"] == roles["locomo10.json"] == "manifest"
+    assert "all 6 verdict files hold the same 1540 query ids" in result.text
     assert "judgments: llm_judgments" in result.recipe
     assert 'records: "detailed_results.*"' in result.recipe
     assert "fc-baseline/results/*/eval_results.json" in result.recipe

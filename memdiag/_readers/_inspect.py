@@ -414,7 +414,11 @@ def inspect(items, recipe_dir: str | Path | None = None, dataset: str | Path | N
             known.append((path, fmt.NAME))
             lines.append(f"{os.path.relpath(path, root)}: read by memdiag's '{fmt.NAME}' reader as it is")
             continue
-        info = inspect_file(path)
+        try:
+            info = inspect_file(path)
+        except VerdictError as error:  # unreadable or no records of objects: named and skipped, never an abort
+            info = FileInfo(path, None, 0, False, {}, [], [], [], [], [], [], [], [], kind="manifest",
+                            why=f"not read: {str(error).removeprefix(str(path) + ': ')[:160]}")
         infos.append(info)
         lines += _describe(info, root)
     verdict_files = [i for i in infos if i.kind == "verdicts"]
