@@ -26,8 +26,8 @@ def run_scores(prepared: Prepared) -> pd.DataFrame | None:
     Parameters
     ----------
     prepared
-        The analysis (:func:`memdiag.prepare`): its rows, scheme, metric and policies are used for
-        each run alone.
+        The analysis (:func:`memdiag.prepare`): its rows (of the aligned queries), scheme, metric
+        and policies are used for each run alone.
 
     Returns
     -------
@@ -49,7 +49,7 @@ def run_scores(prepared: Prepared) -> pd.DataFrame | None:
     frame = prepared.frame
     if RUN not in frame or frame[RUN].dropna().groupby(frame["system"]).nunique().max() < 2:
         return None
-    frame = frame[frame["system"].isin(prepared.systems)]
+    frame = frame[frame["system"].isin(prepared.systems) & frame["query_id"].isin(prepared.panel.query_ids)]
     rows = []
     for (system, run), part in frame.dropna(subset=[RUN]).groupby(["system", RUN], sort=True):
         alone = prepare(part.drop(columns=RUN), scheme=prepared.scheme, metric=_metric(prepared),

@@ -502,7 +502,7 @@ def validate(df: pd.DataFrame) -> pd.DataFrame:
     -------
     pandas.DataFrame
         One row per system: ``queries`` (distinct query ids), ``rows``, ``repeats`` (judgments
-        per query, min-max), ``missing_verdicts`` (rows with no usable score), ``missing_queries``
+        per query and run, min-max), ``runs`` (end-to-end runs, when a ``run`` column names them), ``missing_verdicts`` (rows with no usable score), ``missing_queries``
         (queries other systems have and this one lacks), ``mean_score`` (over usable verdicts);
         ``judges`` (the judges of the system, when a ``judge`` column names them) and
         ``missing_<label>`` (queries without that 0/1 label — ``sufficient``, ... — which the
@@ -535,8 +535,10 @@ def validate(df: pd.DataFrame) -> pd.DataFrame:
     read_notes = list(df.attrs.get("read_notes", ()))
     df = check(df)
     all_queries = pd.Index(pd.unique(df["query_id"]))
-    per_query = df.groupby(["system", "query_id"], sort=False).size()
-    reps = per_query.groupby(level="system", sort=True).agg(["min", "max", "size"])
+    runs = RUN in df and df[RUN].notna().any()
+    per_query = df.groupby(["system", "query_id"] + ([RUN] if runs else []), sort=False, dropna=False).size()
+    reps = per_query.groupby(level="system", sort=True).agg(["min", "max"])
+    reps["size"] = df.groupby("system", sort=True)["query_id"].nunique()
     stats = df.groupby("system", sort=True).agg(rows=("query_id", "size"),
                                                 missing_verdicts=("score", lambda s: int(s.isna().sum())),
                                                 mean_score=("score", "mean"))
@@ -549,6 +551,7 @@ def validate(df: pd.DataFrame) -> pd.DataFrame:
             "queries": n_queries,
             "rows": int(stats.loc[name, "rows"]),
             "repeats": f"{lo}" if lo == hi else f"{lo}-{hi}",
+            **({"runs": max(1, int(df.loc[df["system"] == name, RUN].nunique()))} if runs else {}),
             "missing_verdicts": int(stats.loc[name, "missing_verdicts"]),
             "missing_queries": len(all_queries) - n_queries,
             "mean_score": float(stats.loc[name, "mean_score"]),

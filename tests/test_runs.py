@@ -74,3 +74,9 @@ def test_recipe_run_key_reads_runs_of_one_system(tmp_path):
     bad = {"sources": [{"files": ["*/eval.json"], "system": "mem", "fields": {"query_id": "id", "score": "ok"}}]}
     with pytest.raises(VerdictError, match="duplicate verdict"):   # two runs, no run label: refused
         md.read_verdicts(recipe=load_recipe(bad, base=tmp_path))
+
+
+def test_validate_counts_runs_apart_from_repeats(runs):
+    summary = md.validate(runs).set_index("system")
+    assert summary.loc["mem", "repeats"] == "2" and summary.loc["mem", "runs"] == 3   # 2 judgments per run
+    assert summary.loc["mem", "queries"] == 4 and summary.loc["rag", "runs"] == 1
