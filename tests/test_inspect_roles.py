@@ -131,6 +131,7 @@ def test_graded_fields_and_word_labels(tmp_path):
     info = result.files[0]
     assert set(info.verdicts) == {"judge_label", "judge_score"}     # the graded 0/0.5/1 field too
     assert not result.complete                                      # which one: asked, not guessed
+    assert "judge_label is empty in 1 of the 6 records examined (a judge failure" in result.text
     df = md.read_verdicts(tmp_path / "run" / "eval.json", records="results",
                           fields={"query_id": "question_id", "score": "judge_label"})
     # correct 1, partial 0.5, wrong 0; the empty label is a missing verdict, not a wrong answer

@@ -505,8 +505,11 @@ def inspect(items, recipe_dir: str | Path | None = None, dataset: str | Path | N
             out.append(f"      score: {_yaml(info.verdicts[0])}")
         else:
             out.append(f"      score: TODO   # one of: {', '.join(info.verdicts) or 'no verdict-like field found'}")
+            empty = {p: sum(v == "" for v in info.fields[p].values) for p in info.verdicts}
+            hint = "".join(f"; {p} is empty in {k} of the {len(info.fields[p].values)} records examined (a judge "
+                           "failure: read as a missing verdict, not a wrong answer)" for p, k in empty.items() if k)
             undecided.append(f"{pattern}: which field is the verdict? "
-                             f"({', '.join(info.verdicts) or 'no field holds 0/1, booleans or yes/no text'})")
+                             f"({', '.join(info.verdicts) or 'no field holds 0/1, booleans or yes/no text'}){hint}")
         for label, candidates in (("category", info.categories), ("cluster", info.clusters),
                                   ("sufficient", info.sufficient), ("evidence_tokens", info.tokens)):
             if len(candidates) > 1:
