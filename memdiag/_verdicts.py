@@ -352,7 +352,7 @@ def check(df: pd.DataFrame) -> pd.DataFrame:
     the required columns exist; ids are present and of one type; ``score`` is a number in
     [0, 1] or missing; ``repeat`` is a whole number; 0/1 labels are 0, 1 or missing;
     ``(system, query_id, repeat)`` — ``(system, query_id, judge, repeat)`` when a ``judge`` column
-    names the raters — is unique. Missing scores are kept (NaN).
+    names the raters, with ``run`` when a ``run`` column names end-to-end runs — is unique. Missing scores are kept (NaN).
 
     Parameters
     ----------
