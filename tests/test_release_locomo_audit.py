@@ -105,3 +105,29 @@ def test_check_aggregate_tells_the_rule(release):
     for name, published in AP_README.items():
         table = md.check_aggregate(verdicts=df, system=name, reported_overall=published)
         assert "mean" in table.attrs["consistent_rules"]
+
+
+def test_dataset_matching_agrees_with_the_release_own_ids(real_data, tmp_path):
+    # The release's question_id locomo_<c>_qa<k> is question k of conversation c's qa list in
+    # locomo10.json; matching by text alone (ignoring that id) must give the canonical id of
+    # exactly that question: its position among the conversation's non-adversarial questions.
+    folder = real_data / RELEASE
+    if not folder.is_dir():
+        pytest.skip(f"{folder} is absent")
+    data = json.loads((folder / "data" / "locomo10.json").read_text())
+    recipe = {"dataset": str(folder / "data" / "locomo10.json"),
+              "sources": [{"files": [str(folder / "fc-baseline/results/gpt-4o-mini-memos/eval_results.json")],
+                           "records": "detailed_results.*", "judgments": "llm_judgments",
+                           "fields": {"question": "question", "expected": "golden_answer", "category": "category",
+                                      "cluster": "$1", "qid": "question_id"}}]}
+    (tmp_path / "r.yaml").write_text(json.dumps(recipe))
+    df = md.read_verdicts(recipe=tmp_path / "r.yaml").drop_duplicates("qid")
+
+    def canonical(qid):
+        conv, k = (int(x) for x in qid.removeprefix("locomo_").split("_qa"))
+        qa = data[conv]["qa"]
+        assert qa[k]["category"] != 5
+        return f"locomo:{data[conv]['sample_id']}:{sum(q['category'] != 5 for q in qa[:k]):03d}"
+
+    assert len(df) == 1540 and (df["qid"].map(canonical) == df["query_id"]).all()
+    assert "1540 of 1540" in df.attrs["read_notes"][0]
