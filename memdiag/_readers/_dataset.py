@@ -106,13 +106,12 @@ def load_dataset(path: str | Path) -> pd.DataFrame:
     return _load(str(path.resolve()), path.stat().st_mtime)
 
 
-def _conversation_of(value: object, questions: pd.DataFrame) -> str | None:
+def _conversation_of(value: object, samples: list[str]) -> str | None:
     """The dataset sample a record's conversation names (a sample id, or a name ending in the
     0-based index), or None."""
     if value is None or (isinstance(value, float) and value != value):
         return None
     text = str(value).strip()
-    samples = list(dict.fromkeys(questions["conversation"]))
     if text in samples:
         return text
     match = re.search(r"(\d+)$", text)
@@ -167,51 +166,48 @@ def match_dataset(frame: pd.DataFrame, dataset: str | Path, source: object) -> t
                                f"the question text and the conversation: map question: <field> and "
                                f"cluster: <conversation field> (have: {', '.join(map(str, frame.columns))}).")
     questions = load_dataset(dataset)
-    by_conversation = {c: group for c, group in questions.groupby("conversation", sort=False)}
-    records = pd.DataFrame({"row": frame.index,
-                            "conversation": [_conversation_of(v, questions) for v in frame["cluster"]],
-                            "text": [normalise(t) if isinstance(t, str) and t.strip() else None
-                                     for t in frame["question"]]})
-    records["answer"] = [normalise(a) if a is not None and a == a else None for a in frame["expected"]] \
-        if "expected" in frame else None
-    records["code"] = [_code(c) for c in frame["category"]] if "category" in frame else None
-    assigned: dict[object, str] = {}
+    samples = list(dict.fromkeys(questions["conversation"]))
+    # conversation -> text -> [(query_id, answer, code)] in dataset order (plain Python: fast)
+    index: dict[str, dict[str, list[tuple]]] = {}
+    for conversation, text, query_id, answer, code in zip(questions["conversation"], questions["text"],
+                                                          questions["query_id"], questions["answer"],
+                                                          questions["code"]):
+        index.setdefault(conversation, {}).setdefault(text, []).append((query_id, answer, int(code)))
+    answers = [normalise(a) if a is not None and a == a else None for a in frame["expected"]] \
+        if "expected" in frame else [None] * len(frame)
+    codes = [_code(c) for c in frame["category"]] if "category" in frame else [None] * len(frame)
+    groups: dict[tuple, list] = {}   # (conversation, text) -> records, in file order
     problems: list[tuple[object, str]] = []
+    for row, cluster, question, answer, code in zip(frame.index, frame["cluster"], frame["question"], answers, codes):
+        conversation = _conversation_of(cluster, samples)
+        text = normalise(question) if isinstance(question, str) and question.strip() else None
+        if conversation is None:
+            problems.append((row, f"conversation {cluster!r} is not in the dataset"))
+        elif text is None or text not in index[conversation]:
+            problems.append((row, f"{conversation}: no dataset question has this text"))
+        else:
+            groups.setdefault((conversation, text), []).append((row, answer, code))
+    assigned: dict[object, str] = {}
     by_order = 0
-    for conversation, group in records.groupby("conversation", sort=False, dropna=False):
-        if conversation is None or conversation not in by_conversation:
-            problems += [(r, f"conversation {frame.loc[r, 'cluster']!r} is not in the dataset") for r in group["row"]]
+    for (conversation, text), records in groups.items():
+        candidates = index[conversation][text]
+        if len(candidates) == 1 and len(records) == 1:
+            assigned[records[0][0]] = candidates[0][0]
             continue
-        known = by_conversation[conversation]
-        for text, alike in group.groupby("text", sort=False, dropna=False):
-            candidates = known[known["text"] == text] if text is not None else known.iloc[:0]
-            if candidates.empty:
-                problems += [(r, f"{conversation}: no dataset question has this text") for r in alike["row"]]
+        alike: dict[tuple, list] = {}
+        for row, answer, code in records:
+            alike.setdefault((answer, code), []).append(row)
+        for (answer, code), rows in alike.items():
+            pool = [c for c in candidates if (answer is None or c[1] == answer) and (code is None or c[2] == code)]
+            if len(pool) != len(rows):
+                why = (f"{conversation}: {len(rows)} records and {len(pool)} dataset questions share this text"
+                       + (", gold answer" if answer is not None else "") + (" and category" if code is not None else "")
+                       + ": cannot pair them one to one")
+                problems += [(r, why) for r in rows]
                 continue
-            if len(candidates) == 1 and len(alike) == 1:
-                assigned[alike["row"].iloc[0]] = candidates["query_id"].iloc[0]
-                continue
-            groups: dict[tuple, list] = {}
-            for r, answer, code in zip(alike["row"], alike["answer"], alike["code"]):
-                answer = answer if isinstance(answer, str) else None
-                code = int(code) if code is not None and code == code else None
-                groups.setdefault((answer, code), []).append(r)
-            for (answer, code), rows in groups.items():
-                pool = candidates
-                if answer is not None:
-                    pool = pool[pool["answer"] == answer]
-                if code is not None:
-                    pool = pool[pool["code"] == code]
-                same = pd.DataFrame({"row": rows})
-                if len(pool) != len(same):
-                    why = (f"{conversation}: {len(same)} records and {len(pool)} dataset questions share this "
-                           "text" + (", gold answer" if answer is not None else "")
-                           + (" and category" if code is not None else "") + ": cannot pair them one to one")
-                    problems += [(r, why) for r in same["row"]]
-                    continue
-                by_order += len(same) if len(same) > 1 else 0
-                for r, query_id in zip(same["row"], pool["query_id"]):
-                    assigned[r] = query_id
+            by_order += len(rows) if len(rows) > 1 else 0
+            for r, candidate in zip(rows, pool):   # in order of occurrence
+                assigned[r] = candidate[0]
     notes: list[str] = []
     clash = pd.Series(assigned).duplicated(keep=False)
     if clash.any():  # two groups of one text resolved onto one question: never guess, leave them out
@@ -223,8 +219,8 @@ def match_dataset(frame: pd.DataFrame, dataset: str | Path, source: object) -> t
     if "category" in out:
         out["source_category"] = out["category"].astype(object)
     out["benchmark"] = "locomo"
-    out["cluster"] = [info.loc[q, "conversation"] for q in out["query_id"]]
-    out["category"] = [LOCOMO_CATEGORIES[int(info.loc[q, "code"])] for q in out["query_id"]]
+    out["cluster"] = info["conversation"].reindex(out["query_id"]).to_numpy()
+    out["category"] = info["code"].reindex(out["query_id"]).map(LOCOMO_CATEGORIES).to_numpy()
     notes.append(Note(f"{source}: {len(out)} of {len(frame)} records without ids matched to {Path(dataset).name} "
                       "by conversation and question text"
                       + (f" ({by_order} of them, alike in text, gold answer and category, in order of occurrence)"
