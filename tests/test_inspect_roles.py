@@ -138,3 +138,12 @@ def test_graded_fields_and_word_labels(tmp_path):
     assert df["score"].tolist()[:3] == [1.0, 0.5, 0.0] and pd.isna(df["score"].iloc[3])
     assert md.validate(df)["missing_verdicts"].iloc[0] == 1
     assert md.score(df, verdict_missing="exclude")["overall"].iloc[0] == pytest.approx(100 * 2.5 / 5)
+
+
+def test_a_chosen_record_list_is_reported(tmp_path):
+    data = _results(6)
+    data["errors"] = [{"question_id": "q9", "message": "timeout"}]
+    _write(tmp_path / "run" / "eval.json", data)
+    result = inspect([str(tmp_path / "run" / "eval.json")])
+    assert "records is results (also possible: errors)" in result.text
+    assert "every choice had one candidate" not in result.text

@@ -510,7 +510,8 @@ def inspect(items, recipe_dir: str | Path | None = None, dataset: str | Path | N
                            "failure: read as a missing verdict, not a wrong answer)" for p, k in empty.items() if k)
             undecided.append(f"{pattern}: which field is the verdict? "
                              f"({', '.join(info.verdicts) or 'no field holds 0/1, booleans or yes/no text'}){hint}")
-        for label, candidates in (("category", info.categories), ("cluster", info.clusters),
+        for label, candidates in (("records", [info.records or "(top level)"] + [p for p, _ in info.other_lists]),
+                                  ("category", info.categories), ("cluster", info.clusters),
                                   ("sufficient", info.sufficient), ("evidence_tokens", info.tokens)):
             if len(candidates) > 1:
                 guessed.append(f"{pattern}: {label} is {candidates[0]} (also possible: {', '.join(candidates[1:4])})")
@@ -546,6 +547,9 @@ def inspect(items, recipe_dir: str | Path | None = None, dataset: str | Path | N
                 if not info.ids:
                     undecided.append(f"{pattern}: which field is the query id of this side file?")
             for column, candidates in (("sufficient", info.sufficient), ("evidence_tokens", info.tokens)):
+                if len(candidates) > 1:
+                    guessed.append(f"{pattern}: {column} is {candidates[0]} (also possible: "
+                                   f"{', '.join(candidates[1:4])})")
                 if candidates:
                     out.append(f"      {column}: {_yaml(candidates[0])}")
     if needs_dataset:
