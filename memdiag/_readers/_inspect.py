@@ -234,6 +234,9 @@ def _siblings(content: object, best: str, lists: list[tuple[str, int]]) -> list[
     if not isinstance(node, dict) or len(node) < 2 or not all(
             isinstance(v, list) and v and all(isinstance(x, dict) for x in v[:50]) for v in node.values()):
         return []
+    shapes = [set(v[0]) for v in node.values()]  # lists of different records are not one per conversation
+    if any(len(shape & shapes[0]) < 0.5 * len(shape | shapes[0]) for shape in shapes[1:]):
+        return []
     prefix = parent + "." if parent else ""
     return [c for c in lists if c[0] != best and c[0].startswith(prefix) and "." not in c[0][len(prefix):]]
 
