@@ -188,3 +188,24 @@ def test_inspect_drafts_the_dataset_match(tmp_path):
     df = md.read_verdicts(recipe=tmp_path / "draft.yaml")
     assert df["query_id"].tolist() == ["locomo:conv-26:002", "locomo:conv-26:001", "locomo:conv-26:003",
                                        "locomo:conv-30:000"]
+
+
+def test_a_report_read_with_a_dataset_reruns_identically(tmp_path):
+    qa = [{"question": q, "answer": a, "category": c} for q, a, c in (
+        ("Where?", "Paris", 4), ("Where?", "Rome", 4), ("When?", "2022", 2), ("When?", "2022", 2),
+        ("Who?", "Ann", 1), ("Why?", "x", 3))]
+    dataset = tmp_path / "data.json"
+    dataset.write_text(json.dumps([{"sample_id": "conv-26", "qa": qa}, {"sample_id": "conv-30", "qa": qa}]))
+    rng = random.Random(3)
+    for name in ("a", "b"):
+        rows = [f"{conv},{q['question']},{q['answer']},{q['category']},{int(rng.random() < 0.6)}"
+                for conv in ("conv-26", "conv-30") for q in qa]
+        (tmp_path / f"{name}.csv").write_text("conv,q,gold,cat,ok\n" + "\n".join(rows) + "\n")
+    options = {"fields": {"question": "q", "cluster": "conv", "expected": "gold", "category": "cat", "score": "ok"},
+               "dataset": str(dataset)}
+    out = md.report([str(tmp_path / "a.csv"), str(tmp_path / "b.csv")], "a", tmp_path / "r1", n_resamples=100,
+                    progress=False, read_options=options)
+    again = md.report_from_json(out / "analysis.json", tmp_path / "r2", progress=False)
+    for table in sorted((out / "tables").iterdir()):
+        assert (again / "tables" / table.name).read_bytes() == table.read_bytes()
+    assert "data.json" in (out / "analysis.json").read_text()   # the dataset file is a recorded input
