@@ -147,3 +147,32 @@ def test_a_chosen_record_list_is_reported(tmp_path):
     result = inspect([str(tmp_path / "run" / "eval.json")])
     assert "records is results (also possible: errors)" in result.text
     assert "every choice had one candidate" not in result.text
+
+
+def test_backboard_one_file_per_conversation_drafts_a_recipe_that_reads(real_data, tmp_path):
+    """Review of issue 22: the draft listed the ten per-conversation files as ten ``format:`` sources
+    and said every choice had one candidate, but reading it failed ("system ... is also given by"):
+    a recipe read dropped the layout's parts-of-one-run marker. Published: 1386/1540 = 90.00."""
+    folder = real_data / "Backboard-io__Backboard-Locomo-Benchmark"
+    if not folder.is_dir():
+        pytest.skip(f"{folder} is absent")
+    result = inspect([str(folder)], recipe_dir=tmp_path)
+    assert "every choice had one candidate" in result.text
+    (tmp_path / "draft.yaml").write_text(result.recipe)
+    df = md.read_verdicts(recipe=tmp_path / "draft.yaml")
+    assert df["system"].nunique() == 1 and df["query_id"].nunique() == 1540
+    assert int(df["score"].sum()) == 1386
+
+
+def test_a_companion_file_a_reader_recognises_but_holds_no_verdicts_is_not_drafted(real_data, tmp_path):
+    """Review of issue 22: Zep's responses file (answers and durations, no grade) was drafted as a
+    verdict source beside the grades, and the draft failed to read. Published: 1157/1540 = 75.13."""
+    folder = real_data / "getzep__zep-papers"
+    if not folder.is_dir():
+        pytest.skip(f"{folder} is absent")
+    result = inspect([str(folder)], recipe_dir=tmp_path)
+    assert "zep_locomo_responses.json" not in result.recipe
+    assert "zep_locomo_responses.json (no verdicts)" in result.text
+    (tmp_path / "draft.yaml").write_text(result.recipe)
+    df = md.read_verdicts(recipe=tmp_path / "draft.yaml")
+    assert df["query_id"].nunique() == 1540 and int(df["score"].sum()) == 1157

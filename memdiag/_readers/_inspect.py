@@ -397,7 +397,7 @@ def inspect(items, recipe_dir: str | Path | None = None, dataset: str | Path | N
         are matched by conversation and question text (the draft's ``dataset:``); without it the
         draft asks for it when records have no id but a question text.
     """
-    from memdiag._readers import detect
+    from memdiag._readers import detect, read_file
     from memdiag._readers import load as load_file
     from memdiag._readers._expand import expand
 
@@ -408,12 +408,21 @@ def inspect(items, recipe_dir: str | Path | None = None, dataset: str | Path | N
     undecided: list[str] = []
     infos: list[FileInfo] = []
     known: list[tuple[Path, str]] = []
+    unread: list[tuple[Path, str, str]] = []  # recognised by a reader that finds no verdicts in them
     for path in files:
         try:
             fmt = detect(path, load_file(path))
         except VerdictError:  # no reader recognises it: inspect it
             fmt = None
         if fmt is not None:
+            try:  # a layout's companion file (Zep's responses beside its grades) is recognised but holds no verdicts
+                read_file(path, format=fmt.NAME)
+            except VerdictError as error:
+                why = str(error).removeprefix(str(path) + ": ")
+                lines.append(f"{os.path.relpath(path, root)}: recognised by memdiag's '{fmt.NAME}' reader, but no "
+                             f"verdicts: {why}")
+                unread.append((path, fmt.NAME, why))
+                continue
             known.append((path, fmt.NAME))
             lines.append(f"{os.path.relpath(path, root)}: read by memdiag's '{fmt.NAME}' reader as it is")
             continue
@@ -568,6 +577,8 @@ def inspect(items, recipe_dir: str | Path | None = None, dataset: str | Path | N
     text = "\n".join(lines) + "\n\n"
     text += "files by role:\n" + "".join(f"  {os.path.relpath(i.path, root)}: {i.role}\n" for i in infos)
     text += "".join(f"  {os.path.relpath(p, root)}: verdicts (memdiag's '{n}' reader)\n" for p, n in known)
+    text += "".join(f"  {os.path.relpath(p, root)}: no verdicts (memdiag's '{n}' reader: {why[:200]}): skipped\n"
+                    for p, n, why in unread)
     if len(verdict_files) > 1 and len({i.id_values for i in verdict_files}) == 1 and verdict_files[0].id_values:
         text += f"all {len(verdict_files)} verdict files hold the same {len(verdict_files[0].id_values)} query ids\n"
     if judge_of:
@@ -579,8 +590,9 @@ def inspect(items, recipe_dir: str | Path | None = None, dataset: str | Path | N
     text += "draft recipe:\n" + recipe
     if notes:  # files that are no data (README, LICENSE): named, not a decision to make
         text += "\nnot read: " + "; ".join(notes) + "\n"
-    if skipped:
-        text += "\nnot in the draft: " + "; ".join(f"{os.path.relpath(i.path, root)} ({i.kind})" for i in skipped) + "\n"
+    if skipped or unread:
+        text += "\nnot in the draft: " + "; ".join([f"{os.path.relpath(i.path, root)} ({i.kind})" for i in skipped]
+                                                  + [f"{os.path.relpath(p, root)} (no verdicts)" for p, _, _ in unread]) + "\n"
     if undecided:
         text += "\ncould not decide:\n" + "\n".join(f"  - {u}" for u in undecided) + "\n"
     if guessed:

@@ -449,6 +449,7 @@ def read_source_file(source: Source, path: Path) -> tuple[pd.DataFrame, bool]:
         frame = read_file(path, format=source.format, system=name)
         notes = frame.attrs.get("read_notes", [])
         fmt = frame.attrs.get("format")
+        parts = frame.attrs.get("parts")  # a layout that splits one run into files (Backboard: one per conversation)
     else:
         records = records_of(path, source.records, source.fields)
         frame, labels = _frame(source.fields, records, path)
@@ -475,6 +476,7 @@ def read_source_file(source: Source, path: Path) -> tuple[pd.DataFrame, bool]:
         frame = finish(frame, path, labels)
         notes = matched + list(frame.attrs.get("read_notes", []))
         fmt = "recipe"
+        parts = None
     if source.judge is not None:
         frame["judge"] = render(source.judge, path)
     if source.run is not None:
@@ -486,7 +488,7 @@ def read_source_file(source: Source, path: Path) -> tuple[pd.DataFrame, bool]:
             raise VerdictError(f"{where(path, None, column)}: the file already has this column; the "
                                f"constant in {source.origin} would overwrite it. Drop one.")
         frame[column] = value
-    frame.attrs = {"read_notes": list(notes), "format": fmt}
+    frame.attrs = {"read_notes": list(notes), "format": fmt, "parts": parts}
     return frame, source.system is not None
 
 
