@@ -209,3 +209,33 @@ def test_a_report_read_with_a_dataset_reruns_identically(tmp_path):
     for table in sorted((out / "tables").iterdir()):
         assert (again / "tables" / table.name).read_bytes() == table.read_bytes()
     assert "data.json" in (out / "analysis.json").read_text()   # the dataset file is a recorded input
+
+
+def test_hostile_variants_are_matched_or_reported_never_guessed(tmp_path):
+    """Review of issue 22. The dataset's two 'Where?' differ in gold answer (Paris, Rome): records
+    without the gold answer were paired by order — a guess (LoCoMo's conv-30 asks one text as a
+    single-hop and as an adversarial question with the same gold answer). Also: a conversation
+    absent from the dataset, a duplicated record, punctuation that differs, a 1-based name."""
+    dataset = _small(tmp_path)
+    # two records, both 'Where?' questions present, no gold answer or category: which is which is unknowable
+    out, notes = match_dataset(pd.DataFrame({"question": ["Where?", "where?"], "cluster": "conv-26",
+                                             "source_record": [1, 2]}), dataset, "f.json")
+    assert out.empty and "differ in gold answer or category" in notes[1] and "gold answer and category" in notes[1]
+    # the same with the category only (both 4): still unknowable
+    out, notes = match_dataset(pd.DataFrame({"question": ["Where?", "where?"], "cluster": "conv-26", "category": 4,
+                                             "source_record": [1, 2]}), dataset, "f.json")
+    assert out.empty and "lack the gold answer that would tell them apart" in notes[1]
+    # questions alike in text, gold answer and category (the two 'When?') still pair by order without them
+    out, notes = match_dataset(pd.DataFrame({"question": ["When?", "when? "], "cluster": "conv-26",
+                                             "source_record": [1, 2]}), dataset, "f.json")
+    assert out["query_id"].tolist() == ["locomo:conv-26:002", "locomo:conv-26:003"] and "in order of occurrence" in notes[0]
+    frame = pd.DataFrame({"question": ["Who?", "Who?", "Who?", "Who", "Who?"],
+                          "cluster": ["conv-99", "conv-26", "conv-26", "conv-26", "locomo_conversation_1"],
+                          "source_record": [1, 2, 3, 4, 5]})
+    out, notes = match_dataset(frame, dataset, "f.json")
+    assert out.empty and notes[1].startswith("f.json: 5 records could not be given an id")
+    assert "record 1 ('Who?'): conversation 'conv-99' is not in the dataset" in notes[1]
+    assert "record 2 ('Who?'): conv-26: 2 records and 1 dataset questions share this text" in notes[1]  # duplicate
+    assert "record 4 ('Who'): conv-26: no dataset question has this text" in notes[1]  # punctuation is kept
+    assert ("record 5 ('Who?'): conv-30 (read from 'locomo_conversation_1' as the conversation index counted "
+            "from 0): no dataset question has this text") in notes[1]

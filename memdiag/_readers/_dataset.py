@@ -12,7 +12,9 @@ ten samples, each with a ``sample_id`` and a ``qa`` list of ``question``, ``answ
    answer (``expected``) and the LoCoMo category integer (``category``) when the record has them;
 3. questions still alike in text, answer and category are paired in order of occurrence: the
    k-th such record of the file with the k-th such question of the dataset — only when the file
-   holds as many of them as the dataset does.
+   holds as many of them as the dataset does. Questions of one text that differ in answer or
+   category (conv-30 asks one text as a single-hop and as an adversarial question) are never
+   paired by order: a record that does not give them is left out.
 
 A record matched to nothing, or one of a group the rules cannot pair one to one (more or fewer
 records than questions), is never guessed: it is left out and listed, each with its file, record,
@@ -184,7 +186,9 @@ def match_dataset(frame: pd.DataFrame, dataset: str | Path, source: object) -> t
         if conversation is None:
             problems.append((row, f"conversation {cluster!r} is not in the dataset"))
         elif text is None or text not in index[conversation]:
-            problems.append((row, f"{conversation}: no dataset question has this text"))
+            read_as = "" if str(cluster).strip() == conversation else \
+                f" (read from {cluster!r} as the conversation index counted from 0)"
+            problems.append((row, f"{conversation}{read_as}: no dataset question has this text"))
         else:
             groups.setdefault((conversation, text), []).append((row, answer, code))
     assigned: dict[object, str] = {}
@@ -203,6 +207,13 @@ def match_dataset(frame: pd.DataFrame, dataset: str | Path, source: object) -> t
                 why = (f"{conversation}: {len(rows)} records and {len(pool)} dataset questions share this text"
                        + (", gold answer" if answer is not None else "") + (" and category" if code is not None else "")
                        + ": cannot pair them one to one")
+                problems += [(r, why) for r in rows]
+                continue
+            if len({(c[1], c[2]) for c in pool}) > 1:  # order would decide between different questions: a guess
+                why = (f"{conversation}: {len(rows)} records share this text with {len(pool)} dataset questions that "
+                       "differ in gold answer or category, and the records lack the "
+                       + " and ".join(n for n, v in (("gold answer", answer), ("category", code)) if v is None)
+                       + " that would tell them apart: cannot pair them (map expected: and category:)")
                 problems += [(r, why) for r in rows]
                 continue
             by_order += len(rows) if len(rows) > 1 else 0
