@@ -1020,9 +1020,12 @@ def align(
     runs = sorted(map(str, pd.unique(df[RUN].dropna()))) if RUN in df else []
     unit = ["query_id", "system"] + ([RUN] if len(runs) > 1 else [])
     if len(runs) > 1:  # each run scored alone, then the mean over runs (SPEC §1.3)
+        per_system = df.dropna(subset=[RUN]).groupby("system")[RUN].nunique()  # a system's own runs, not all names
+        how_many = f"{per_system.iloc[0]}" if per_system.nunique() == 1 else \
+            "; ".join(f"{s} {int(k)}" for s, k in per_system.items())
         notes.append({"policy": "runs mean", "count": len(runs),
-                      "detail": f"each answer scored per run, then by the mean over its {len(runs)} runs "
-                                f"({listing(runs)}); the runs stay paired query by query"})
+                      "detail": f"each answer scored per run, then by the mean over its system's runs ({how_many}; "
+                                f"run names {listing(runs)}); the runs stay paired query by query"})
     if by_judge and repeat_rule(judges) != JUDGES_MAJORITY:  # the mean over judges of each judge's mean
         means = df.groupby(unit + [JUDGE], sort=True, dropna=False)[value_columns].mean() \
             .groupby(level=unit, sort=True).mean()

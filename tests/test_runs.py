@@ -80,3 +80,12 @@ def test_validate_counts_runs_apart_from_repeats(runs):
     summary = md.validate(runs).set_index("system")
     assert summary.loc["mem", "repeats"] == "2" and summary.loc["mem", "runs"] == 3   # 2 judgments per run
     assert summary.loc["mem", "queries"] == 4 and summary.loc["rag", "runs"] == 1
+
+
+def test_the_runs_note_counts_each_systems_own_runs():
+    # review of issue 22: two systems with two runs each, four run names: the note said "its 4 runs"
+    rows = [{"system": s, "run": f"{s}-{r}", "query_id": q, "score": 1.0}
+            for s in ("a", "b") for r in (1, 2) for q in ("q1", "q2")]
+    rows += [{"system": "c", "run": f"c-{r}", "query_id": q, "score": 0.0} for r in (1, 2, 3) for q in ("q1", "q2")]
+    note = next(n for n in md.prepare(pd.DataFrame(rows)).notes if n.startswith("runs mean"))
+    assert "over its system's runs (a 2; b 2; c 3; run names" in note
