@@ -176,3 +176,14 @@ def test_a_companion_file_a_reader_recognises_but_holds_no_verdicts_is_not_draft
     (tmp_path / "draft.yaml").write_text(result.recipe)
     df = md.read_verdicts(recipe=tmp_path / "draft.yaml")
     assert df["query_id"].nunique() == 1540 and int(df["score"].sum()) == 1157
+
+
+def test_a_dataset_given_for_records_with_ids_says_it_is_not_used(tmp_path):
+    # review of issue 22: inspect --dataset on a release whose records have their own ids ignored the option silently
+    dataset = _write(tmp_path / "data.json", [{"sample_id": "conv-26", "qa": [{"question": "Q?", "answer": "a",
+                                                                               "category": 4}]}])
+    _write(tmp_path / "run" / "eval.json", _results())
+    result = inspect([str(tmp_path / "run")], dataset=dataset)
+    assert "dataset:" not in result.recipe and "--dataset not used: the verdict records have their own query ids" \
+        in result.text
+    assert "--dataset not used" not in inspect([str(tmp_path / "run")]).text

@@ -593,6 +593,11 @@ def inspect(items, recipe_dir: str | Path | None = None, dataset: str | Path | N
     if skipped or unread:
         text += "\nnot in the draft: " + "; ".join([f"{os.path.relpath(i.path, root)} ({i.kind})" for i in skipped]
                                                   + [f"{os.path.relpath(p, root)} (no verdicts)" for p, _, _ in unread]) + "\n"
+    if dataset is not None and not needs_dataset:  # an option given must have an effect, or say why not
+        text += (f"\n--dataset not used: the verdict records have their own query ids, and the draft reads them as "
+                 f"they are. For the canonical ids of {Path(dataset).name} (to pair with other releases of the "
+                 "benchmark) map question: <question field> and cluster: <conversation> (and expected:, "
+                 "category:) in place of query_id, with dataset: in the recipe (docs/recipes.md).\n")
     if undecided:
         text += "\ncould not decide:\n" + "\n".join(f"  - {u}" for u in undecided) + "\n"
     if guessed:
