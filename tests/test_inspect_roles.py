@@ -187,3 +187,13 @@ def test_a_dataset_given_for_records_with_ids_says_it_is_not_used(tmp_path):
     assert "dataset:" not in result.recipe and "--dataset not used: the verdict records have their own query ids" \
         in result.text
     assert "--dataset not used" not in inspect([str(tmp_path / "run")]).text
+
+
+def test_a_verdict_field_named_judge_is_not_offered_as_the_judge(tmp_path):
+    # review of issue 22: with 40 records the draft said "# judge: judge_label" (a verdict field, not a judge name)
+    labels = ["correct", "partial", "wrong", ""] * 10
+    _write(tmp_path / "run" / "eval.json", {"results": [{"question_id": f"q{i}", "judge_label": label}
+                                                         for i, label in enumerate(labels)]})
+    result = inspect([str(tmp_path / "run" / "eval.json")])
+    assert result.files[0].verdicts == ["judge_label"] and result.files[0].judges == []
+    assert "judge:" not in result.recipe and "      score: judge_label" in result.recipe

@@ -197,6 +197,7 @@ def _candidates(info: dict[str, FieldInfo], n: int) -> dict[str, list[str]]:
     clusters = [p for p, f in text.items() if _CLUSTER.search(p) and 1 < f.distinct() < sample and p not in ids]
     judges = [p for p in few if _JUDGE.search(p)] + \
         [p for p, f in text.items() if _JUDGE.search(p) and f.distinct() == 1 and f.types == {"text"}]
+    judges = [p for p in judges if p not in verdicts]  # judge_label (correct / wrong) is a verdict, not a judge name
     judgments = _judgment_objects(info, verdicts)
     if judgments:
         verdicts = [p for p in verdicts if not any(p.startswith(j + ".") for j in judgments)]
