@@ -260,3 +260,28 @@ def test_inspect_says_plainly_what_it_could_not_decide(tmp_path, capsys):
     assert code == 0 and "mystery.json: 2 records, a list under 'rows'" in out
     assert "could not decide:" in out and "which field is the query id? (a, b)" in out
     assert "which field is the verdict? (correct, llm_score)" in out and "query_id: TODO" in out
+
+
+def test_a_template_recipe_finds_its_side_files_beside_the_given_files(tmp_path):
+    # review of issue 22: `memdiag score --recipe data/recipes/zep-locomo.yaml grades.json` looked for the
+    # join file beside the template (data/recipes/zep_locomo_responses.json) and failed
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "eval.json").write_text(json.dumps([{"id": "a", "ok": True}, {"id": "b", "ok": False}]))
+    (tmp_path / "runs" / "cost.json").write_text(json.dumps([{"id": "a", "ms": 1500}, {"id": "b", "ms": 500}]))
+    (tmp_path / "templates").mkdir()
+    template = tmp_path / "templates" / "t.yaml"
+    template.write_text(json.dumps({"sources": [{"files": ["x.json"], "fields": {"query_id": "id", "score": "ok"}}],
+                                    "join": [{"files": ["cost.json"],
+                                              "fields": {"query_id": "id",
+                                                         "latency_s": {"from": "ms", "divide": 1000}}}]}))
+    df = md.read_verdicts(recipe=template, paths=[tmp_path / "runs" / "eval.json"])
+    assert df.set_index("query_id")["latency_s"].to_dict() == {"a": 1.5, "b": 0.5}
+
+
+def test_the_bundled_zep_template_reads_the_grades_with_latencies(real_data):
+    grades = real_data / REAL["zep-locomo"] / "zep_locomo_grades.json"
+    if not grades.is_file():
+        pytest.skip(f"{grades} is absent")
+    df = md.read_verdicts(recipe=RECIPES / "zep-locomo.yaml", paths=[grades])
+    pd.testing.assert_frame_equal(canonical(df), canonical(md.read_verdicts([grades])))
+    assert df["latency_s"].notna().sum() == 1540

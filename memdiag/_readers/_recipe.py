@@ -35,6 +35,7 @@ Any other key is an error naming the key and the recipe file.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -119,7 +120,12 @@ class Recipe:
         """The recipe with every source reading ``files`` instead (a layout recipe used as a
         template: ``memdiag score --recipe data/recipes/mem0-locomo.yaml runs/*.json``)."""
         files = tuple(str(Path(f).resolve()) for f in files)
-        return replace(self, sources=tuple(replace(s, files=files) for s in self.sources))
+        # the template's side files are looked up beside the given files, not beside the template
+        # (data/recipes/zep-locomo.yaml joins the responses file that sits beside the grades)
+        beside = Path(os.path.commonpath([str(Path(f).parent) for f in files]))
+        joins = tuple(j if all(Path(f).is_absolute() for f in j.files)
+                      else replace(j, files=tuple(str(beside / f) for f in j.files)) for j in self.joins)
+        return replace(self, sources=tuple(replace(s, files=files) for s in self.sources), joins=joins)
 
     def with_dataset(self, dataset: str | Path) -> Recipe:
         """The recipe with every source matching records without ids against ``dataset``
