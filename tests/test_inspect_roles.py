@@ -184,7 +184,7 @@ def test_a_dataset_given_for_records_with_ids_says_it_is_not_used(tmp_path):
                                                                                "category": 4}]}])
     _write(tmp_path / "run" / "eval.json", _results())
     result = inspect([str(tmp_path / "run")], dataset=dataset)
-    assert "dataset:" not in result.recipe and "--dataset not used: the verdict records have their own query ids" \
+    assert "dataset:" not in result.recipe and "--dataset not used: the verdict records have their own query ids and no question" \
         in result.text
     assert "--dataset not used" not in inspect([str(tmp_path / "run")]).text
 
@@ -197,3 +197,22 @@ def test_a_verdict_field_named_judge_is_not_offered_as_the_judge(tmp_path):
     result = inspect([str(tmp_path / "run" / "eval.json")])
     assert result.files[0].verdicts == ["judge_label"] and result.files[0].judges == []
     assert "judge:" not in result.recipe and "      score: judge_label" in result.recipe
+
+
+def test_a_dataset_given_for_records_with_ids_and_question_text_drafts_the_canonical_ids(tmp_path):
+    # review of issue 22: locomo-audit's records carry their own ids (locomo_0_qa0) and question texts; with
+    # --dataset the draft kept the own ids, which pair with no other LoCoMo release
+    qa = [{"question": "Where?", "answer": "Paris", "category": 4}, {"question": "Who?", "answer": "Ann", "category": 1},
+          {"question": "Why?", "adversarial_answer": "no", "category": 5}]
+    dataset = _write(tmp_path / "data.json", [{"sample_id": "conv-26", "qa": qa}, {"sample_id": "conv-30", "qa": qa[:1]}])
+    records = [{"question_id": f"locomo_0_qa{k}", "question": q["question"], "ok": k % 2 == 0} for k, q in enumerate(qa)]
+    _write(tmp_path / "sys" / "eval.json", {"detailed_results": {
+        "locomo_exp_user_0": records[::-1], "locomo_exp_user_1": [{"question_id": "locomo_1_qa0", "question": "Where?",
+                                                                   "ok": False}]}})
+    result = inspect([str(tmp_path / "sys")], recipe_dir=tmp_path, dataset=dataset)
+    assert "# query_id: question_id" in result.recipe and "      question: question" in result.recipe
+    (tmp_path / "draft.yaml").write_text(result.recipe)
+    df = md.read_verdicts(recipe=tmp_path / "draft.yaml").set_index("query_id")
+    assert df["score"].to_dict() == {"locomo:conv-26:adv000": 1.0, "locomo:conv-26:001": 0.0, "locomo:conv-26:000": 1.0,
+                                     "locomo:conv-30:000": 0.0}
+    assert "# query_id" not in inspect([str(tmp_path / "sys")], recipe_dir=tmp_path).recipe   # no dataset: own ids

@@ -497,9 +497,14 @@ def inspect(items, recipe_dir: str | Path | None = None, dataset: str | Path | N
             if len(info.judgments) > 1:
                 undecided.append(f"{pattern}: which object holds the judgments? ({', '.join(info.judgments)})")
         out.append("    fields:")
-        question = _question_fields(info) if not info.keyed and not info.ids else None
-        if question is not None:  # no id: matched to the dataset by conversation and question text
+        question = _question_fields(info) if not info.keyed else None
+        if info.ids and (dataset is None or not info.clusters):
+            question = None  # own ids, and no dataset (or no conversation) to give the canonical ones: read as they are
+        if question is not None:  # matched to the dataset by conversation and question text
             needs_dataset = True
+            if info.ids:  # --dataset given: the canonical ids pair with every other release of the benchmark
+                out.append(f"      # query_id: {_yaml(info.ids[0])}   # the release's own id; the dataset gives "
+                           "the canonical one")
             for column, name in question.items():
                 out.append(f"      {column}: {_yaml(name)}")
             if not info.clusters:
@@ -568,7 +573,7 @@ def inspect(items, recipe_dir: str | Path | None = None, dataset: str | Path | N
     if needs_dataset:
         if dataset is not None:
             out.insert(2, f"dataset: {_yaml(os.path.relpath(Path(dataset).resolve(), base))}   "
-                          "# records without ids: matched by conversation and question text")
+                          "# records get their canonical ids by conversation and question text")
         else:
             out.insert(2, "dataset: TODO   # the benchmark's dataset file (LoCoMo-10: locomo10.json)")
             undecided.append("the records have no query id but a question text: give the benchmark's dataset "
@@ -595,10 +600,10 @@ def inspect(items, recipe_dir: str | Path | None = None, dataset: str | Path | N
         text += "\nnot in the draft: " + "; ".join([f"{os.path.relpath(i.path, root)} ({i.kind})" for i in skipped]
                                                   + [f"{os.path.relpath(p, root)} (no verdicts)" for p, _, _ in unread]) + "\n"
     if dataset is not None and not needs_dataset:  # an option given must have an effect, or say why not
-        text += (f"\n--dataset not used: the verdict records have their own query ids, and the draft reads them as "
-                 f"they are. For the canonical ids of {Path(dataset).name} (to pair with other releases of the "
-                 "benchmark) map question: <question field> and cluster: <conversation> (and expected:, "
-                 "category:) in place of query_id, with dataset: in the recipe (docs/recipes.md).\n")
+        text += (f"\n--dataset not used: the verdict records have their own query ids and no question text with a "
+                 "conversation field to match, so the draft reads the ids as they are. For the canonical ids of "
+                 f"{Path(dataset).name} map question: <question field> and cluster: <conversation> (and "
+                 "expected:, category:) in place of query_id, with dataset: in the recipe (docs/recipes.md).\n")
     if undecided:
         text += "\ncould not decide:\n" + "\n".join(f"  - {u}" for u in undecided) + "\n"
     if guessed:
