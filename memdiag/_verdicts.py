@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from memdiag.errors import VerdictError, listing, shown, where
+from memdiag._notes import Note
 from memdiag._schema import BINARY_LABELS, CANONICAL, COSTS, JUDGE, PROVENANCE, QUERY_ATTRIBUTES, REQUIRED, RUN
 
 MissingQueryPolicy = Literal["error", "drop", "wrong"]
@@ -302,6 +303,12 @@ def read_verdicts(
         base = Path(".")
     for read in reads:
         notes += read.frame.attrs.get("read_notes", [])
+    used = recipe is not None and (plan.dataset is not None or any(s.dataset is not None for s in plan.sources))
+    if used and not any(getattr(n, "code", None) == "dataset-matched" for n in notes):  # a given option has an effect
+        given = plan.dataset or next(s.dataset for s in plan.sources if s.dataset is not None)
+        notes.append(Note(f"dataset {given.name} not used: every source's records have their own query ids (map "
+                          "question: and cluster: in place of query_id to give them the dataset's canonical ids)",
+                          code="dataset-unused", severity="caution", concerns=(str(given),)))
     _disambiguate(reads, notes)
     _merge_rules(reads, notes)
     frames = [read.frame for read in reads]

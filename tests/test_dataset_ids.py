@@ -239,3 +239,16 @@ def test_hostile_variants_are_matched_or_reported_never_guessed(tmp_path):
     assert "record 4 ('Who'): conv-26: no dataset question has this text" in notes[1]  # punctuation is kept
     assert ("record 5 ('Who?'): conv-30 (read from 'locomo_conversation_1' as the conversation index counted "
             "from 0): no dataset question has this text") in notes[1]
+
+
+def test_a_dataset_no_source_uses_is_noted(tmp_path):
+    # review of issue 22: --dataset beside a recipe whose records all have ids was ignored silently
+    dataset = _small(tmp_path)
+    (tmp_path / "run.json").write_text(json.dumps([{"id": "a", "ok": True}]))
+    recipe = {"sources": [{"files": ["run.json"], "fields": {"query_id": "id", "score": "ok"}}]}
+    (tmp_path / "r.yaml").write_text(json.dumps(recipe))
+    df = md.read_verdicts(recipe=tmp_path / "r.yaml", dataset=dataset)
+    unused = [n for n in df.attrs["read_notes"] if getattr(n, "code", None) == "dataset-unused"]
+    assert len(unused) == 1 and unused[0].startswith("dataset data.json not used")
+    assert not any(getattr(n, "code", None) == "dataset-unused" for n in md.read_verdicts(recipe=tmp_path / "r.yaml")
+                   .attrs["read_notes"])
