@@ -303,9 +303,9 @@ def read_verdicts(
         base = Path(".")
     for read in reads:
         notes += read.frame.attrs.get("read_notes", [])
-    used = recipe is not None and (plan.dataset is not None or any(s.dataset is not None for s in plan.sources))
-    if used and not any(getattr(n, "code", None) == "dataset-matched" for n in notes):  # a given option has an effect
-        given = plan.dataset or next(s.dataset for s in plan.sources if s.dataset is not None)
+    given = Path(dataset) if dataset is not None else None if recipe is None else \
+        plan.dataset or next((s.dataset for s in plan.sources if s.dataset is not None), None)
+    if given is not None and not any(getattr(n, "code", None) == "dataset-matched" for n in notes):  # an option has an effect
         notes.append(Note(f"dataset {given.name} not used: every source's records have their own query ids (map "
                           "question: and cluster: in place of query_id to give them the dataset's canonical ids)",
                           code="dataset-unused", severity="caution", concerns=(str(given),)))

@@ -252,3 +252,6 @@ def test_a_dataset_no_source_uses_is_noted(tmp_path):
     assert len(unused) == 1 and unused[0].startswith("dataset data.json not used")
     assert not any(getattr(n, "code", None) == "dataset-unused" for n in md.read_verdicts(recipe=tmp_path / "r.yaml")
                    .attrs["read_notes"])
+    # the same without a recipe: --dataset with a mapped query id
+    df = md.read_verdicts(tmp_path / "run.json", fields={"query_id": "id", "score": "ok"}, dataset=dataset)
+    assert any(getattr(n, "code", None) == "dataset-unused" for n in df.attrs["read_notes"])
