@@ -37,6 +37,7 @@ _WHERE: dict[str, str] = {
         "memdiag._evidence": ("evidence", "evidence_length", "evidence_tests", "path_given_result"),
         "memdiag._flows": ("flows",),
         "memdiag._ingestion": ("ingestion", "ingestion_curve", "read_ingestion_log"),
+        "memdiag._judge_error": ("calibration_size", "judge_corrected", "ppi", "rogan_gladen"),
         "memdiag._inference": ("adjust", "clustered_mcnemar", "cochrans_q", "design_detectable_effect",
                                "design_power", "detectable_effect", "mcnemar", "mcnemar_from_outcomes",
                                "mcnemar_power"),
@@ -93,6 +94,7 @@ if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
     from memdiag._evidence import evidence, evidence_length, evidence_tests, path_given_result
     from memdiag._flows import flows
     from memdiag._ingestion import ingestion, ingestion_curve, read_ingestion_log
+    from memdiag._judge_error import calibration_size, judge_corrected, ppi, rogan_gladen
     from memdiag._inference import (
         adjust, clustered_mcnemar, cochrans_q, design_detectable_effect, design_power, detectable_effect, mcnemar,
         mcnemar_from_outcomes, mcnemar_power,
