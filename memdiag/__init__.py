@@ -38,6 +38,8 @@ _WHERE: dict[str, str] = {
         "memdiag._flows": ("flows",),
         "memdiag._ingestion": ("ingestion", "ingestion_curve", "read_ingestion_log"),
         "memdiag._judge_error": ("calibration_size", "judge_corrected", "ppi", "rogan_gladen"),
+        "memdiag._leniency": ("judge_leniency", "length_effect", "leniency_bound"),
+        "memdiag._readers.locomo_audit": ("locomo_questions", "read_locomo_audit"),
         "memdiag._inference": ("adjust", "clustered_mcnemar", "cochrans_q", "design_detectable_effect",
                                "design_power", "detectable_effect", "mcnemar", "mcnemar_from_outcomes",
                                "mcnemar_power"),
@@ -95,6 +97,8 @@ if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
     from memdiag._flows import flows
     from memdiag._ingestion import ingestion, ingestion_curve, read_ingestion_log
     from memdiag._judge_error import calibration_size, judge_corrected, ppi, rogan_gladen
+    from memdiag._leniency import judge_leniency, length_effect, leniency_bound
+    from memdiag._readers.locomo_audit import locomo_questions, read_locomo_audit
     from memdiag._inference import (
         adjust, clustered_mcnemar, cochrans_q, design_detectable_effect, design_power, detectable_effect, mcnemar,
         mcnemar_from_outcomes, mcnemar_power,
