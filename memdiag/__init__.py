@@ -40,6 +40,7 @@ _WHERE: dict[str, str] = {
         "memdiag._judge_error": ("calibration_size", "judge_corrected", "ppi", "rogan_gladen"),
         "memdiag._leniency": ("judge_leniency", "length_effect", "leniency_bound"),
         "memdiag._gold_errors": ("ceiling_flags", "clean_rescore", "gold_ceilings", "read_gold_errors"),
+        "memdiag._judge_variance": ("plan_evaluation", "repetition_scores", "variance_components"),
         "memdiag._readers.locomo_audit": ("locomo_questions", "read_locomo_audit"),
         "memdiag._inference": ("adjust", "clustered_mcnemar", "cochrans_q", "design_detectable_effect",
                                "design_power", "detectable_effect", "mcnemar", "mcnemar_from_outcomes",
@@ -100,6 +101,7 @@ if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
     from memdiag._judge_error import calibration_size, judge_corrected, ppi, rogan_gladen
     from memdiag._leniency import judge_leniency, length_effect, leniency_bound
     from memdiag._gold_errors import ceiling_flags, clean_rescore, gold_ceilings, read_gold_errors
+    from memdiag._judge_variance import plan_evaluation, repetition_scores, variance_components
     from memdiag._readers.locomo_audit import locomo_questions, read_locomo_audit
     from memdiag._inference import (
         adjust, clustered_mcnemar, cochrans_q, design_detectable_effect, design_power, detectable_effect, mcnemar,
