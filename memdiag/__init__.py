@@ -38,7 +38,7 @@ _WHERE: dict[str, str] = {
         "memdiag._flows": ("flows",),
         "memdiag._ingestion": ("ingestion", "ingestion_curve", "read_ingestion_log"),
         "memdiag._judge_error": ("calibration_size", "judge_corrected", "ppi", "rogan_gladen"),
-        "memdiag._leniency": ("judge_leniency", "length_effect", "leniency_bound"),
+        "memdiag._leniency": ("judge_leniency", "length_effect", "leniency_bound", "leniency_breakeven"),
         "memdiag._gold_errors": ("ceiling_flags", "clean_rescore", "gold_ceilings", "read_gold_errors"),
         "memdiag._judge_variance": ("plan_evaluation", "repetition_scores", "variance_components"),
         "memdiag._readers.locomo_audit": ("locomo_questions", "read_locomo_audit"),
@@ -99,7 +99,7 @@ if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
     from memdiag._flows import flows
     from memdiag._ingestion import ingestion, ingestion_curve, read_ingestion_log
     from memdiag._judge_error import calibration_size, judge_corrected, ppi, rogan_gladen
-    from memdiag._leniency import judge_leniency, length_effect, leniency_bound
+    from memdiag._leniency import judge_leniency, leniency_bound, leniency_breakeven, length_effect
     from memdiag._gold_errors import ceiling_flags, clean_rescore, gold_ceilings, read_gold_errors
     from memdiag._judge_variance import plan_evaluation, repetition_scores, variance_components
     from memdiag._readers.locomo_audit import locomo_questions, read_locomo_audit

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import optimize, stats
 
 from memdiag._inference.misclassification import clopper_pearson
 from memdiag._judge_error import _design_variance
@@ -23,7 +23,7 @@ from memdiag._provenance import POINTS, stamp
 from memdiag._verdicts import check
 from memdiag.errors import VerdictError
 
-__all__ = ["judge_leniency", "length_effect", "leniency_bound"]
+__all__ = ["judge_leniency", "length_effect", "leniency_bound", "leniency_breakeven"]
 
 
 def _answers(data: pd.DataFrame) -> pd.DataFrame:
@@ -285,3 +285,112 @@ def leniency_bound(
                   severity="caution")]
     return stamp(out, "leniency_bound", prep, notes=notes, unit=POINTS, confidence_level=confidence_level,
                  sensitivity=sensitivity)
+
+
+def _corrected_bound(prep: Prepared, ia: int, ib: int, fa: float, fb: float, confidence_level: float,
+                     side: str) -> float:
+    """The end of the interval nearer 0 of θ_a − θ_b with false-positive rates fa, fb (sensitivity 1)."""
+    x = (prep.panel.scores[:, ia] - fa) / (1 - fa) - (prep.panel.scores[:, ib] - fb) / (1 - fb)
+    var, df = _design_variance(prep, x)
+    q = stats.norm.ppf(0.5 + confidence_level / 2) if df is None else stats.t.ppf(0.5 + confidence_level / 2, df)
+    return float(x.mean() - q * math.sqrt(var)) if side == "low" else float(x.mean() + q * math.sqrt(var))
+
+
+def leniency_breakeven(
+    data: pd.DataFrame | Prepared,
+    reference: str,
+    *,
+    false_positive_rate: float = 0.0,
+    design: str | None = None,
+    confidence_level: float = 0.95,
+) -> pd.DataFrame:
+    """How much more lenient the judge would have to be with one side to explain a difference away.
+
+    Parameters
+    ----------
+    data
+        Canonical verdicts or :func:`memdiag.prepare` output.
+    reference
+        The reference system (differences are each system minus it).
+    false_positive_rate
+        The judge's false-positive rate (points) on the side it favours less (the reference for a
+        benefit, the system for a tax); 0 by default. The audit's wrong-answer baselines measure
+        10.61 (specific answers) and 62.81 (vague ones) for the LoCoMo judge.
+    design
+        Resampling design (None: the benchmark's default).
+    confidence_level
+        Interval level.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per system: ``raw`` (the judged difference, points) with ``raw_ci_low``/``raw_ci_high``
+        under the design, ``favoured`` (the side a lenient judge would have to favour to explain the
+        difference: ``system`` for a benefit, ``reference`` for a tax, empty when the interval
+        already includes 0) and ``breakeven_gap`` (points): the extra false-positive rate on the
+        favoured side's wrong answers at which the corrected difference's interval reaches 0.
+
+    Raises
+    ------
+    VerdictError
+        An unknown reference, a rate outside [0, 100), bad verdicts.
+
+    Notes
+    -----
+    With sensitivity 1 a judge with false-positive rate f accepts with probability θ + f(1 − θ), so
+    θ = (p − f)/(1 − f). Differential leniency — f_a for the system, f_b for the reference — turns
+    the per-query difference into d_i(f_a, f_b) = (y_ai − f_a)/(1 − f_a) − (y_bi − f_b)/(1 − f_b); the
+    gap g solves "the interval of mean(d) under the design touches 0" with the favoured side at
+    f + g (Brent's method). A judge that errs the same way for both systems only scales the
+    difference (SPEC §9.1); a difference in leniency between the systems' answer styles can
+    create one.
+
+    References
+    ----------
+    SPEC §9.3 (leniency) and SPEC §4.1 (the design's interval).
+
+    Examples
+    --------
+    >>> import memdiag as md
+    >>> df = md.simulate(n_queries=300, seed=4)
+    >>> out = leniency_breakeven(df, "raw-rag", design="iid")
+    >>> sorted(out.columns)[:3]
+    ['breakeven_gap', 'favoured', 'raw']
+    """
+    f = float(false_positive_rate) / 100
+    if not 0 <= f < 1:
+        raise VerdictError(f"false_positive_rate must lie in [0, 100) points, got {false_positive_rate!r}.")
+    prep = as_prepared(data, design=design)
+    if reference not in prep.systems:
+        raise VerdictError(f"reference '{reference}' is not in the data (systems: {', '.join(prep.systems)}).")
+    ib = prep.panel.system_index(reference)
+    rows = []
+    for name in prep.systems:
+        if name == reference:
+            continue
+        ia = prep.panel.system_index(name)
+        low = _corrected_bound(prep, ia, ib, 0.0, 0.0, confidence_level, "low")
+        high = _corrected_bound(prep, ia, ib, 0.0, 0.0, confidence_level, "high")
+        raw = float((prep.panel.scores[:, ia] - prep.panel.scores[:, ib]).mean())
+        favoured, gap = "", np.nan
+        if low > 0 or high < 0:
+            favoured = "system" if low > 0 else "reference"
+            side = "low" if low > 0 else "high"
+
+            def bound(g: float) -> float:
+                fa, fb = (f + g, f) if favoured == "system" else (f, f + g)
+                return _corrected_bound(prep, ia, ib, fa, fb, confidence_level, side)
+
+            top = 1 - f - 1e-9
+            if bound(top) * bound(0.0) < 0:
+                gap = 100 * optimize.brentq(bound, 0.0, top, xtol=1e-12)
+        rows.append({"system": name, "reference": reference, "raw": 100 * raw, "raw_ci_low": 100 * low,
+                     "raw_ci_high": 100 * high, "favoured": favoured, "breakeven_gap": gap})
+    out = pd.DataFrame(rows)
+    notes = [Note(f"a judge {g:.1f} points more lenient with the wrong answers of {r.system if r.favoured == 'system' else r.reference} "
+                  f"than with those of {r.reference if r.favoured == 'system' else r.system} (base rate "
+                  f"{100 * f:.2f}) would explain the difference {r.raw:+.2f} away",
+                  code="leniency-breakeven", concerns=(r.system, r.reference))
+             for r in out.itertuples() if np.isfinite(g := r.breakeven_gap)]
+    return stamp(out, "leniency_breakeven", prep, notes=notes, unit=POINTS, confidence_level=confidence_level,
+                 false_positive_rate=false_positive_rate)

@@ -805,6 +805,11 @@ def _cmd_judge_error(args: argparse.Namespace) -> int:
                                       confidence_level=args.ci)
             bound.insert(1, "wrong_answers", system)
             frames.append(bound)
+    if args.breakeven is not None:
+        if not args.reference:
+            raise UsageError("--breakeven needs --reference NAME")
+        frames.append(md.leniency_breakeven(df, args.reference, false_positive_rate=args.breakeven,
+                                            design=args.design, confidence_level=args.ci))
     if args.gold_errors:
         errors = md.read_gold_errors(args.gold_errors, dataset=args.dataset)
         prep = md.prepare(df, missing=args.missing, verdict_missing=args.verdict_missing, design=args.design)
@@ -820,7 +825,7 @@ def _cmd_judge_error(args: argparse.Namespace) -> int:
             frames.append(md.plan_evaluation(components, target=args.target))
     if not frames:
         raise UsageError("say what to compute: --label COLUMN, --sensitivity/--specificity/--n-correct/--n-incorrect, "
-                         "--wrong-answers FILE, --gold-errors FILE or --components")
+                         "--wrong-answers FILE, --breakeven POINTS, --gold-errors FILE or --components")
     _emit(frames, args)
     return 0
 
@@ -1266,6 +1271,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--wrong-answers", action="append", metavar="FILE",
                    help="known-wrong answers judged like the systems (locomo-audit ap-baseline files, repeatable): "
                         "false-positive rate, length test, accuracy bound")
+    p.add_argument("--breakeven", type=lambda t: _number(t, "the false-positive rate"), metavar="POINTS",
+                   help="with --reference: how much more lenient with one side the judge would have to be "
+                        "(false-positive rate POINTS on the other) to explain each difference away")
     p.add_argument("--gold-errors", metavar="FILE",
                    help="wrong gold answers (errors.json or a CSV of query_id): ceilings, flags, clean re-scoring")
     p.add_argument("--components", action="store_true",

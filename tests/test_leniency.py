@@ -120,6 +120,9 @@ def test_length_effect_on_the_wrong_answers(baselines):
     out = md.length_effect(baselines).iloc[0]
     assert out["n_answers"] == 3080
     assert out["coef"] > 0 and out["p"] < 0.05
+    # the numbers SPEC §9.3 and docs/judge-error-example.md quote
+    assert (round(out["coef"], 2), round(out["p"], 3), out["n_questions"]) == (1.14, 0.002, 824)
+    assert round(out["odds_ratio"], 1) == 3.1
 
 
 def test_leniency_bound_by_hand(baselines):
@@ -136,3 +139,27 @@ def test_leniency_bound_by_hand(baselines):
     assert out["bound_high"] == pytest.approx(100 * (0.75 + half - ci.low) / (1 - ci.low))
     with pytest.raises(VerdictError, match="false-positive rate"):
         md.leniency_bound(df, 100.0)
+
+
+def test_leniency_breakeven_touches_zero():
+    # at the break-even gap the corrected difference's interval ends at 0: recomputed with pandas and scipy
+    rng = np.random.default_rng(8)
+    n = 500
+    ref = (rng.random(n) < 0.6).astype(float)
+    mem = np.where(rng.random(n) < 0.15, 1.0, ref)  # a real benefit of about 6 points
+    df = pd.DataFrame({"system": ["mem"] * n + ["rag"] * n, "query_id": [f"q{i}" for i in range(n)] * 2,
+                       "score": np.concatenate([mem, ref])})
+    out = md.leniency_breakeven(df, "rag", false_positive_rate=10.0, design="iid").iloc[0]
+    assert out["favoured"] == "system"
+    g = out["breakeven_gap"] / 100
+    fa, fb = 0.10 + g, 0.10
+    d = pd.Series((mem - fa) / (1 - fa) - (ref - fb) / (1 - fb))
+    low = d.mean() - stats.norm.ppf(0.975) * d.std(ddof=0) / np.sqrt(n)
+    assert low == pytest.approx(0.0, abs=1e-9)
+    # the raw difference and its interval: the paired normal interval
+    raw = pd.Series(mem - ref)
+    assert out["raw"] == pytest.approx(100 * raw.mean())
+    assert out["raw_ci_low"] == pytest.approx(100 * (raw.mean() - stats.norm.ppf(0.975) * raw.std(ddof=0) / np.sqrt(n)))
+    # no benefit to explain: no gap
+    same = df.assign(score=np.concatenate([ref, ref]))
+    assert np.isnan(md.leniency_breakeven(same, "rag", design="iid").iloc[0]["breakeven_gap"])

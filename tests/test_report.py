@@ -35,7 +35,7 @@ SECTIONS = ("Data and validation", "Official scores", "Memory benefit and tax ag
             "Pairwise tests, omnibus and ranking", "Clustered queries: which iid conclusions survive",
             "Per-category differences and ties with the best", "Evidence diagnostics", "Cost and accuracy",
             "Cost and latency",
-            "Judge agreement", "Write-action audit", "Claims audit", "Judge error: corrected scores and differences")
+            "Judge agreement", "Write-action audit", "Claims audit")
 
 
 def sha256(path: Path) -> str:
