@@ -181,7 +181,7 @@ def judge_corrected(
     for j, name in enumerate(prep.systems):
         var, df = _design_variance(prep, scores[:, j])
         p = float(scores[:, j].mean())
-        r = mc.rogan_gladen(p, q0, q1, prep.n, max(m0, 1), max(m1, 1), confidence_level=confidence_level,
+        r = mc.rogan_gladen(p, q0, q1, prep.n, m0, m1, confidence_level=confidence_level,
                             var_p=var, df=df)
         est[name] = p
         rows.append({"kind": "score", "system": name, "reference": "", "raw": 100 * p,

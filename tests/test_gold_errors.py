@@ -76,10 +76,10 @@ def _published(audit) -> pd.DataFrame:
     rows = []
     for system, v in data.items():
         rows.append({"system": system, "group": "overall", **{k: v["overall"][k] for k in
-                     ("original_mean", "majority_accuracy", "ceiling")}})
+                     ("original_mean", "adjusted_mean", "majority_accuracy", "ceiling")}})
         for key, x in v["per_category"].items():
             rows.append({"system": system, "group": CATEGORY[key],
-                         **{k: x[k] for k in ("original_mean", "majority_accuracy", "ceiling")}})
+                         **{k: x[k] for k in ("original_mean", "adjusted_mean", "majority_accuracy", "ceiling")}})
     return pd.DataFrame(rows)
 
 
@@ -89,12 +89,14 @@ def test_published_scores_above_their_ceiling(audit, errors, questions):
     # the audit's own stated ceilings are ours, rounded to 2 decimals
     merged = published.merge(ceilings, on="group", suffixes=("_stated", ""))
     assert np.allclose(merged["ceiling_stated"], merged["ceiling"].round(2))
-    flags = md.ceiling_flags(published, ceilings, columns=["original_mean", "majority_accuracy"])
+    # the audit holds even the gold-corrected ("adjusted") means against the ceiling (RESULTS_AUDIT.md)
+    flags = md.ceiling_flags(published, ceilings, columns=["original_mean", "adjusted_mean", "majority_accuracy"])
     above = flags[flags["above"]]
     # one published system, EverMemOS, exceeds two category ceilings (single-hop 95.96 > 95.72, multi-hop 91.37 > 90.07)
     assert set(zip(above["system"], above["group"])) == {("evermemos", "single-hop"), ("evermemos", "multi-hop")}
     assert above.set_index(["group", "column"]).loc[("single-hop", "original_mean"), "score"] == 95.96
-    assert sum(getattr(n, "code", "") == "score-above-gold-ceiling" for n in flags.attrs["notes"]) == 4
+    assert above.set_index(["group", "column"]).loc[("multi-hop", "adjusted_mean"), "score"] == 91.25
+    assert sum(getattr(n, "code", "") == "score-above-gold-ceiling" for n in flags.attrs["notes"]) == 6
 
 
 def test_computed_scores_above_their_ceiling(runs, errors, questions):
