@@ -195,11 +195,23 @@ def test_ppi_cluster_hand_case():
     assert r["ci_high"] == pytest.approx(4 / 7 + stats.t.ppf(0.975, 2) * r["se"])
 
 
-def test_ppi_notes_a_changed_conclusion():
-    df = _panel(seed=4)
-    out = md.ppi(df, label="human", reference="b")
-    codes = {getattr(n, "code", "") for n in out.attrs["notes"]}
-    assert codes & {"judge-error-changes-conclusion", "judge-error-no-change"}
+def test_ppi_names_a_conclusion_the_labels_overturn():
+    # equal true accuracy, but the judge accepts a's wrong answers far more often (differential leniency):
+    # the judged difference excludes 0, the prediction-powered one does not
+    rng = np.random.default_rng(4)
+    rows = []
+    for q in range(600):
+        labelled = q % 2 == 0
+        for s, fpr in (("a", 0.6), ("b", 0.1)):
+            truth = rng.random() < 0.5
+            judged = truth or rng.random() < fpr
+            rows.append({"system": s, "query_id": f"q{q:03d}", "score": float(judged),
+                         "human": float(truth) if labelled else np.nan})
+    out = md.ppi(pd.DataFrame(rows), label="human", reference="b", design="iid")
+    row = out[out["kind"] == "difference"].iloc[0]
+    assert row["raw_ci_low"] > 0 and row["ci_low"] < 0 < row["ci_high"]
+    changed = [n for n in out.attrs["notes"] if getattr(n, "code", "") == "judge-error-changes-conclusion"]
+    assert len(changed) == 1 and changed[0].severity == "warning" and changed[0].concerns == ("a", "b")
     assert out.attrs["unit"] == "points"
 
 
