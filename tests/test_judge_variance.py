@@ -130,3 +130,13 @@ def test_plan_by_hand():
     unidentified = comp.assign(sigma2=[4.0, 2500.0, np.nan, 400.0])
     with pytest.raises(VerdictError, match="run part was not identified"):
         md.plan_evaluation(unidentified, runs=[1, 3])
+
+
+def test_components_agree_with_the_cluster_jackknife(runs):
+    # two independent routes to a difference's standard error: the moment components' Var(ȳ) and the
+    # cluster jackknife of md.compare (SPEC §4.1); on the four full-context runs they agree within 20%
+    out = md.variance_components(runs, reference="gpt-4o-mini-memos")
+    se = out[(out["kind"] == "difference") & (out["component"] == "judge")].set_index("system")["se_mean"]
+    jack = md.compare(runs, pairs="reference", reference="gpt-4o-mini-memos", n_resamples=999).set_index("system_a")
+    for system in se.index:
+        assert se[system] == pytest.approx(jack.loc[system, "se"], rel=0.2), system
