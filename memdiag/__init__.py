@@ -37,6 +37,11 @@ _WHERE: dict[str, str] = {
         "memdiag._evidence": ("evidence", "evidence_length", "evidence_tests", "path_given_result"),
         "memdiag._flows": ("flows",),
         "memdiag._ingestion": ("ingestion", "ingestion_curve", "read_ingestion_log"),
+        "memdiag._judge_error": ("calibration_size", "judge_corrected", "ppi", "rogan_gladen"),
+        "memdiag._leniency": ("judge_leniency", "length_effect", "leniency_bound", "leniency_breakeven"),
+        "memdiag._gold_errors": ("ceiling_flags", "clean_rescore", "gold_ceilings", "read_gold_errors"),
+        "memdiag._judge_variance": ("plan_evaluation", "repetition_scores", "variance_components"),
+        "memdiag._readers.locomo_audit": ("locomo_questions", "read_locomo_audit"),
         "memdiag._inference": ("adjust", "clustered_mcnemar", "cochrans_q", "design_detectable_effect",
                                "design_power", "detectable_effect", "mcnemar", "mcnemar_from_outcomes",
                                "mcnemar_power"),
@@ -93,6 +98,11 @@ if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
     from memdiag._evidence import evidence, evidence_length, evidence_tests, path_given_result
     from memdiag._flows import flows
     from memdiag._ingestion import ingestion, ingestion_curve, read_ingestion_log
+    from memdiag._judge_error import calibration_size, judge_corrected, ppi, rogan_gladen
+    from memdiag._leniency import judge_leniency, leniency_bound, leniency_breakeven, length_effect
+    from memdiag._gold_errors import ceiling_flags, clean_rescore, gold_ceilings, read_gold_errors
+    from memdiag._judge_variance import plan_evaluation, repetition_scores, variance_components
+    from memdiag._readers.locomo_audit import locomo_questions, read_locomo_audit
     from memdiag._inference import (
         adjust, clustered_mcnemar, cochrans_q, design_detectable_effect, design_power, detectable_effect, mcnemar,
         mcnemar_from_outcomes, mcnemar_power,

@@ -253,7 +253,7 @@ def _add_inference(p: argparse.ArgumentParser) -> None:
 # --------------------------------------------------------------------------------------------
 #: Options that name an input file.
 _INPUT_OPTIONS = ("files", "claims", "log", "scheme", "systems_table", "write_log", "recipe", "summaries",
-                  "ingestion_log", "before", "after", "filtered", "dataset")
+                  "ingestion_log", "before", "after", "filtered", "dataset", "gold_errors", "wrong_answers")
 
 
 def _inputs(args: argparse.Namespace, df: pd.DataFrame | None = None) -> list[str]:
@@ -776,6 +776,67 @@ def _figure_labels(args: argparse.Namespace, df: pd.DataFrame) -> dict[str, str]
     return aliases(df, table, given) or None
 
 
+def _cmd_judge_error(args: argparse.Namespace) -> int:
+    """Judge error and gold-answer error (SPEC §9): each option adds its tables."""
+    import pandas as pd
+
+    stated = (args.sensitivity, args.specificity, args.n_correct, args.n_incorrect)
+    if any(v is not None for v in stated) and not all(v is not None for v in stated):
+        raise UsageError("--sensitivity, --specificity, --n-correct and --n-incorrect go together")
+    if (args.locomo_audit or args.wrong_answers or args.gold_errors) and not args.dataset:
+        raise UsageError("the locomo-audit files need --dataset locomo10.json (it fixes the question ids)")
+    if args.locomo_audit:
+        if not args.files:
+            raise UsageError("give the locomo-audit eval_results.json files")
+        df = pd.concat([md.read_locomo_audit(f, dataset=args.dataset) for f in args.files], ignore_index=True)
+    else:
+        df = _read(args)
+    frames: list[pd.DataFrame] = []
+    if args.label or all(v is not None for v in stated):
+        corrected = dict(reference=args.reference, design=args.design, confidence_level=args.ci)
+        if args.label:
+            frames.append(md.judge_corrected(df, label=args.label, **corrected))
+            frames.append(md.ppi(df, label=args.label, **corrected))
+        else:
+            frames.append(md.judge_corrected(df, sensitivity=args.sensitivity, specificity=args.specificity,
+                                             n_correct=args.n_correct, n_incorrect=args.n_incorrect, **corrected))
+    if args.wrong_answers:
+        wrong = pd.concat([md.read_locomo_audit(f, dataset=args.dataset) for f in args.wrong_answers],
+                          ignore_index=True)
+        leniency = md.judge_leniency(wrong, confidence_level=args.ci)
+        frames.append(leniency)
+        if wrong["system"].nunique() > 1:  # the within-question length test compares answers to one question
+            frames.append(md.length_effect(wrong, confidence_level=args.ci))
+        for system in leniency["system"].unique():
+            bound = md.leniency_bound(df, leniency[leniency["system"] == system], design=args.design,
+                                      confidence_level=args.ci)
+            bound.insert(1, "wrong_answers", system)
+            frames.append(bound)
+    if args.breakeven is not None:
+        if not args.reference:
+            raise UsageError("--breakeven needs --reference NAME")
+        frames.append(md.leniency_breakeven(df, args.reference, false_positive_rate=args.breakeven,
+                                            design=args.design, confidence_level=args.ci))
+    if args.gold_errors:
+        errors = md.read_gold_errors(args.gold_errors, dataset=args.dataset)
+        prep = md.prepare(df, missing=args.missing, verdict_missing=args.verdict_missing, design=args.design)
+        ceilings = md.gold_ceilings(prep, errors)
+        clean = md.clean_rescore(prep, errors, reference=args.reference, n_resamples=args.resamples, seed=args.seed,
+                                 confidence_level=args.ci)
+        flags = md.ceiling_flags(clean["scores"][["system", "group", "full"]], ceilings)
+        frames += [ceilings, flags, clean["scores"], clean["differences"]]
+    if args.components:
+        components = md.variance_components(df, reference=args.reference)
+        frames.append(components)
+        if args.target is not None:
+            frames.append(md.plan_evaluation(components, target=args.target))
+    if not frames:
+        raise UsageError("say what to compute: --label COLUMN, --sensitivity/--specificity/--n-correct/--n-incorrect, "
+                         "--wrong-answers FILE, --breakeven POINTS, --gold-errors FILE or --components")
+    _emit(frames, args)
+    return 0
+
+
 def _cmd_plot(args: argparse.Namespace) -> int:
     from memdiag import plots
 
@@ -1203,6 +1264,33 @@ def build_parser() -> argparse.ArgumentParser:
     _add_resampling(p, inference=False)  # κ intervals resample answers; there is no design to follow
     _add_output(p)
     p.set_defaults(run=_cmd_agreement)
+
+    p = sub.add_parser("judge-error", help="the verdict is not the truth: judge-error-corrected scores (Rogan–Gladen, "
+                                          "PPI++), judge leniency, wrong gold answers, judge-repetition variance")
+    _add_input(p)
+    p.add_argument("--locomo-audit", action="store_true",
+                   help="FILES are locomo-audit eval_results.json files (three judgments per answer; needs --dataset)")
+    p.add_argument("--label", metavar="COLUMN", help="human 0/1 verdicts on a calibration subset: Rogan–Gladen and PPI++")
+    p.add_argument("--sensitivity", type=lambda t: _number(t, "the sensitivity"), help="stated judge sensitivity")
+    p.add_argument("--specificity", type=lambda t: _number(t, "the specificity"), help="stated judge specificity")
+    p.add_argument("--n-correct", type=int, help="truly right calibration items behind --sensitivity")
+    p.add_argument("--n-incorrect", type=int, help="truly wrong calibration items behind --specificity")
+    p.add_argument("--reference", help="differences against this system (default: every pair)")
+    p.add_argument("--wrong-answers", action="append", metavar="FILE",
+                   help="known-wrong answers judged like the systems (locomo-audit ap-baseline files, repeatable): "
+                        "false-positive rate, length test, accuracy bound")
+    p.add_argument("--breakeven", type=lambda t: _number(t, "the false-positive rate"), metavar="POINTS",
+                   help="with --reference: how much more lenient with one side the judge would have to be "
+                        "(false-positive rate POINTS on the other) to explain each difference away")
+    p.add_argument("--gold-errors", metavar="FILE",
+                   help="wrong gold answers (errors.json or a CSV of query_id): ceilings, flags, clean re-scoring")
+    p.add_argument("--components", action="store_true",
+                   help="split each score's and difference's variance into conversation, question, run and judge parts")
+    p.add_argument("--target", type=lambda t: _number(t, "the target"), metavar="POINTS",
+                   help="with --components: designs (conversations × runs × judge calls) that detect this difference")
+    _add_resampling(p, inference=False)
+    _add_output(p)
+    p.set_defaults(run=_cmd_judge_error)
 
     p = sub.add_parser("plot", help="publication figures (PDF + SVG + PNG)")
     p.add_argument("figure", choices=("venn", "venn3", "bubble", "forest", "matrix", "writes", "actions",

@@ -149,7 +149,12 @@ TABLE_TITLES: dict[str, str] = {
     "agreement": "Judge agreement", "write_audit": "Write-action audit", "claims": "Claims audit",
     "contrasts_by_category": "Differences from the reference within each category",
     "leaderboard": "Leaderboard: tiers tied with the best",
+    "judge_corrected": "Judge-error-corrected scores and differences (Rogan–Gladen)",
+    "ppi": "Prediction-powered scores and differences (PPI++)",
 }
+
+#: Per-(system, query) columns read as human (or gold) 0/1 verdicts on a calibration subset (SPEC §9).
+CALIBRATION_LABELS: tuple[str, ...] = ("human_label", "human")
 
 
 # --------------------------------------------------------------------------------------------
@@ -624,6 +629,28 @@ def _report_claims(ctx: _Context) -> tuple[pd.DataFrame | str, str]:
     return claims, ", ".join(given)
 
 
+def _judge_error_section(ctx: _Context) -> Section:
+    section = Section("judge_error", "Judge error: corrected scores and differences",
+                      "Each score and each difference from the reference corrected for the judge's errors "
+                      "measured on a human-labelled calibration subset, beside the judged number (SPEC §9).")
+    label = next((c for c in CALIBRATION_LABELS if c in ctx.prepared.panel.matrices), None)
+    if label is None:
+        return _omit(section, "no calibration labels (a 'human_label' column of 0/1 human verdicts on some answers)")
+    from memdiag._judge_error import judge_corrected, ppi
+
+    options = {"label": label, "reference": ctx.settings.reference, "confidence_level": ctx.settings.confidence_level}
+    corrected, powered = judge_corrected(ctx.prepared, **options), ppi(ctx.prepared, **options)
+    section.tables["judge_corrected"], section.tables["ppi"] = corrected, powered
+    first = corrected.iloc[0]
+    changed = [n for table in (corrected, powered) for n in table.attrs["notes"]
+               if getattr(n, "code", "") == "judge-error-changes-conclusion"]
+    what = ("; ".join(dict.fromkeys(str(n) for n in changed)) if changed
+            else "no difference from the reference changes its conclusion")
+    section.sentence += (f" The judge's sensitivity is {100 * first['sensitivity']:.1f}% and its specificity "
+                         f"{100 * first['specificity']:.1f}% on {int(first['n_correct'] + first['n_incorrect'])} "
+                         f"labelled answers; {what}.")
+    return section
+
 def _omit(section: Section, why: str) -> Section:
     section.omitted = why
     return section
@@ -632,7 +659,7 @@ def _omit(section: Section, why: str) -> Section:
 SECTIONS: tuple[Callable[[_Context], Section], ...] = (
     _data_section, _scores_section, _flows_section, _augmentation_section, _compare_section, _sensitivity_section,
     _clustering_section, _groups_section, _evidence_section, _store_gap_section, _costs_section, _efficiency_section,
-    _agreement_section, _writes_section, _claims_section,
+    _agreement_section, _writes_section, _claims_section, _judge_error_section,
 )
 
 
