@@ -50,6 +50,7 @@ _WHERE: dict[str, str] = {
         "memdiag._report": ("demo", "report", "report_from_json"),
         "memdiag._schemes": ("Scheme", "get_scheme", "known_schemes"),
         "memdiag._scoring": ("score",),
+        "memdiag._settings": ("pool_settings", "setting_differences"),
         "memdiag._sensitivity": ("sensitivity",),
         "memdiag._store_gap": ("store_gap",),
         "memdiag._simulate": ("simulate", "simulate_ingestion_log", "simulate_meme", "simulate_memoryagentbench",
@@ -107,6 +108,7 @@ if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
     from memdiag._report import demo, report, report_from_json
     from memdiag._schemes import Scheme, get_scheme, known_schemes
     from memdiag._scoring import score
+    from memdiag._settings import pool_settings, setting_differences
     from memdiag._sensitivity import sensitivity
     from memdiag._store_gap import store_gap
     from memdiag._simulate import (
