@@ -36,6 +36,7 @@ _WHERE: dict[str, str] = {
         "memdiag._costs": ("cost_ratios", "costs", "system_costs"),
         "memdiag._evidence": ("evidence", "evidence_length", "evidence_tests", "path_given_result"),
         "memdiag._flows": ("flows",),
+        "memdiag._fragility": ("fragility",),
         "memdiag._ingestion": ("ingestion", "ingestion_curve", "read_ingestion_log"),
         "memdiag._inference": ("adjust", "clustered_mcnemar", "cochrans_q", "design_detectable_effect",
                                "design_power", "detectable_effect", "mcnemar", "mcnemar_from_outcomes",
@@ -93,6 +94,7 @@ if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
     from memdiag._costs import cost_ratios, costs, system_costs
     from memdiag._evidence import evidence, evidence_length, evidence_tests, path_given_result
     from memdiag._flows import flows
+    from memdiag._fragility import fragility
     from memdiag._ingestion import ingestion, ingestion_curve, read_ingestion_log
     from memdiag._inference import (
         adjust, clustered_mcnemar, cochrans_q, design_detectable_effect, design_power, detectable_effect, mcnemar,

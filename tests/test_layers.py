@@ -30,6 +30,7 @@ LAYERS: dict[str, int] = {
     "_sensitivity": 5, "_robustness": 5, "_groups": 5, "_procedures": 5, "_writes": 5, "_audit": 5, "_simulate": 5,
     "_costs": 5, "_ingestion": 5, "_augmentation": 5, "_store_gap": 5, "_overview": 5, "_clusters": 5, "_replay": 5,
     "_power": 5, "_aliases": 5,
+    "_settings": 5, "_fragility": 5, "_critical": 5,
     # 6: what people read
     "tables": 6, "plots": 6,
     # 7: the report, 8: the command line

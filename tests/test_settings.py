@@ -14,7 +14,8 @@ from memdiag.errors import VerdictError
 
 
 def _runs():
-    return {(b, "gpt"): md.simulate(n_queries=200, systems={"rag": 0.6, "mem": p, "m2": 0.62}, reference="rag", seed=s)
+    return {(b, "gpt"): md.simulate(n_queries=200, systems=("rag", "mem", "m2"), accuracy={"rag": 0.6, "mem": p, "m2": 0.62},
+                                    reference="rag", seed=s)
             for b, p, s in (("a", 0.72, 1), ("b", 0.66, 2), ("c", 0.7, 3))}
 
 
@@ -32,7 +33,7 @@ def test_setting_differences_are_compare_per_setting():
 
 def test_settings_without_the_reference_are_counted():
     runs = _runs()
-    runs[("d", "gpt")] = md.simulate(n_queries=100, systems={"x": 0.5, "mem": 0.6}, reference="x", seed=9)
+    runs[("d", "gpt")] = md.simulate(n_queries=100, systems=("x", "mem"), accuracy={"x": 0.5, "mem": 0.6}, reference="x", seed=9)
     out = md.setting_differences(runs, reference="rag", n_resamples=200)
     assert "d · gpt" not in set(out["setting"])
     [note] = [n for n in out.attrs["notes"] if getattr(n, "code", "") == "settings-without-reference"]
