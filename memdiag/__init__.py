@@ -34,6 +34,7 @@ _WHERE: dict[str, str] = {
                            "rank_stability", "read_claims", "read_summaries", "summary_power", "survives_family"),
         "memdiag._compare": ("bootstrap", "compare", "omnibus"),
         "memdiag._costs": ("cost_ratios", "costs", "system_costs"),
+        "memdiag._critical": ("critical_difference",),
         "memdiag._evidence": ("evidence", "evidence_length", "evidence_tests", "path_given_result"),
         "memdiag._flows": ("flows",),
         "memdiag._fragility": ("fragility",),
@@ -92,6 +93,7 @@ if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
     from memdiag._clusters import cluster_accuracy
     from memdiag._compare import bootstrap, compare, omnibus
     from memdiag._costs import cost_ratios, costs, system_costs
+    from memdiag._critical import critical_difference
     from memdiag._evidence import evidence, evidence_length, evidence_tests, path_given_result
     from memdiag._flows import flows
     from memdiag._fragility import fragility
