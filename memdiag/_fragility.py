@@ -106,7 +106,6 @@ def fragility(
     pairs: str = "all",
     reference: str | None = None,
     scheme: str | Path | Scheme | None = None,
-    design: str | None = None,
     confidence_level: float = 0.95,
     threshold: float | None = None,
     systems: Sequence[str] | None = None,
@@ -124,8 +123,9 @@ def fragility(
         ``all`` (every unordered pair) or ``reference`` (each system against ``reference``).
     reference
         The reference of ``pairs="reference"``.
-    scheme, design, systems, missing, verdict_missing
-        As in :func:`memdiag.compare` (the scheme selects the queries; the clusters are the panel's).
+    scheme, systems, missing, verdict_missing
+        As in :func:`memdiag.compare` (the scheme selects the queries; the clusters are the data's,
+        whatever the resampling design).
     confidence_level
         α = 1 − level for significance (exact McNemar; the cluster jackknife t interval).
     threshold
@@ -152,7 +152,7 @@ def fragility(
     SchemeError
         A scheme the data cannot satisfy.
     ValueError
-        An unknown ``design``, a level outside (0, 1), a budget below 1.
+        A level outside (0, 1), a budget below 1.
 
     Notes
     -----
@@ -177,8 +177,7 @@ def fragility(
     >>> out[["system_a", "system_b", "flips_sign", "removal_method"]].to_dict("records")
     [{'system_a': 'mem', 'system_b': 'raw-rag', 'flips_sign': 20, 'removal_method': 'exact'}]
     """
-    prepared = as_prepared(data, scheme=scheme, systems=systems, missing=missing, verdict_missing=verdict_missing,
-                           design=design)
+    prepared = as_prepared(data, scheme=scheme, systems=systems, missing=missing, verdict_missing=verdict_missing)
     names = prepared.systems
     if len(names) < 2:
         raise VerdictError("fragility needs at least two systems.")

@@ -166,7 +166,8 @@ def pool_settings(
     pandas.DataFrame
         One row per (system, reference): ``n_settings`` (with a difference), ``k`` (pooled: a
         setting with se 0 cannot be weighted and is left out, counted in ``n_excluded``),
-        ``estimate, se, ci_low, ci_high, df, p`` (the pooled mean difference, points),
+        ``estimate, se, ci_low, ci_high, df, p`` (the pooled mean difference, points; ``df`` NaN for
+        the normal interval),
         ``interval, tau2_method, tau2, tau, i2, q, q_p, pi_low, pi_high`` (prediction interval
         for a new setting), ``fixed_estimate, fixed_ci_low, fixed_ci_high``, ``beats_in`` (û: the
         system beats the reference in at least û of the N settings, family-wise α),
@@ -240,7 +241,8 @@ def pool_settings(
                                    f"needs at least 2 (drop clusters=).")
             r = pool_effects(usable["diff"].to_numpy(float), usable["se"].to_numpy(float) ** 2, tau2=tau2,
                              interval=interval, clusters=labels, confidence_level=confidence_level)
-            row.update(estimate=r.estimate, se=r.se, ci_low=r.ci_low, ci_high=r.ci_high, df=r.df, p=r.p_value,
+            row.update(estimate=r.estimate, se=r.se, ci_low=r.ci_low, ci_high=r.ci_high,
+                       df=r.df if np.isfinite(r.df) else np.nan, p=r.p_value,
                        interval=r.interval, tau2_method=r.tau2_method, tau2=r.tau2, tau=float(np.sqrt(r.tau2)),
                        i2=r.i2, q=r.q, q_p=r.q_p, pi_low=r.pi_low, pi_high=r.pi_high,
                        fixed_estimate=r.fixed_estimate, fixed_ci_low=r.fixed_ci_low, fixed_ci_high=r.fixed_ci_high)
@@ -253,7 +255,8 @@ def pool_settings(
                "fixed_estimate", "fixed_ci_low", "fixed_ci_high", "beats_in", "p_beats_one", "beats_settings",
                "worse_in"]
     out = pd.DataFrame(rows).reindex(columns=columns)
-    notes.insert(0, Note(f"pooled with τ² {tau2}, interval {interval}"
+    used = ", ".join(sorted({str(r["interval"]) for r in rows if "interval" in r})) or "none"
+    notes.insert(0, Note(f"pooled with τ² {tau2}, interval {used}"
                          + (f", CR2 robust over {clusters!r} clusters" if clusters else "")
                          + f"; u-of-N counts by {combine} partial conjunction at α = {alpha:g}",
                          code="pooling-method"))

@@ -208,7 +208,8 @@ def pool_effects(effect: object, variance: object, *, tau2: str = "reml", interv
 
     k = y.size
     alpha = 1.0 - confidence_level
-    sm = combine_effects(y, v, method_re="dl" if tau2 in ("dl", "fixed", "reml") else "pm", alpha=alpha)
+    with np.errstate(invalid="ignore", divide="ignore"):   # its HKSJ rows divide by a zero Q; only q, τ², FE are read
+        sm = combine_effects(y, v, method_re="dl" if tau2 in ("dl", "fixed", "reml") else "pm", alpha=alpha)
     if tau2 == "fixed":
         t2 = 0.0
     elif tau2 == "reml":
