@@ -107,3 +107,18 @@ def test_real_trpc_agentic_vs_auto_across_six_settings(real_data):
     out = md.pool_settings(d).iloc[0]
     assert out["k"] == 6 and out["interval"] == "hksj" and out["ci_high"] < 0
     assert out["beats_in"] == 0 and out["worse_in"] == 4 and out["i2"] > 0.9
+
+
+def test_overview_figure_draws_the_pooled_panel_from_the_frames():
+    runs = _runs()
+    scores = md.overview(runs, reference="rag", n_resamples=300)
+    pooled = md.pool_settings(md.setting_differences(runs, reference="rag", n_resamples=300))
+    fig = md.plot.overview(scores, reference="rag", pooled=pooled)
+    artists = {a.get_gid(): a for ax in fig.axes for a in [*ax.lines, *ax.texts] if a.get_gid()}
+    for row in pooled.itertuples():
+        assert artists[f"overview-pooled-{row.system}"].get_xdata()[0] == pytest.approx(row.estimate)
+        assert list(artists[f"overview-pooled-ci-{row.system}"].get_xdata()) == pytest.approx([row.ci_low, row.ci_high])
+        assert list(artists[f"overview-pooled-pi-{row.system}"].get_xdata()) == pytest.approx([row.pi_low, row.pi_high])
+        assert artists[f"overview-beats-{row.system}"].get_text() == f"{row.beats_in}/3"
+    assert "overview-pooled-rag" not in artists
+    assert any(t.get_gid() == "overview-title-pooled" and t.get_text() == "pooled Δ vs rag" for t in fig.texts)
