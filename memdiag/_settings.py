@@ -218,10 +218,17 @@ def pool_settings(
     rows, notes = [], []
     for (system, reference), part in differences.groupby(["system", "reference"], sort=False):
         part = part.reset_index(drop=True)
-        greater = part["p_greater"] if "p_greater" in part else one_sided(part["p"], part["diff"])
-        less = one_sided(part["p"], -part["diff"])
+        greater = np.asarray(part["p_greater"] if "p_greater" in part else one_sided(part["p"], part["diff"]), float)
+        less = np.asarray(one_sided(part["p"], -part["diff"]), float)
+        undefined = ~np.isfinite(greater) | ~np.isfinite(less)
+        if undefined.any():          # a setting without a p-value supports no claim: it counts as p = 1
+            left = part.loc[undefined, "setting"].astype(str).tolist()
+            notes.append(Note(f"{system}: {len(left)} setting(s) without a p-value counted as p = 1 in the u-of-N "
+                              f"counts: {', '.join(left)}", code="setting-without-p", severity="caution",
+                              concerns=(str(system), *left)))
+            greater, less = np.where(undefined, 1.0, greater), np.where(undefined, 1.0, less)
         u = replicability_count(greater, alpha=alpha, method=combine)
-        order = np.argsort(np.asarray(greater, dtype=float), kind="stable")
+        order = np.argsort(greater, kind="stable")
         row = {"system": system, "reference": reference, "n_settings": len(part),
                "beats_in": u, "p_beats_one": float(partial_conjunction(greater, method=combine)[0]),
                "beats_settings": ", ".join(part["setting"].iloc[order[:u]].astype(str)),

@@ -122,3 +122,12 @@ def test_overview_figure_draws_the_pooled_panel_from_the_frames():
         assert artists[f"overview-beats-{row.system}"].get_text() == f"{row.beats_in}/3"
     assert "overview-pooled-rag" not in artists
     assert any(t.get_gid() == "overview-title-pooled" and t.get_text() == "pooled Δ vs rag" for t in fig.texts)
+
+
+def test_a_setting_without_a_p_value_counts_as_p_one():
+    d = _frame()
+    d.loc[0, "p"] = np.nan
+    out = md.pool_settings(d)
+    # one-sided p: (1, .0005, .003, .675, .02); Holm: .0025, .012, .06 > .05 → 2 settings
+    assert out["beats_in"].iloc[0] == 2 and out["k"].iloc[0] == 5
+    assert any(getattr(n, "code", "") == "setting-without-p" for n in out.attrs["notes"])
