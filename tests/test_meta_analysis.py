@@ -144,3 +144,21 @@ def test_robust_variance_matches_cr2_by_matrices():
 def test_bad_input_is_refused(kwargs, match):
     with pytest.raises(ValueError, match=match):
         pool_effects(**kwargs)
+
+
+@pytest.mark.slow
+def test_hksj_covers_and_the_normal_interval_undercovers_with_few_settings():
+    # k = 5 settings, τ² = 4, within variances 0.5..3: HKSJ is near its 95% (IntHout et al. 2014), the
+    # normal REML interval undercovers. Acceptance: a two-sided binomial test at 0.001 for HKSJ.
+    rng = np.random.default_rng(20)
+    reps, k, mu = 2000, 5, 1.0
+    hits_hk = hits_z = 0
+    for _ in range(reps):
+        v = rng.uniform(0.5, 3.0, k)
+        y = mu + rng.normal(0, 2.0, k) + rng.normal(0, np.sqrt(v))
+        hk = pool_effects(y, v, interval="hksj")
+        z = pool_effects(y, v, interval="z")
+        hits_hk += hk.ci_low <= mu <= hk.ci_high
+        hits_z += z.ci_low <= mu <= z.ci_high
+    assert stats.binomtest(hits_hk, reps, 0.95).pvalue > 0.001
+    assert hits_z / reps < 0.93

@@ -167,3 +167,16 @@ def test_removal_significance_amip_is_verified_by_refit():
     # with the budget for exact search up to k, the exact answer is no larger than the AMIP one
     exact = removal_significance(d, n, max_subsets=10 ** 6)
     assert exact.k <= r.k
+
+
+@pytest.mark.parametrize("method", ["bonferroni", "simes", "fisher"])
+def test_the_count_overstates_the_true_number_rarely(method):
+    # 6 independent settings, 2 with a real effect (z-test, effect 3.5), 4 nulls with uniform p (the
+    # least favourable null: effect 0). The claim "at least û" is wrong when û > 2: its rate must stay ≤ α
+    # (counting the settings with p < α would be wrong in about 1 − 0.95⁴ ≈ 19% of runs).
+    rng = np.random.default_rng(8)
+    reps, over = 3000, 0
+    for _ in range(reps):
+        z = rng.normal(0, 1, 6) + np.array([3.5, 3.5, 0, 0, 0, 0])
+        over += replicability_count(stats.norm.sf(z), method=method) > 2
+    assert stats.binomtest(over, reps, 0.05, alternative="greater").pvalue > 0.01
