@@ -24,7 +24,7 @@ from memdiag._schemes import Scheme
 from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
 from memdiag.errors import VerdictError
 
-__all__ = ["FRAGILITY_COLUMNS", "fragility", "leader_fragility", "pair_fragility"]
+__all__ = ["FRAGILITY_COLUMNS", "fragility", "leader_fragility", "pair_fragility", "tier_flips"]
 
 #: The columns :func:`pair_fragility` returns, in order.
 FRAGILITY_COLUMNS: tuple[str, ...] = (
@@ -77,6 +77,26 @@ def pair_fragility(prepared: Prepared, system_a: str, system_b: str, *, confiden
             r = removal_significance(d, n, confidence_level=confidence_level, max_subsets=max_subsets)
             out.update(removal_significance=r.k, removal_significance_lower=r.lower, removal_method=r.method)
     return out
+
+
+def tier_flips(prepared: Prepared, leader: str, system: str, family: Sequence[float], *,
+               confidence_level: float = 0.95, threshold: float | None = None) -> int:
+    """Verdict flips that change whether ``system`` is tied with ``leader`` under Holm-adjusted exact McNemar.
+
+    ``family`` holds the raw p-values of the leader's other comparisons (held fixed); tied means
+    the Holm-adjusted p > α, as :func:`memdiag.leaderboard` decides under the iid design.
+
+    >>> import memdiag as md
+    >>> df = md.simulate(n_queries=200, systems=("raw-rag", "mem"), accuracy={"raw-rag": 0.5, "mem": 0.7}, seed=3)
+    >>> tier_flips(md.prepare(df), "mem", "raw-rag", []) >= 1
+    True
+    """
+    panel = prepared.panel
+    a = binarize(panel.scores[:, panel.systems.index(system)], threshold)
+    b = binarize(panel.scores[:, panel.systems.index(leader)], threshold)
+    benefit, tax = int(np.sum(a & ~b)), int(np.sum(~a & b))
+    return paired_fragility(benefit=benefit, tax=tax, n_concordant=panel.n - benefit - tax,
+                            alpha=1.0 - confidence_level, family=list(family))[0]
 
 
 def leader_fragility(prepared: Prepared, *, threshold: float | None = None) -> tuple[int | float, str]:

@@ -109,3 +109,42 @@ def test_real_trpc_long_context_vs_rag_fragility(real_data):
     D = (lc.astype(int) - rag.astype(int)).groupby(cl).sum()
     want = next((k for k in range(1, 10) for drop in combinations(D.index, k) if D.drop(list(drop)).sum() <= 0), -1)
     assert out["removal_sign"] == want and out["removal_method"] == "exact"
+
+
+def test_holm_within_matches_statsmodels():
+    from statsmodels.stats.multitest import multipletests
+
+    from memdiag._inference.fragility import holm_within
+    rng = np.random.default_rng(1)
+    for _ in range(25):          # multipletests runs gc.collect() on every call
+        others = rng.uniform(0, 0.2, int(rng.integers(0, 5)))
+        p = float(rng.uniform(0, 0.2))
+        assert holm_within([p], others)[0] == pytest.approx(multipletests([p, *others], method="holm")[1][0])
+
+
+def test_leaderboard_tier_flips_match_brute_force_under_iid():
+    # Holm by md.adjust (itself checked against statsmodels; multipletests runs gc.collect per call)
+    df = md.simulate(n_queries=300, systems=("raw-rag", "mem", "zep", "m3"),
+                     accuracy={"raw-rag": 0.55, "mem": 0.7, "zep": 0.64, "m3": 0.6}, seed=1)
+    board = md.leaderboard(df, design="iid", n_resamples=500).set_index("system")
+    leader = board["estimate"].idxmax()
+    wide = df.pivot(index="query_id", columns="system", values="score") > 0.5
+    others = [s for s in wide.columns if s != leader]
+
+    def p_of(b, c):   # exact McNemar: 2·BinomCDF(min(b, c); b + c, ½), capped at 1
+        return min(1.0, 2 * stats.binom.cdf(min(b, c), b + c, 0.5)) if b + c else 1.0
+    raw = {s: p_of(int((wide[s] & ~wide[leader]).sum()), int((~wide[s] & wide[leader]).sum())) for s in others}
+    for s in others:
+        if board.loc[s, "leader"] != leader:
+            continue
+        b0, c0 = int((wide[s] & ~wide[leader]).sum()), int((~wide[s] & wide[leader]).sum())
+        rest = [raw[o] for o in others if o != s]
+
+        def tied(b, c):
+            return md.adjust([p_of(b, c), *rest], method="holm")[0] > 0.05
+        base, conc = tied(b0, c0), 300 - b0 - c0
+        want = next(k for k in range(1, 300) for db in range(-k, k + 1) for dc in {k - abs(db), abs(db) - k}
+                    if b0 + db >= 0 and c0 + dc >= 0 and max(db, 0) + max(dc, 0) <= conc + max(-db, 0) + max(-dc, 0)
+                    and tied(b0 + db, c0 + dc) != base)
+        assert board.loc[s, "flips_tier"] == want
+    assert md.leaderboard(df, n_resamples=500)["flips_tier"].isna().all()      # cluster design: not computed

@@ -19,7 +19,7 @@ import pandas as pd
 from memdiag import _checks
 from memdiag._audit.ranking import rank_stability
 from memdiag._compare import bootstrap, compare
-from memdiag._fragility import FRAGILITY_COLUMNS, leader_fragility, pair_fragility
+from memdiag._fragility import FRAGILITY_COLUMNS, leader_fragility, pair_fragility, tier_flips
 from memdiag._metrics import metric_columns
 from memdiag._prepare import Prepared, as_prepared
 from memdiag._provenance import stamp
@@ -78,7 +78,10 @@ def leaderboard(
         with (leader − system; SPEC §10.3, :func:`memdiag.fragility`; empty for a tier's leader):
         ``flips_sign, flips_significance, p_after_flips, removal_sign, removal_significance,
         removal_significance_lower, removal_method`` — exact McNemar and the cluster jackknife
-        interval, unadjusted, not the tier's own test — and on the best system's row
+        interval, unadjusted, not the tier's own test —, ``flips_tier`` (the fewest verdict flips
+        that change whether the system is tied with that leader, the leader's other comparisons
+        held fixed; only where the tier's test is exact McNemar with Holm, i.e. the iid design of a
+        binary plain mean, else NaN) and on the best system's row
         ``removal_rank1`` (the fewest clusters whose removal lets ``rank1_challenger`` tie or pass it).
 
     Raises
@@ -139,17 +142,23 @@ def leaderboard(
         tier += 1
         leader = remaining[0]
         rows[leader] = {"tier": tier, "leader": leader, "diff": np.nan, "diff_ci_low": np.nan, "diff_ci_high": np.nan,
-                        "p_adj": np.nan, "tied": True}
+                        "p_adj": np.nan, "tied": True, "flips_tier": np.nan}
         if len(remaining) > 1:
             table = compare(prepared.restrict(remaining), metric=metric, pairs="reference", reference=leader,
                             correction=correction, threshold=threshold,
                             test="noninferiority" if margin is not None else "difference", margin=margin, **common)
-            for _, r in table.iterrows():
+            exact_holm = (margin is None and correction == "holm" and (table["test"] == "exact McNemar").all()
+                          and metric_columns(prepared, metric).binary)
+            for i, (_, r) in enumerate(table.iterrows()):
+                flips_tier = (tier_flips(prepared, leader, r["system_a"], table["p"].drop(table.index[i]).tolist(),
+                                         confidence_level=confidence_level, threshold=threshold)
+                              if exact_holm else np.nan)
                 within = bool(r["within_margin"]) if margin is not None else False
                 tied = bool(r["p_adj"] > alpha) or within
                 rows[r["system_a"]] = {"tier": tier if tied else None, "leader": leader if tied else None,
                                        "diff": r["diff"], "diff_ci_low": r["ci_low"], "diff_ci_high": r["ci_high"],
                                        "p_adj": r["p_adj"], "tied": tied, "_against": leader,
+                                       "flips_tier": flips_tier,
                                        **({"p_margin_adj": r["p_margin_adj"], "within_margin": within}
                                           if margin is not None else {})}
             notes.append(f"tier {tier}: {leader} against {len(table)} systems, {table.attrs['method']}")
@@ -172,7 +181,7 @@ def leaderboard(
     out["tier"] = out["tier"].astype(int)
     columns = ["system", "estimate", "ci_low", "ci_high", "tier", "leader", "diff", "diff_ci_low", "diff_ci_high",
                "p_adj"] + (["p_margin_adj", "within_margin"] if margin is not None else []) + \
-        ["tied", "rank", "rank_low", "rank_high", "p_first", "n", *FRAGILITY_COLUMNS, "removal_rank1",
+        ["tied", "rank", "rank_low", "rank_high", "p_first", "n", *FRAGILITY_COLUMNS, "flips_tier", "removal_rank1",
          "rank1_challenger"]
     rule = (f"tied: the difference from the tier's leader is not significant ({correction}-adjusted p > {alpha:g})"
             + (f", or it is shown not worse than the leader by more than {margin:g} points" if margin is not None

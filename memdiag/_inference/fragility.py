@@ -29,7 +29,7 @@ from scipy import stats
 
 from memdiag._inference.exact import exact_p_value
 
-__all__ = ["RemovalResult", "fisher_fragility", "paired_fragility", "removal_rank1", "removal_significance",
+__all__ = ["RemovalResult", "fisher_fragility", "holm_within", "paired_fragility", "removal_rank1", "removal_significance",
            "removal_sign", "sign_fragility"]
 
 
@@ -118,8 +118,26 @@ def sign_fragility(*, benefit: int, tax: int) -> int:
     return abs(int(benefit) - int(tax))
 
 
+def holm_within(p: object, others: object) -> np.ndarray:
+    """Holm-adjusted p of each candidate ``p`` in a family with the fixed p-values ``others``.
+
+    With the others sorted, q_(1) ≤ … ≤ q_(m−1), and r of them below p, p takes position r + 1 and
+    its adjusted value is min(1, max(max_{i ≤ r} (m − i + 1)·q_(i), (m − r)·p)) (ties give the same
+    value whichever comes first).
+
+    >>> holm_within([0.01, 0.03], [0.02, 0.5]).round(4).tolist()   # 3·.01; max(3·.02, 2·.03)
+    [0.03, 0.06]
+    """
+    cand = np.asarray(p, dtype=np.float64)
+    q = np.sort(np.asarray(others, dtype=np.float64).reshape(-1))
+    m = q.size + 1
+    prefix = np.concatenate([[0.0], np.maximum.accumulate((m - np.arange(m - 1)) * q)]) if q.size else np.zeros(1)
+    r = np.searchsorted(q, cand, side="left")
+    return np.minimum(1.0, np.maximum(prefix[r], (m - r) * cand))
+
+
 def paired_fragility(*, benefit: int, tax: int, n_concordant: int, alpha: float = 0.05,
-                     mid_p: bool = False) -> tuple[int, int, int, float]:
+                     mid_p: bool = False, family: object = ()) -> tuple[int, int, int, float]:
     """The fewest verdict flips in the paired 2×2 table that change exact McNemar's verdict.
 
     Parameters
@@ -132,12 +150,16 @@ def paired_fragility(*, benefit: int, tax: int, n_concordant: int, alpha: float 
         Significance level (p < α is significant).
     mid_p
         Use the mid-p exact test instead of the exact one.
+    family
+        The other p-values of a Holm family this test belongs to (held fixed): significance is
+        then Holm's adjusted p < α (:func:`holm_within`), as a leaderboard's tier decides.
 
     Returns
     -------
     tuple of (int, int, int, float)
         ``(k, b', c', p')``: the index k (flips), the discordant counts after the flips and their
-        p-value; ``(-1, b, c, p)`` when no set of flips changes the verdict.
+        p-value (Holm-adjusted with a ``family``); ``(-1, b, c, p)`` when no set of flips changes
+        the verdict.
 
     Raises
     ------
@@ -166,7 +188,8 @@ def paired_fragility(*, benefit: int, tax: int, n_concordant: int, alpha: float 
 
     def p_of(b: np.ndarray, c: np.ndarray) -> np.ndarray:
         n = b + c
-        return np.where(n > 0, exact_p_value(np.minimum(b, c), np.maximum(n, 1), mid_p=mid_p), 1.0)
+        raw = np.where(n > 0, exact_p_value(np.minimum(b, c), np.maximum(n, 1), mid_p=mid_p), 1.0)
+        return holm_within(raw, family) if np.size(family) else raw
 
     p0 = float(p_of(np.array([b0]), np.array([c0]))[0])
     significant = p0 < alpha
