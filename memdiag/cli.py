@@ -772,6 +772,8 @@ def _figure_labels(args: argparse.Namespace, df: pd.DataFrame) -> dict[str, str]
 def _cmd_plot(args: argparse.Namespace) -> int:
     from memdiag import plots
 
+    if args.pooled and args.figure != "overview":
+        raise UsageError(f"--pooled adds a panel to plot overview; plot {args.figure} takes no --pooled")
     if args.figure in ("writes", "actions", "ingestion"):
         what = "an ingestion log" if args.figure == "ingestion" else "one decision log"
         if len(args.files) != 1:
@@ -781,6 +783,15 @@ def _cmd_plot(args: argparse.Namespace) -> int:
         else:
             audit = md.write_audit(md.read_write_log(args.files[0]))
             fig = plots.mutation_rates(audit) if args.figure == "writes" else plots.write_actions(audit)
+    elif args.figure == "overview" and args.pooled:
+        if not args.reference:
+            raise UsageError("plot overview --pooled needs --reference NAME (the system every other is compared with)")
+        data = _setting_verdicts(args)
+        common = dict(n_resamples=args.resamples, seed=args.seed, design=args.design, inference=args.inference,
+                      missing=args.missing, verdict_missing=args.verdict_missing)
+        pooled = md.pool_settings(md.setting_differences(data, reference=args.reference, **common))
+        fig = plots.overview(md.overview(data, reference=args.reference, **common), reference=args.reference,
+                             pooled=pooled)
     elif args.figure == "overview":
         fig = plots.overview(_overview(args), reference=args.reference)
     elif args.figure == "critical":
@@ -1257,6 +1268,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--setting", action="append", metavar="NAME=PATH",
                    help="overview, critical: one benchmark (or benchmark/model) setting and its verdicts (repeatable); "
                         "without it FILES are split by their benchmark and model columns")
+    p.add_argument("--pooled", action="store_true",
+                   help="overview: add the pooled difference from --reference and the u-of-N count (SPEC §10)")
     _add_alias(p)
     p.add_argument("--parameter", default="final_k", help="sensitivity: parameter in system names PARAM=VALUE")
     p.add_argument("--default", help="sensitivity: the default value of the parameter")

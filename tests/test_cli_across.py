@@ -76,3 +76,13 @@ def test_plot_critical_writes_three_files(settings, tmp_path, capsys):
     argv = [x for name, path in settings.items() for x in ("--setting", f"{name}={path}")]
     assert main(["plot", "critical", *argv, "--resamples", "200", "-o", str(tmp_path / "cd")]) == 0
     assert (tmp_path / "cd.png").stat().st_size > 1000
+
+
+def test_plot_overview_pooled_adds_the_panel(settings, tmp_path, capsys):
+    argv = [x for name, path in settings.items() for x in ("--setting", f"{name}={path}")]
+    assert main(["plot", "overview", *argv, "--reference", "rag", "--pooled", "--resamples", "200",
+                 "-o", str(tmp_path / "ov")]) == 0
+    assert (tmp_path / "ov.svg").read_text(encoding="utf-8").count("overview-pooled-ci-") == 2
+    assert main(["plot", "overview", *argv, "--pooled", "--resamples", "200", "-o", str(tmp_path / "x")]) == 2
+    assert "--pooled needs --reference" in capsys.readouterr().err
+    assert main(["plot", "venn", *argv, "--pooled", "-o", str(tmp_path / "y")]) == 2
