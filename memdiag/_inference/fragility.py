@@ -327,9 +327,11 @@ def _jackknife_state(d: np.ndarray, n: np.ndarray, keep: np.ndarray, crit: np.nd
     est = D / N
     with np.errstate(divide="ignore", invalid="ignore"):
         loo = (D[:, None] - d[None, :]) / (N[:, None] - n[None, :])
-        loo = np.where(keep > 0, loo, np.nan)
-        mean = np.nanmean(loo, axis=1)
-        var = (g - 1) / g * np.nansum((loo - mean[:, None]) ** 2, axis=1)
+    loo[keep == 0] = 0.0                      # the removed clusters have no leave-one-out value
+    mean = loo.sum(axis=1) / g
+    loo -= mean[:, None]
+    loo *= keep
+    var = (g - 1) / g * np.einsum("ij,ij->i", loo, loo)
     half = crit[g.astype(int)] * np.sqrt(var)
     return np.where(est - half > 0, 1, np.where(est + half < 0, -1, 0))
 
