@@ -100,8 +100,8 @@ def critical_difference(
     >>> s = pd.DataFrame({"setting": np.repeat(list("abcdef"), 3), "system": list("xyz") * 6,
     ...                   "estimate": [70, 60, 50, 71, 62, 55, 69, 50, 61, 72, 66, 52, 75, 61, 58, 70, 65, 49]})
     >>> out = critical_difference(s)
-    >>> out[["system", "mean_rank", "tied_with"]].to_dict("records")
-    [{'system': 'x', 'mean_rank': 1.0, 'tied_with': 'y'}, {'system': 'y', 'mean_rank': 2.1666666666666665, 'tied_with': 'x, z'}, {'system': 'z', 'mean_rank': 2.8333333333333335, 'tied_with': 'y'}]
+    >>> out[["system", "mean_rank", "tied_with"]].round(3).values.tolist()
+    [['x', 1.0, 'y'], ['y', 2.167, 'x, z'], ['z', 2.833, 'y']]
     """
     missing = [c for c in ("setting", "system", "estimate") if c not in scores]
     if missing:

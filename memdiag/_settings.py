@@ -95,8 +95,8 @@ def setting_differences(
     >>> runs = {(b, "m"): md.simulate(n_queries=200, systems=("rag", "mem"), accuracy={"rag": 0.6, "mem": p},
     ...                               reference="rag", seed=s) for b, p, s in (("a", 0.7, 1), ("b", 0.65, 2))}
     >>> out = md.setting_differences(runs, reference="rag", n_resamples=500)
-    >>> out[["setting", "system", "reference"]].to_dict("records")
-    [{'setting': 'a · m', 'system': 'mem', 'reference': 'rag'}, {'setting': 'b · m', 'system': 'mem', 'reference': 'rag'}]
+    >>> out[["setting", "system", "reference"]].values.tolist()
+    [['a · m', 'mem', 'rag'], ['b · m', 'mem', 'rag']]
     """
     seed = run_seed(seed)
     parts, skipped = [], []

@@ -166,7 +166,8 @@ def leaderboard(
     binary = metric_columns(prepared, metric).binary
     for system, row in rows.items():           # how little overturns each standing (SPEC §10.3)
         against = row.pop("_against", None)
-        row.update({**dict.fromkeys(FRAGILITY_COLUMNS, np.nan), "removal_method": ""} if against is None or not binary else
+        empty = {**dict.fromkeys(FRAGILITY_COLUMNS, np.nan), "removal_method": ""}
+        row.update(empty if against is None or not binary else
                    pair_fragility(prepared, against, system, confidence_level=confidence_level, threshold=threshold))
     out = pd.DataFrame.from_dict(rows, orient="index")
     out.index.name = "system"

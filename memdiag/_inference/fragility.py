@@ -29,8 +29,8 @@ from scipy import stats
 
 from memdiag._inference.exact import exact_p_value
 
-__all__ = ["RemovalResult", "fisher_fragility", "holm_within", "paired_fragility", "removal_rank1", "removal_significance",
-           "removal_sign", "sign_fragility"]
+__all__ = ["RemovalResult", "fisher_fragility", "holm_within", "paired_fragility", "removal_rank1",
+           "removal_significance", "removal_sign", "sign_fragility"]
 
 
 def _check_alpha(alpha: float) -> None:
@@ -38,7 +38,8 @@ def _check_alpha(alpha: float) -> None:
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}.")
 
 
-def fisher_fragility(events_a: int, n_a: int, events_b: int, n_b: int, *, alpha: float = 0.05) -> tuple[int, list[float]]:
+def fisher_fragility(events_a: int, n_a: int, events_b: int, n_b: int, *,
+                     alpha: float = 0.05) -> tuple[int, list[float]]:
     """Walsh's fragility index of a significant 2×2 comparison under Fisher's exact test.
 
     Parameters

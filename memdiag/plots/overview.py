@@ -169,7 +169,8 @@ def overview(
         notes.insert(1, f"Last panel: random-effects pooled difference from the reference over the settings "
                         f"(points{'; ' + methods if methods else ''}), thin line the prediction interval for a new "
                         f"setting; u/N: the settings in which the system beats the reference "
-                        f"({str(pooled.attrs.get('correction', 'partial-conjunction')).capitalize()} partial conjunction).")
+                        f"({str(pooled.attrs.get('correction', 'partial-conjunction')).capitalize()} "
+                        "partial conjunction).")
     notes_h = note_height(notes, width)
     band = title_h + panel_h + _AXIS
     height = nrows * band + notes_h + _MARGIN
