@@ -148,3 +148,26 @@ def test_leaderboard_tier_flips_match_brute_force_under_iid():
                     and tied(b0 + db, c0 + dc) != base)
         assert board.loc[s, "flips_tier"] == want
     assert md.leaderboard(df, n_resamples=500)["flips_tier"].isna().all()      # cluster design: not computed
+
+
+def test_report_says_how_fragile_the_claims_and_the_first_place_are(tmp_path):
+    df = md.simulate(n_queries=200, systems=("raw-rag", "mem"), accuracy={"raw-rag": 0.5, "mem": 0.7},
+                     n_clusters=8, sufficiency=False, costs=False, seed=3)
+    claims = [{"id": "mem-wins", "system_a": "mem", "system_b": "raw-rag", "direction": "greater"}]
+    md.report(df, reference="raw-rag", out=tmp_path / "r", claims=claims, n_resamples=1000, progress=False)
+    text = (tmp_path / "r" / "report.md").read_text(encoding="utf-8")
+    audit = md.audit_claims(df, claims, n_resamples=1000).iloc[0]
+    assert audit["verdict"] == "supported"
+    k = int(audit["flips_significance"])
+    assert f"The most fragile supported claim, mem-wins, loses significance after {k} verdict flips" in text
+    board = md.leaderboard(df, n_resamples=1000)
+    top = board[board["removal_rank1"].notna()].iloc[0]
+    k = int(top["removal_rank1"])
+    if k < 0:       # mem wins in every conversation here: no removal leaves raw-rag level with it
+        assert f"No removal of clusters lets another system tie {top['system']}" in text
+    else:
+        assert f"Removing {k} cluster" in text and f"tie or pass {top['system']}" in text
+    wide = df.pivot(index="query_id", columns="system", values="score")
+    per = (wide["mem"] - wide["raw-rag"]).groupby(df.drop_duplicates("query_id").set_index("query_id")["cluster"]).sum()
+    # no removal works exactly when mem is ahead in every conversation (keeping any one conversation keeps it ahead)
+    assert (k < 0) == bool((per > 0).all())
