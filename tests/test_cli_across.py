@@ -86,3 +86,15 @@ def test_plot_overview_pooled_adds_the_panel(settings, tmp_path, capsys):
     assert main(["plot", "overview", *argv, "--pooled", "--resamples", "200", "-o", str(tmp_path / "x")]) == 2
     assert "--pooled needs --reference" in capsys.readouterr().err
     assert main(["plot", "venn", *argv, "--pooled", "-o", str(tmp_path / "y")]) == 2
+
+
+def test_across_clusters_and_combine_options(settings):
+    argv = [x for name, path in settings.items() for x in ("--setting", f"{name}={path}")]
+    code, out, err = run("across", *argv, "--reference", "rag", "--resamples", "500", "--format", "json", "--cd", "none",
+                         "--clusters", "benchmark", "--combine", "simes")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert {r["interval"] for r in doc[1]["rows"]} == {"robust"}
+    assert "simes" in json.dumps(doc[1])
+    code, _, err = run("across", *argv, "--reference", "rag", "--resamples", "500", "--clusters", "model")
+    assert code == 2 and "at least 2" in err

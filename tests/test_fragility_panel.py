@@ -171,3 +171,14 @@ def test_report_says_how_fragile_the_claims_and_the_first_place_are(tmp_path):
     per = (wide["mem"] - wide["raw-rag"]).groupby(df.drop_duplicates("query_id").set_index("query_id")["cluster"]).sum()
     # no removal works exactly when mem is ahead in every conversation (keeping any one conversation keeps it ahead)
     assert (k < 0) == bool((per > 0).all())
+
+
+def test_threshold_and_budget_have_their_effect():
+    # graded scores: 0.4 counts as correct at threshold 0.3, not at the default 0.5
+    a = [0.4] * 6 + [1.0] * 4 + [0.0] * 10
+    b = [0.0] * 6 + [1.0] * 4 + [0.0] * 10
+    df = _frame(a, b, [f"c{i % 5}" for i in range(20)])
+    assert md.fragility(df)["benefit"].iloc[0] == 0
+    assert md.fragility(df, threshold=0.3)["benefit"].iloc[0] == 6
+    sim = md.simulate(n_queries=400, systems=("raw-rag", "mem"), accuracy={"raw-rag": 0.55, "mem": 0.62}, seed=5)
+    assert md.fragility(sim, max_subsets=10)["removal_method"].iloc[0] == "amip"       # C(30, 1) = 30 > 10
