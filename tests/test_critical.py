@@ -86,3 +86,12 @@ def test_diagram_draws_the_cd_and_the_groups_from_the_frame(tmp_path):
         assert lines[f"cd-system-{row.system}"].get_xdata()[0] == pytest.approx(row.mean_rank)
     paths = md.plot.save(fig, tmp_path / "cd")
     assert {p.suffix for p in paths} == {".pdf", ".svg", ".png"}
+
+
+def test_diagram_note_names_the_method_from_attrs():
+    for method, words in (("nemenyi", "Nemenyi test, α = 0.05"), ("wilcoxon-holm", "Holm-adjusted")):
+        fig = md.plot.critical_difference(md.critical_difference(_scores(), method=method))
+        [note] = [t for t in fig.texts if t.get_gid() == "cd-note"]
+        assert words in note.get_text().replace("\n", " ") and "6 settings" in note.get_text()
+    fig = md.plot.critical_difference(md.critical_difference(_scores(), method="wilcoxon-holm"))
+    assert not any(line.get_gid() == "cd-bar" for line in fig.axes[0].lines)      # no CD without Nemenyi

@@ -14,9 +14,10 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from memdiag.plots._names import name_key
 from memdiag.plots._reading import labels_of
 from memdiag.plots.style import (
-    ONE_COLUMN, SMALL_FONT_SIZE, figure_and_axes, plain, require, styled, system_styles,
+    ONE_COLUMN, SMALL_FONT_SIZE, figure_and_axes, note_height, plain, require, styled, system_styles, wrap,
 )
 
 _INK = "#222222"
@@ -65,7 +66,8 @@ def critical_difference(frame: pd.DataFrame, ax: Axes | None = None, all_systems
     -------
     matplotlib.figure.Figure
         Artist ids: ``cd-bar`` (the critical difference), ``cd-group-<i>`` (a group's bar),
-        ``cd-system-<system>`` (a system's leader line).
+        ``cd-system-<system>`` (a system's leader line), ``cd-note`` (what the bars mean, read from
+        ``attrs``; on a new figure only).
 
     Raises
     ------
@@ -89,24 +91,34 @@ def critical_difference(frame: pd.DataFrame, ax: Axes | None = None, all_systems
     require(frame, ["system", "mean_rank", "tied_with"], "the critical-difference frame")
     frame = frame.sort_values("mean_rank", kind="stable").reset_index(drop=True)
     names = [str(s) for s in frame["system"]]
-    styles = system_styles(all_systems if all_systems is not None else names,
-                           labels=labels_of(frame, labels))
+    aliases = labels_of(frame, labels)
+    styles = system_styles(all_systems if all_systems is not None else names, labels=aliases)
     k = len(names)
     left = math.ceil(k / 2)
     n_groups = len(groups(frame))
-    height = _TOP + 0.12 + _ROW * (left + 0.5) + 0.06 * n_groups
+    cd = frame.attrs.get("cd", float("nan"))
+    has_cd = cd is not None and math.isfinite(cd)
+    top = _TOP if has_cd else 0.2
+    method = {"nemenyi": "Nemenyi test", "wilcoxon-holm": "Wilcoxon signed-rank tests, Holm-adjusted"}.get(
+        str(frame.attrs.get("method", "")), "the pairwise tests")
+    level = frame.attrs.get("confidence_level")
+    note = (f"Mean rank over {int(frame['n_settings'].iloc[0])} settings (1 = best); bars join systems "
+            f"not shown to differ ({method}" + (f", α = {1 - level:g}" if level else "") + ")."
+            if "n_settings" in frame else "")
+    note = " ".join(t for t in (note, name_key({s: styles[s].label for s in names}, aliases)) if t)
+    new = ax is None
+    height = top + 0.12 + _ROW * (left + 0.5) + 0.06 * n_groups + (note_height([note], ONE_COLUMN) if new else 0)
     fig, ax = figure_and_axes(ax, ONE_COLUMN, height)
     lo, hi = 1, max(k, 2)
     ax.set_xlim(lo - 0.15 * (hi - lo) - 0.9, hi + 0.15 * (hi - lo) + 0.9)
     bottom = -(left + 0.7) * _ROW - 0.06 * n_groups
-    ax.set_ylim(bottom, _TOP)
+    ax.set_ylim(bottom, top)
     ax.axis("off")
     ax.plot([lo, hi], [0, 0], color=_INK, lw=0.9, solid_capstyle="butt")
     for r in range(lo, hi + 1):
         ax.plot([r, r], [0, 0.05], color=_INK, lw=0.7)
         ax.text(r, 0.08, str(r), ha="center", va="bottom", fontsize=SMALL_FONT_SIZE, color=_INK)
-    cd = frame.attrs.get("cd", float("nan"))
-    if cd is not None and math.isfinite(cd):
+    if has_cd:
         ax.plot([lo, lo + cd], [0.3, 0.3], color=_INK, lw=1.2, gid="cd-bar")
         for x in (lo, lo + cd):
             ax.plot([x, x], [0.26, 0.34], color=_INK, lw=0.8)
@@ -126,4 +138,6 @@ def critical_difference(frame: pd.DataFrame, ax: Axes | None = None, all_systems
         ax.plot([rank, rank, x_text], [0, y, y], color=color, lw=0.9, gid=f"cd-system-{name}")
         ax.text(x_text + (-0.05 if on_left else 0.05), y, f"{styles[name].label} ({plain(rank, 2)})",
                 ha="right" if on_left else "left", va="center", fontsize=SMALL_FONT_SIZE, color=_INK)
+    if new and note:   # as the figure's x label, so that the constrained layout makes room for it
+        fig.supxlabel(wrap(note, ONE_COLUMN - 0.12), fontsize=SMALL_FONT_SIZE, gid="cd-note")
     return fig
