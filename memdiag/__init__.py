@@ -34,8 +34,10 @@ _WHERE: dict[str, str] = {
                            "rank_stability", "read_claims", "read_summaries", "summary_power", "survives_family"),
         "memdiag._compare": ("bootstrap", "compare", "omnibus"),
         "memdiag._costs": ("cost_ratios", "costs", "system_costs"),
+        "memdiag._critical": ("critical_difference",),
         "memdiag._evidence": ("evidence", "evidence_length", "evidence_tests", "path_given_result"),
         "memdiag._flows": ("flows",),
+        "memdiag._fragility": ("fragility",),
         "memdiag._ingestion": ("ingestion", "ingestion_curve", "read_ingestion_log"),
         "memdiag._judge_error": ("calibration_size", "judge_corrected", "ppi", "rogan_gladen"),
         "memdiag._leniency": ("judge_leniency", "length_effect", "leniency_bound", "leniency_breakeven"),
@@ -55,6 +57,7 @@ _WHERE: dict[str, str] = {
         "memdiag._report": ("demo", "report", "report_from_json"),
         "memdiag._schemes": ("Scheme", "get_scheme", "known_schemes"),
         "memdiag._scoring": ("score",),
+        "memdiag._settings": ("pool_settings", "setting_differences"),
         "memdiag._sensitivity": ("sensitivity",),
         "memdiag._store_gap": ("store_gap",),
         "memdiag._simulate": ("simulate", "simulate_ingestion_log", "simulate_meme", "simulate_memoryagentbench",
@@ -95,8 +98,10 @@ if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
     from memdiag._clusters import cluster_accuracy
     from memdiag._compare import bootstrap, compare, omnibus
     from memdiag._costs import cost_ratios, costs, system_costs
+    from memdiag._critical import critical_difference
     from memdiag._evidence import evidence, evidence_length, evidence_tests, path_given_result
     from memdiag._flows import flows
+    from memdiag._fragility import fragility
     from memdiag._ingestion import ingestion, ingestion_curve, read_ingestion_log
     from memdiag._judge_error import calibration_size, judge_corrected, ppi, rogan_gladen
     from memdiag._leniency import judge_leniency, leniency_bound, leniency_breakeven, length_effect
@@ -117,6 +122,7 @@ if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
     from memdiag._report import demo, report, report_from_json
     from memdiag._schemes import Scheme, get_scheme, known_schemes
     from memdiag._scoring import score
+    from memdiag._settings import pool_settings, setting_differences
     from memdiag._sensitivity import sensitivity
     from memdiag._store_gap import store_gap
     from memdiag._simulate import (

@@ -840,6 +840,8 @@ def _cmd_judge_error(args: argparse.Namespace) -> int:
 def _cmd_plot(args: argparse.Namespace) -> int:
     from memdiag import plots
 
+    if args.pooled and args.figure != "overview":
+        raise UsageError(f"--pooled adds a panel to plot overview; plot {args.figure} takes no --pooled")
     if args.figure in ("writes", "actions", "ingestion"):
         what = "an ingestion log" if args.figure == "ingestion" else "one decision log"
         if len(args.files) != 1:
@@ -849,8 +851,19 @@ def _cmd_plot(args: argparse.Namespace) -> int:
         else:
             audit = md.write_audit(md.read_write_log(args.files[0]))
             fig = plots.mutation_rates(audit) if args.figure == "writes" else plots.write_actions(audit)
+    elif args.figure == "overview" and args.pooled:
+        if not args.reference:
+            raise UsageError("plot overview --pooled needs --reference NAME (the system every other is compared with)")
+        data = _setting_verdicts(args)
+        common = dict(n_resamples=args.resamples, seed=args.seed, design=args.design, inference=args.inference,
+                      missing=args.missing, verdict_missing=args.verdict_missing)
+        pooled = md.pool_settings(md.setting_differences(data, reference=args.reference, **common))
+        fig = plots.overview(md.overview(data, reference=args.reference, **common), reference=args.reference,
+                             pooled=pooled)
     elif args.figure == "overview":
         fig = plots.overview(_overview(args), reference=args.reference)
+    elif args.figure == "critical":
+        fig = plots.critical_difference(md.critical_difference(_overview(args), confidence_level=args.ci))
     else:
         df = _read(args)
         common = dict(n_resamples=args.resamples, seed=args.seed, missing=args.missing,
@@ -955,6 +968,44 @@ def _overview(args: argparse.Namespace):
             _check_outputs(args, frame)
         return md.overview(settings, reference=args.reference, **common)
     return md.overview(_read(args), reference=args.reference, **common)
+
+
+def _setting_verdicts(args: argparse.Namespace) -> pd.DataFrame | dict:
+    """The verdicts of ``across``: ``{(benchmark, model): verdicts}`` from ``--setting NAME=PATH``, else
+    the FILES (split into settings by their benchmark and model columns)."""
+    if not args.setting:
+        return _read(args)
+    if args.files or args.recipe:
+        raise UsageError(f"{args.command} reads either --setting NAME=PATH (one per setting) or FILES, not both")
+    settings = {}
+    for name, path in _key_values(args.setting, "--setting").items():
+        benchmark, _, model = name.partition("/")
+        settings[(benchmark, model)] = md.read_verdicts(path)
+    for frame in settings.values():
+        _check_outputs(args, frame)
+    return settings
+
+
+def _cmd_across(args: argparse.Namespace) -> int:
+    data = _setting_verdicts(args)
+    common = dict(design=args.design, inference=args.inference, n_resamples=args.resamples, seed=args.seed,
+                  confidence_level=args.ci, missing=args.missing, verdict_missing=args.verdict_missing)
+    differences = md.setting_differences(data, reference=args.reference, metric=args.metric, **common)
+    frames = [differences, md.pool_settings(differences, tau2=args.tau2, interval=args.interval,
+                                            clusters=args.clusters, combine=args.combine, confidence_level=args.ci)]
+    if args.cd != "none":
+        frames.append(md.critical_difference(md.overview(data, reference=args.reference, **common), method=args.cd,
+                                             confidence_level=args.ci))
+    _emit(frames, args)
+    return 0
+
+
+def _cmd_fragility(args: argparse.Namespace) -> int:
+    df = _prepared(args, _read(args), scheme=args.scheme)
+    _emit(md.fragility(df, pairs=args.pairs, reference=args.reference, scheme=args.scheme,
+                       confidence_level=args.ci, threshold=args.threshold, missing=args.missing,
+                       verdict_missing=args.verdict_missing, max_subsets=args.max_subsets), args)
+    return 0
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
@@ -1294,7 +1345,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("plot", help="publication figures (PDF + SVG + PNG)")
     p.add_argument("figure", choices=("venn", "venn3", "bubble", "forest", "matrix", "writes", "actions",
-                                      "sensitivity", "ingestion", "store-gap", "overview"))
+                                      "sensitivity", "ingestion", "store-gap", "overview", "critical"))
     _add_input(p)
     p.add_argument("-o", "--output", required=True, metavar="OUT.pdf",
                    help="output stem: OUT.pdf, OUT.svg and OUT.png are written")
@@ -1312,13 +1363,49 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--systems", nargs="+", metavar="NAME",
                    help="venn3: MEMORY [AUGMENTED] with --reference, or REFERENCE MEMORY AUGMENTED (after FILES)")
     p.add_argument("--setting", action="append", metavar="NAME=PATH",
-                   help="overview: one benchmark (or benchmark/model) setting and its verdicts (repeatable); "
+                   help="overview, critical: one benchmark (or benchmark/model) setting and its verdicts (repeatable); "
                         "without it FILES are split by their benchmark and model columns")
+    p.add_argument("--pooled", action="store_true",
+                   help="overview: add the pooled difference from --reference and the u-of-N count (SPEC §10)")
     _add_alias(p)
     p.add_argument("--parameter", default="final_k", help="sensitivity: parameter in system names PARAM=VALUE")
     p.add_argument("--default", help="sensitivity: the default value of the parameter")
     _add_resampling(p)
     p.set_defaults(run=_cmd_plot)
+
+    p = sub.add_parser("across", help="differences from a reference in every setting, pooled (random effects), "
+                                      "the u-of-N settings count, and critical differences of mean ranks")
+    _add_input(p)
+    p.add_argument("--setting", action="append", metavar="NAME=PATH",
+                   help="one benchmark (or benchmark/model) setting and its verdicts (repeatable); without it "
+                        "FILES are split by their benchmark and model columns")
+    p.add_argument("--reference", required=True, help="the system every other is compared with in each setting")
+    p.add_argument("--metric", default="accuracy", help="accuracy (default), coverage, utilization, or a column")
+    p.add_argument("--tau2", choices=("reml", "pm", "dl", "fixed"), default="reml",
+                   help="between-setting variance: REML (default), Paule-Mandel, DerSimonian-Laird, or fixed effect")
+    p.add_argument("--interval", choices=("auto", "hksj", "z"), default="auto",
+                   help="pooled interval: auto (Hartung-Knapp below 10 settings, else normal), hksj or z")
+    p.add_argument("--clusters", metavar="COLUMN",
+                   help="settings sharing this column's value (e.g. benchmark) are correlated: CR2 robust interval")
+    p.add_argument("--combine", choices=("bonferroni", "simes", "fisher"), default="bonferroni",
+                   help="partial-conjunction combination of the u-of-N count (default bonferroni: any dependence)")
+    p.add_argument("--cd", choices=("nemenyi", "wilcoxon-holm", "none"), default="nemenyi",
+                   help="critical differences of mean ranks across settings (default nemenyi; none: skip)")
+    _add_resampling(p)
+    _add_output(p)
+    p.set_defaults(run=_cmd_across)
+
+    p = sub.add_parser("fragility", help="how many verdict flips or removed conversations overturn each comparison")
+    _add_input(p, judges=True)
+    p.add_argument("--scheme", help="the benchmark scheme whose queries are counted (locomo, meme, FILE.yaml)")
+    p.add_argument("--pairs", choices=("all", "reference"), default="all")
+    p.add_argument("--reference", help="reference system for --pairs reference")
+    p.add_argument("--threshold", type=_threshold, help="correct when the score is > THRESHOLD (default 0.5)")
+    p.add_argument("--max-subsets", type=int, default=200_000, metavar="N",
+                   help="refits the exact search over removed clusters may use before the AMIP approximation")
+    p.add_argument("--ci", type=_level, default=0.95, help="confidence level: alpha = 1 - level (default 0.95)")
+    _add_output(p)
+    p.set_defaults(run=_cmd_fragility)
 
     p = sub.add_parser("report", help="the whole analysis as a folder: report.md/.html, figures, tables, analysis.json")
     _add_input(p, judges=True)

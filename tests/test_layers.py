@@ -31,6 +31,7 @@ LAYERS: dict[str, int] = {
     "_costs": 5, "_ingestion": 5, "_augmentation": 5, "_store_gap": 5, "_overview": 5, "_clusters": 5, "_replay": 5,
     "_power": 5, "_aliases": 5,
     "_judge_error": 5, "_leniency": 5, "_gold_errors": 5, "_judge_variance": 5,
+    "_settings": 5, "_fragility": 5, "_critical": 5,
     # 6: what people read
     "tables": 6, "plots": 6,
     # 7: the report, 8: the command line

@@ -8,7 +8,7 @@ import nbformat
 from nbclient import NotebookClient
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
-NAMES = ("01_quickstart.ipynb", "02_real_locomo.ipynb", "03_auditing_claims.ipynb")
+NAMES = ("01_quickstart.ipynb", "02_real_locomo.ipynb", "03_auditing_claims.ipynb", "04_across_settings.ipynb")
 CELL_TIMEOUT = 120  # seconds per cell
 
 
@@ -25,7 +25,7 @@ def printed(nb: nbformat.NotebookNode) -> str:
                    for out in cell.outputs if out.output_type == "stream")
 
 
-def test_the_three_notebooks_are_there_with_outputs_cleared():
+def test_the_notebooks_are_there_with_outputs_cleared():
     assert sorted(p.name for p in NOTEBOOKS.glob("*.ipynb")) == sorted(NAMES)
     for name in NAMES:
         nb = nbformat.read(NOTEBOOKS / name, as_version=4)
@@ -56,3 +56,15 @@ def test_real_locomo_notebook_skips_politely_without_the_data(tmp_path, monkeypa
     monkeypatch.setenv("MEMDIAG_REAL_DATA", str(tmp_path / "absent"))
     out = printed(execute("02_real_locomo.ipynb"))
     assert "The real LoCoMo releases are not at" in out and "Skipping the analysis." in out
+
+
+def test_across_settings_notebook_pools_the_trpc_settings(real_data):
+    out = printed(execute("04_across_settings.ipynb"))
+    assert "agentic - auto pooled over 6 settings: -7.0 points" in out
+    assert "auto beats agentic in at least 4 of 6" in out and "Nemenyi CD = 2.708" in out
+
+
+def test_across_settings_notebook_skips_politely_without_the_data(tmp_path, monkeypatch):
+    monkeypatch.setenv("MEMDIAG_REAL_DATA", str(tmp_path / "absent"))
+    out = printed(execute("04_across_settings.ipynb"))
+    assert "The trpc-agent-go release is not at" in out and "Skipping the analysis." in out

@@ -20,6 +20,7 @@ from scipy import stats
 from memdiag import _checks
 from memdiag._checks import KINDS
 from memdiag._compare import compare
+from memdiag._fragility import FRAGILITY_COLUMNS, pair_fragility
 from memdiag._inference import adjust, design_detectable_effect, design_power, detectable_effect, mcnemar_power
 from memdiag._inference.intervals import infer
 from memdiag._metrics import EVIDENCE_METRICS, metric_columns
@@ -283,6 +284,8 @@ def _evaluate(df: pd.DataFrame, claim: Mapping, n_resamples: int, seed: int, lev
         if exact:
             ya, yb = cols.per_query[:, 0] > 0.5, cols.per_query[:, 1] > 0.5
             row["_discordant"] = (int((ya & ~yb).sum()), int((~ya & yb).sum()))
+        if cols.binary:            # how little overturns it (SPEC §10.3)
+            row.update(pair_fragility(prepared, a, b, confidence_level=level))
         return row
     null = claim["threshold"] / 100
     res = infer(cols.X, prepared.resampling, cols.statistic, inference=inference, null=null,
@@ -393,7 +396,11 @@ def audit_claims(
         One row per claim: ``id, family, verdict, reason, system_a, system_b, threshold, metric,
         scheme, direction, estimate_a, estimate_b, diff, ci_low, ci_high, p, p_adj, test, n,
         design, detectable_effect, power, power_basis, reported_value, reported_diff,
-        reported_p, tolerance``. Estimates, differences, intervals and detectable effects are in
+        reported_p, tolerance``, and the fragility of a comparison of a binary metric (SPEC §10.3;
+        NaN otherwise): ``flips_sign, flips_significance, p_after_flips`` (verdict flips that
+        overturn its sign or exact McNemar's verdict), ``removal_sign, removal_significance,
+        removal_significance_lower, removal_method`` (clusters whose removal does; see
+        :func:`memdiag.fragility`). Estimates, differences, intervals and detectable effects are in
         points; ``diff`` = a − b, or a − threshold. ``attrs["mc_se"]`` holds the Monte-Carlo
         standard errors of each claim's p and interval ends (NaN for a claim not checkable).
 
@@ -515,7 +522,7 @@ def audit_claims(
     columns = ["id", "family", "verdict", "reason", "system_a", "system_b", "threshold", "metric", "scheme",
                "direction", "margin", "estimate_a", "estimate_b", "diff", "ci_low", "ci_high", "p", "p_adj", "test",
                "n", "design", "detectable_effect", "power", "power_basis", "reported_value", "reported_diff",
-               "reported_p", "tolerance"]
+               "reported_p", "tolerance", *FRAGILITY_COLUMNS]
     mc_se = {key: [float(r["_mc"].get(key, math.nan)) if "_mc" in r else math.nan for r in rows]
              for key in ("p", "ci_low", "ci_high")}
     out = pd.DataFrame(rows).reindex(columns=columns)

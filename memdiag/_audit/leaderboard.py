@@ -19,6 +19,8 @@ import pandas as pd
 from memdiag import _checks
 from memdiag._audit.ranking import rank_stability
 from memdiag._compare import bootstrap, compare
+from memdiag._fragility import FRAGILITY_COLUMNS, leader_fragility, pair_fragility, tier_flips
+from memdiag._metrics import metric_columns
 from memdiag._prepare import Prepared, as_prepared
 from memdiag._provenance import stamp
 from memdiag._resampling import run_seed
@@ -71,7 +73,16 @@ def leaderboard(
         ``diff, diff_ci_low, diff_ci_high`` (system − leader; empty for a leader), ``p_adj`` (the difference test,
         adjusted over the leader's comparisons), with a margin ``p_margin_adj`` and
         ``within_margin``, ``tied`` (in its leader's tier for either reason), ``rank``,
-        ``rank_low``, ``rank_high``, ``p_first`` (:func:`memdiag.rank_stability`) and ``n``.
+        ``rank_low``, ``rank_high``, ``p_first`` (:func:`memdiag.rank_stability`) and ``n``. For a
+        binary metric, the fragility of each system's comparison with the leader it was compared
+        with (leader − system; SPEC §10.3, :func:`memdiag.fragility`; empty for a tier's leader):
+        ``flips_sign, flips_significance, p_after_flips, removal_sign, removal_significance,
+        removal_significance_lower, removal_method`` — exact McNemar and the cluster jackknife
+        interval, unadjusted, not the tier's own test —, ``flips_tier`` (the fewest verdict flips
+        that change whether the system is tied with that leader, the leader's other comparisons
+        held fixed; only where the tier's test is exact McNemar with Holm, i.e. the iid design of a
+        binary plain mean, else NaN) and on the best system's row
+        ``removal_rank1`` (the fewest clusters whose removal lets ``rank1_challenger`` tie or pass it).
 
     Raises
     ------
@@ -131,30 +142,48 @@ def leaderboard(
         tier += 1
         leader = remaining[0]
         rows[leader] = {"tier": tier, "leader": leader, "diff": np.nan, "diff_ci_low": np.nan, "diff_ci_high": np.nan,
-                        "p_adj": np.nan, "tied": True}
+                        "p_adj": np.nan, "tied": True, "flips_tier": np.nan}
         if len(remaining) > 1:
             table = compare(prepared.restrict(remaining), metric=metric, pairs="reference", reference=leader,
                             correction=correction, threshold=threshold,
                             test="noninferiority" if margin is not None else "difference", margin=margin, **common)
-            for _, r in table.iterrows():
+            exact_holm = (margin is None and correction == "holm" and (table["test"] == "exact McNemar").all()
+                          and metric_columns(prepared, metric).binary)
+            for i, (_, r) in enumerate(table.iterrows()):
+                flips_tier = (tier_flips(prepared, leader, r["system_a"], table["p"].drop(table.index[i]).tolist(),
+                                         confidence_level=confidence_level, threshold=threshold)
+                              if exact_holm else np.nan)
                 within = bool(r["within_margin"]) if margin is not None else False
                 tied = bool(r["p_adj"] > alpha) or within
                 rows[r["system_a"]] = {"tier": tier if tied else None, "leader": leader if tied else None,
                                        "diff": r["diff"], "diff_ci_low": r["ci_low"], "diff_ci_high": r["ci_high"],
-                                       "p_adj": r["p_adj"], "tied": tied,
+                                       "p_adj": r["p_adj"], "tied": tied, "_against": leader,
+                                       "flips_tier": flips_tier,
                                        **({"p_margin_adj": r["p_margin_adj"], "within_margin": within}
                                           if margin is not None else {})}
             notes.append(f"tier {tier}: {leader} against {len(table)} systems, {table.attrs['method']}")
         remaining = [s for s in remaining if s != leader and not rows[s]["tied"]]
+    binary = metric_columns(prepared, metric).binary
+    for system, row in rows.items():           # how little overturns each standing (SPEC §10.3)
+        against = row.pop("_against", None)
+        empty = {**dict.fromkeys(FRAGILITY_COLUMNS, np.nan), "removal_method": ""}
+        row.update(empty if against is None or not binary else
+                   pair_fragility(prepared, against, system, confidence_level=confidence_level, threshold=threshold))
     out = pd.DataFrame.from_dict(rows, orient="index")
     out.index.name = "system"
+    out["removal_rank1"], out["rank1_challenger"] = np.nan, ""
+    if binary:
+        top = scores["estimate"].idxmax()
+        k, challenger = leader_fragility(prepared, threshold=threshold)
+        out.loc[top, ["removal_rank1", "rank1_challenger"]] = [k, challenger]
     out = out.join(scores[["estimate", "ci_low", "ci_high", "n"]]).join(
         ranks[["rank", "rank_low", "rank_high", "p_first"]]).reset_index()
     out = out.sort_values(["tier", "estimate"], ascending=[True, False], kind="stable").reset_index(drop=True)
     out["tier"] = out["tier"].astype(int)
     columns = ["system", "estimate", "ci_low", "ci_high", "tier", "leader", "diff", "diff_ci_low", "diff_ci_high",
                "p_adj"] + (["p_margin_adj", "within_margin"] if margin is not None else []) + \
-        ["tied", "rank", "rank_low", "rank_high", "p_first", "n"]
+        ["tied", "rank", "rank_low", "rank_high", "p_first", "n", *FRAGILITY_COLUMNS, "flips_tier", "removal_rank1",
+         "rank1_challenger"]
     rule = (f"tied: the difference from the tier's leader is not significant ({correction}-adjusted p > {alpha:g})"
             + (f", or it is shown not worse than the leader by more than {margin:g} points" if margin is not None
                else "; not separating two systems does not make them equal (give a margin for that)"))

@@ -323,9 +323,24 @@ def _groups_section(ctx: _Context) -> Section:
             partial(plots.forest, by_category, reference=ref, all_systems=ctx.systems, labels=ctx.figure_labels),
             f"Accuracy difference of every system from {ref} within each category, under a heading with the "
             "category's integer and name; filled markers are significant after adjustment within the category.")
-    section.tables["leaderboard"] = leaderboard(ctx.prepared, confidence_level=s.confidence_level,
-                                                correction=s.correction, **ctx.resampling)
+    board = leaderboard(ctx.prepared, confidence_level=s.confidence_level, correction=s.correction, **ctx.resampling)
+    section.tables["leaderboard"] = board
+    section.sentence += _rank1_fragility(board)
     return section
+
+
+def _rank1_fragility(board: pd.DataFrame) -> str:
+    """One sentence: how many clusters' removal takes first place from the best system (SPEC §10.3)."""
+    top = board[board["removal_rank1"].notna()] if "removal_rank1" in board else board.iloc[:0]
+    if top.empty:
+        return ""
+    row = top.iloc[0]
+    k = int(row["removal_rank1"])
+    if k < 0:
+        return f" No removal of clusters lets another system tie {row['system']} (SPEC §10.3)."
+    return (f" Removing {k} cluster{'s' if k != 1 else ''} lets {row['rank1_challenger']} tie or pass "
+            f"{row['system']}, the best system (SPEC §10.3; the columns flips_* and removal_* give each system's "
+            "fragility against its leader).")
 
 
 def _evidence_section(ctx: _Context) -> Section:
@@ -485,7 +500,23 @@ def _claims_section(ctx: _Context) -> Section:
                          confidence_level=s.confidence_level, **ctx.policies)
     table.attrs["design"] = None  # each claim states its own design (column 'design')
     section.tables["claims"] = table
+    section.sentence += _claims_fragility(table)
     return section
+
+
+def _claims_fragility(table: pd.DataFrame) -> str:
+    """One sentence: the supported claim overturned by the fewest verdict flips (SPEC §10.3)."""
+    held = table[(table["verdict"] == "supported") & table["flips_significance"].notna()
+                 & (table["flips_significance"] >= 0)] if "flips_significance" in table else table.iloc[:0]
+    if held.empty:
+        return ""
+    row = held.sort_values("flips_significance", kind="stable").iloc[0]
+    k = int(row["flips_significance"])
+    removal = row["removal_significance"]
+    tail = (f", or {int(removal)} removed cluster{'s' if removal != 1 else ''}" if pd.notna(removal) and removal > 0
+            else "")
+    return (f" The most fragile supported claim, {row['id']}, loses significance after {k} verdict "
+            f"flip{'s' if k != 1 else ''}{tail} (SPEC §10.3; columns flips_* and removal_*).")
 
 
 def _augmentation_section(ctx: _Context) -> Section:

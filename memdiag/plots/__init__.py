@@ -17,10 +17,12 @@ PDF, SVG and PNG. One colour per system across every figure of an analysis
 :func:`write_actions`     the distribution of ADD / UPDATE / DELETE / NONE decisions per cluster
 :func:`sensitivity`       score and difference from the default across a parameter's values
 :func:`store_gap`         native vs complete-store scores per memory system, with the gap to raw evidence
+:func:`critical_difference` mean ranks across settings, groups not shown to differ (Demšar's CD diagram)
 ========================  ==============================================================
 """
 
 from memdiag.plots.bubble import bubble
+from memdiag.plots.critical import critical_difference
 from memdiag.plots.forest import forest
 from memdiag.plots.ingestion import ingestion
 from memdiag.plots.matrix import matrix
@@ -31,5 +33,5 @@ from memdiag.plots.style import ONE_COLUMN, TWO_COLUMN, save, system_colors, sys
 from memdiag.plots.venn import venn, venn3
 from memdiag.plots.writes import mutation_rates, write_actions
 
-__all__ = ["ONE_COLUMN", "TWO_COLUMN", "bubble", "forest", "ingestion", "matrix", "mutation_rates", "overview",
+__all__ = ["ONE_COLUMN", "TWO_COLUMN", "bubble", "critical_difference", "forest", "ingestion", "matrix", "mutation_rates", "overview",
            "save", "sensitivity", "store_gap", "system_colors", "system_styles", "venn", "venn3", "write_actions"]

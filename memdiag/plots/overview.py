@@ -35,6 +35,8 @@ _GAP = 0.22
 _MARGIN = 0.06
 _AXIS = 0.3
 _TITLE_PAD = 0.06
+#: The key of the pooled panel among the settings' panels.
+POOLED = object()
 
 
 def _as_frame(scores: pd.DataFrame | Mapping[str, pd.DataFrame]) -> pd.DataFrame:
@@ -74,6 +76,7 @@ def overview(
     *,
     labels: Mapping[str, str] | None = None,
     ncols: int | None = None,
+    pooled: pd.DataFrame | None = None,
 ) -> Figure:
     """Small multiples of every system's score in every setting, each panel on its own scale.
 
@@ -93,12 +96,18 @@ def overview(
         listed under the figure.
     ncols
         Panels per row (default: all in one row up to 4, else 4).
+    pooled
+        :func:`memdiag.pool_settings` output: a last panel draws each system's pooled difference from
+        the reference (points) with its interval (thick) and prediction interval (thin), a line at
+        0, and beside it ``u/N``, the settings in which it beats the reference (SPEC §10.2).
 
     Returns
     -------
     matplotlib.figure.Figure
         Artist ids: ``overview-<setting>-<system>`` (dot), ``overview-ci-<setting>-<system>``
-        (interval), ``overview-best-<setting>`` (the best score's text), ``overview-title-<setting>``.
+        (interval), ``overview-best-<setting>`` (the best score's text), ``overview-title-<setting>``;
+        with ``pooled``, ``overview-pooled-<system>`` (dot), ``overview-pooled-ci-<system>``,
+        ``overview-pooled-pi-<system>`` and ``overview-beats-<system>`` (the ``u/N`` text).
 
     Raises
     ------
@@ -109,7 +118,8 @@ def overview(
 
     References
     ----------
-    SPEC §8 (overview across settings); Raw-RAG paper Figure 1 (left) and §4.2.
+    SPEC §8 (overview across settings), SPEC §10.1–10.2 (the pooled panel); Raw-RAG paper Figure 1
+    (left) and §4.2.
 
     Examples
     --------
@@ -130,7 +140,11 @@ def overview(
     order = keys.sort_values(["first", "rank"], kind="stable").index.tolist()
     aliases = labels_of(frame, labels)
     styles = system_styles(list(all_systems) if all_systems is not None else order, reference, aliases)
-    k = len(settings)
+    if pooled is not None:
+        require(pooled, ("system", "reference", "estimate", "ci_low", "ci_high", "pi_low", "pi_high", "beats_in",
+                         "n_settings"), "the pooled frame")
+    panels = settings + ([POOLED] if pooled is not None else [])
+    k = len(panels)
     ncols = ncols or min(k, 4)
     nrows = math.ceil(k / ncols)
     shown = [styles[s].label for s in order]
@@ -138,23 +152,41 @@ def overview(
     need = 2 * _MARGIN + label_w + 0.08 + ncols * _MIN_PANEL + (ncols - 1) * _GAP
     width = ONE_COLUMN if need <= ONE_COLUMN else TWO_COLUMN if need <= TWO_COLUMN else need
     panel_w = (width - 2 * _MARGIN - label_w - 0.08 - (ncols - 1) * _GAP) / ncols
-    titles = [wrap(s, panel_w, SMALL_FONT_SIZE + 1) for s in settings]
+    if pooled is not None:
+        ref = str(pooled["reference"].iloc[0])
+        pooled_title = f"pooled Δ vs {styles[ref].label if ref in styles else ref}"
+    titles = [wrap(pooled_title if s is POOLED else s, panel_w, SMALL_FONT_SIZE + 1) for s in panels]
     title_h = max(text_size(t, SMALL_FONT_SIZE + 1)[1] for t in titles) + _TITLE_PAD
     panel_h = _ROW * len(order)
     notes = [f"Dots: official scores (points); bars: {level(frame)}s; each panel on its own scale. "
              "Systems in order of their mean rank over the settings they were run in; the best score of each "
              "panel is written.",
              name_key({s: styles[s].label for s in order}, aliases)]
+    if pooled is not None:
+        methods = ", ".join(sorted({f"τ² {t}, {i} interval" for t, i in zip(pooled.get("tau2_method", []),
+                                                                            pooled.get("interval", []))
+                                    if isinstance(t, str) and isinstance(i, str)}))
+        notes.insert(1, f"Last panel: random-effects pooled difference from the reference over the settings "
+                        f"(points{'; ' + methods if methods else ''}), thin line the prediction interval for a new "
+                        f"setting; u/N: the settings in which the system beats the reference "
+                        f"({str(pooled.attrs.get('correction', 'partial-conjunction')).capitalize()} "
+                        "partial conjunction).")
     notes_h = note_height(notes, width)
     band = title_h + panel_h + _AXIS
     height = nrows * band + notes_h + _MARGIN
     fig = new_figure(width, height, constrained=False)
     y = np.arange(len(order))[::-1].astype(float)
-    for i, (setting, title) in enumerate(zip(settings, titles)):
+    for i, (setting, title) in enumerate(zip(panels, titles)):
         row, col = divmod(i, ncols)
         left = _MARGIN + label_w + 0.08 + col * (panel_w + _GAP)
         bottom = height - _MARGIN / 2 - (row + 1) * band + _AXIS
         ax = fig.add_axes((left / width, bottom / height, panel_w / width, panel_h / height))
+        if setting is POOLED:
+            _pooled_panel(ax, pooled, order, y, styles)
+            ax.set_yticks(y, shown if col == 0 else [""] * len(y))
+            fig.text((left + panel_w / 2) / width, (bottom + panel_h + _TITLE_PAD / 2) / height, title,
+                     ha="center", va="bottom", fontsize=SMALL_FONT_SIZE + 1, gid="overview-title-pooled")
+            continue
         part = frame[frame["setting"].astype(str) == setting].set_index("system")
         _panel(ax, part, order, y, styles, reference, setting)
         if col == 0:
@@ -171,6 +203,39 @@ def overview(
                      fontsize=SMALL_FONT_SIZE, gid=f"overview-best-{setting}")
     add_note(fig, notes, gid="overview-notes")
     return fig
+
+
+def _pooled_panel(ax: Axes, pooled: pd.DataFrame, order: list[str], y: np.ndarray, styles: dict) -> None:
+    """The pooled differences: interval, prediction interval, dot, and ``u/N`` at the right edge."""
+    tidy_axes(ax)
+    rows = pooled.set_index("system")
+    drawn = [s for s in order if s in rows.index]
+    ends = rows.loc[drawn, ["estimate", "ci_low", "ci_high", "pi_low", "pi_high"]].to_numpy(dtype=float)
+    finite = ends[np.isfinite(ends)]
+    lo, hi = (min(float(finite.min()), 0.0), max(float(finite.max()), 0.0)) if finite.size else (-1.0, 1.0)
+    span = max(hi - lo, 1.0)
+    ax.set_xlim(lo - 0.05 * span, hi + 0.32 * span)
+    ax.axvline(0.0, color="0.4", lw=0.7, ls="-", zorder=0)
+    for system in drawn:
+        yy = y[order.index(system)]
+        row = rows.loc[system]
+        color = styles[system].color
+        if np.isfinite(row["pi_low"]):
+            ax.plot([row["pi_low"], row["pi_high"]], [yy, yy], color=color, lw=0.5,
+                    gid=f"overview-pooled-pi-{system}")
+        if np.isfinite(row["estimate"]):
+            ax.plot([row["ci_low"], row["ci_high"]], [yy, yy], color=color, lw=1.6, solid_capstyle="butt",
+                    gid=f"overview-pooled-ci-{system}")
+            ax.plot([row["estimate"]], [yy], ls="", marker="D", markersize=3.5, color=color, zorder=3,
+                    gid=f"overview-pooled-{system}")
+        ax.text(1.0, yy, f"{int(row['beats_in'])}/{int(row['n_settings'])}", transform=ax.get_yaxis_transform(),
+                ha="right", va="center", fontsize=SMALL_FONT_SIZE, gid=f"overview-beats-{system}")
+    ax.set_ylim(-0.6, len(order) - 0.4)
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=4, steps=[1, 2, 2.5, 5, 10]))
+    ax.tick_params(axis="y", length=0, pad=3)
+    ax.spines["left"].set_visible(False)
+    ax.grid(axis="y", color="0.92", lw=0.5)
+    ax.set_axisbelow(True)
 
 
 def _panel(ax: Axes, part: pd.DataFrame, order: list[str], y: np.ndarray, styles: dict,

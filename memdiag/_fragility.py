@@ -1,0 +1,231 @@
+"""How little it takes to overturn a comparison: verdict flips and removed conversations (SPEC §10.3).
+
+:func:`fragility` reads each pair's paired 2×2 table and per-cluster sums from a prepared panel and
+calls the counting functions of :mod:`memdiag._inference.fragility`; :func:`pair_fragility` is the
+one-pair helper that :func:`memdiag.audit_claims` and :func:`memdiag.leaderboard` add as columns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from memdiag._inference.fragility import (
+    paired_fragility, removal_rank1, removal_sign, removal_significance, sign_fragility,
+)
+from memdiag._notes import Note
+from memdiag._pairs import binarize
+from memdiag._prepare import Prepared, as_prepared
+from memdiag._provenance import stamp
+from memdiag._schemes import Scheme
+from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
+from memdiag.errors import VerdictError
+
+__all__ = ["FRAGILITY_COLUMNS", "fragility", "leader_fragility", "pair_fragility", "tier_flips"]
+
+#: The columns :func:`pair_fragility` returns, in order.
+FRAGILITY_COLUMNS: tuple[str, ...] = (
+    "flips_sign", "flips_significance", "p_after_flips", "removal_sign", "removal_significance",
+    "removal_significance_lower", "removal_method")
+
+
+def _cluster_codes(prepared: Prepared) -> np.ndarray | None:
+    clusters = prepared.panel.queries.get("cluster")
+    if clusters is None or clusters.isna().any():
+        return None
+    return pd.factorize(clusters.astype(str), sort=True)[0]
+
+
+def pair_fragility(prepared: Prepared, system_a: str, system_b: str, *, confidence_level: float = 0.95,
+                   threshold: float | None = None, max_subsets: int = 200_000) -> dict:
+    """The fragility columns of one pair (a − b) on a prepared panel (SPEC §10.3).
+
+    Verdicts are correct when their score is > ``threshold`` (0.5 by default); flips are counted
+    on the paired 2×2 table (exact McNemar at α = 1 − ``confidence_level``), removals on the
+    panel's clusters (NaN without clusters, or with fewer than 4 for significance).
+
+    >>> import memdiag as md
+    >>> df = md.simulate(n_queries=200, systems=("raw-rag", "mem"), accuracy={"raw-rag": 0.5, "mem": 0.7}, seed=3)
+    >>> prep = md.prepare(df)
+    >>> out = pair_fragility(prep, "mem", "raw-rag")
+    >>> sorted(out) == sorted(FRAGILITY_COLUMNS)
+    True
+    """
+    panel = prepared.panel
+    for name in (system_a, system_b):
+        if name not in panel.systems:
+            raise VerdictError(f"unknown system {name!r}; the panel has {', '.join(panel.systems)}.")
+    a = binarize(panel.scores[:, panel.systems.index(system_a)], threshold)
+    b = binarize(panel.scores[:, panel.systems.index(system_b)], threshold)
+    benefit, tax = int(np.sum(a & ~b)), int(np.sum(~a & b))
+    k, _, _, p_after = paired_fragility(benefit=benefit, tax=tax, n_concordant=panel.n - benefit - tax,
+                                        alpha=1.0 - confidence_level)
+    out = {"flips_sign": sign_fragility(benefit=benefit, tax=tax), "flips_significance": k,
+           "p_after_flips": p_after if k >= 0 else np.nan, "removal_sign": np.nan, "removal_significance": np.nan,
+           "removal_significance_lower": np.nan, "removal_method": ""}
+    codes = _cluster_codes(prepared)
+    if codes is not None and codes.max() >= 1:
+        diff = a.astype(float) - b.astype(float)
+        d = np.bincount(codes, weights=diff)
+        n = np.bincount(codes).astype(float)
+        sign = 1.0 if d.sum() >= 0 else -1.0
+        out["removal_sign"] = removal_sign(sign * d, n)
+        if d.size >= 4:
+            r = removal_significance(d, n, confidence_level=confidence_level, max_subsets=max_subsets)
+            out.update(removal_significance=r.k, removal_significance_lower=r.lower, removal_method=r.method)
+    return out
+
+
+def tier_flips(prepared: Prepared, leader: str, system: str, family: Sequence[float], *,
+               confidence_level: float = 0.95, threshold: float | None = None) -> int:
+    """Verdict flips that change whether ``system`` is tied with ``leader`` under Holm-adjusted exact McNemar.
+
+    ``family`` holds the raw p-values of the leader's other comparisons (held fixed); tied means
+    the Holm-adjusted p > α, as :func:`memdiag.leaderboard` decides under the iid design.
+
+    >>> import memdiag as md
+    >>> df = md.simulate(n_queries=200, systems=("raw-rag", "mem"), accuracy={"raw-rag": 0.5, "mem": 0.7}, seed=3)
+    >>> tier_flips(md.prepare(df), "mem", "raw-rag", []) >= 1
+    True
+    """
+    panel = prepared.panel
+    a = binarize(panel.scores[:, panel.systems.index(system)], threshold)
+    b = binarize(panel.scores[:, panel.systems.index(leader)], threshold)
+    benefit, tax = int(np.sum(a & ~b)), int(np.sum(~a & b))
+    return paired_fragility(benefit=benefit, tax=tax, n_concordant=panel.n - benefit - tax,
+                            alpha=1.0 - confidence_level, family=list(family))[0]
+
+
+def leader_fragility(prepared: Prepared, *, threshold: float | None = None) -> tuple[int | float, str]:
+    """The fewest clusters whose removal lets another system tie or pass the leader, and that system.
+
+    NaN and "" without clusters. Exact (:func:`memdiag._inference.fragility.removal_rank1`).
+
+    >>> import memdiag as md
+    >>> df = md.simulate(n_queries=200, systems=("raw-rag", "mem"), accuracy={"raw-rag": 0.5, "mem": 0.7}, seed=3)
+    >>> prep = md.prepare(df)
+    >>> k, challenger = leader_fragility(prep)
+    >>> challenger
+    'raw-rag'
+    """
+    codes = _cluster_codes(prepared)
+    if codes is None or codes.max() < 1:
+        return np.nan, ""
+    right = binarize(prepared.panel.scores, threshold).astype(float)
+    sums = np.stack([np.bincount(codes, weights=right[:, j]) for j in range(right.shape[1])])
+    k, j = removal_rank1(sums, np.bincount(codes).astype(float))
+    return (k, prepared.panel.systems[j]) if k >= 0 else (-1, "")
+
+
+def fragility(
+    data: pd.DataFrame | Prepared,
+    *,
+    pairs: str = "all",
+    reference: str | None = None,
+    scheme: str | Path | Scheme | None = None,
+    confidence_level: float = 0.95,
+    threshold: float | None = None,
+    systems: Sequence[str] | None = None,
+    missing: MissingQueryPolicy | None = None,
+    verdict_missing: MissingVerdictPolicy | None = None,
+    max_subsets: int = 200_000,
+) -> pd.DataFrame:
+    """How many verdict flips, or removed conversations, overturn each paired comparison.
+
+    Parameters
+    ----------
+    data
+        Canonical verdicts, or :func:`memdiag.prepare` output.
+    pairs
+        ``all`` (every unordered pair) or ``reference`` (each system against ``reference``).
+    reference
+        The reference of ``pairs="reference"``.
+    scheme, systems, missing, verdict_missing
+        As in :func:`memdiag.compare` (the scheme selects the queries; the clusters are the data's,
+        whatever the resampling design).
+    confidence_level
+        α = 1 − level for significance (exact McNemar; the cluster jackknife t interval).
+    threshold
+        Correct when the score is > ``threshold`` (default 0.5).
+    max_subsets
+        Budget of refits for the exact search over removed clusters (then AMIP, SPEC §10.3).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per pair: ``system_a, system_b, diff`` (points, a − b, per-query mean of the
+        binarised verdicts), ``benefit, tax, n``, ``flips_sign`` (|b − c|), ``flips_significance``
+        (fewest verdict flips that change exact McNemar's verdict; −1: none can), ``p_after_flips``,
+        ``removal_sign`` (fewest clusters whose removal stops a − b having its sign; 0 for a tie),
+        ``removal_significance`` (… that change whether the jackknife interval excludes 0; −1: no
+        removal keeping 3 clusters does), ``removal_significance_lower`` (every smaller removal was
+        refitted), ``removal_method`` (``exact`` or ``amip``), ``n_clusters``. Removal columns are NaN
+        without clusters.
+
+    Raises
+    ------
+    VerdictError
+        Bad verdicts, fewer than two systems, an unknown system, ``pairs`` or reference.
+    SchemeError
+        A scheme the data cannot satisfy.
+    ValueError
+        A level outside (0, 1), a budget below 1.
+
+    Notes
+    -----
+    The counts are of the per-query mean of correct verdicts of the scheme's selected queries;
+    a scheme that weights groups (a macro average) is not what is counted, and a note says so.
+    The significance criteria are exact McNemar (flips) and the cluster jackknife t interval of
+    SPEC §4.1 (removals), which may differ from the p-value :func:`memdiag.compare` reports.
+
+    References
+    ----------
+    SPEC §10.3 (fragility), SPEC §2 (the paired table), SPEC §4.1 (the jackknife interval).
+    Walsh, M. et al. (2014). The statistical significance of randomized controlled trial results
+    is frequently fragile. J. Clin. Epidemiol. 67(6), 622–628.
+    Broderick, T., Giordano, R. & Meager, R. (2023). An automatic finite-sample robustness metric:
+    when can dropping a little data make a big difference? arXiv:2011.14999.
+
+    Examples
+    --------
+    >>> import memdiag as md
+    >>> df = md.simulate(n_queries=300, systems=("raw-rag", "mem"), accuracy={"raw-rag": 0.55, "mem": 0.7}, seed=1)
+    >>> out = md.fragility(df)
+    >>> out[["system_a", "system_b", "flips_sign", "removal_method"]].to_dict("records")
+    [{'system_a': 'mem', 'system_b': 'raw-rag', 'flips_sign': 20, 'removal_method': 'exact'}]
+    """
+    prepared = as_prepared(data, scheme=scheme, systems=systems, missing=missing, verdict_missing=verdict_missing)
+    names = prepared.systems
+    if len(names) < 2:
+        raise VerdictError("fragility needs at least two systems.")
+    if pairs == "reference":
+        if reference not in names:
+            raise VerdictError(f"pairs='reference' needs reference= one of {', '.join(names)}, got {reference!r}.")
+        todo = [(s, reference) for s in names if s != reference]
+    elif pairs == "all":
+        todo = [(names[i], names[j]) for i in range(len(names)) for j in range(i + 1, len(names))]
+    else:
+        raise VerdictError(f"pairs must be 'all' or 'reference', not {pairs!r}.")
+    rows = []
+    for a, b in todo:
+        ia, ib = names.index(a), names.index(b)
+        ra = binarize(prepared.panel.scores[:, ia], threshold)
+        rb = binarize(prepared.panel.scores[:, ib], threshold)
+        row = {"system_a": a, "system_b": b, "diff": 100.0 * float(np.mean(ra) - np.mean(rb)),
+               "benefit": int(np.sum(ra & ~rb)), "tax": int(np.sum(~ra & rb)), "n": prepared.n}
+        row.update(pair_fragility(prepared, a, b, confidence_level=confidence_level, threshold=threshold,
+                                  max_subsets=max_subsets))
+        row["n_clusters"] = prepared.n_clusters
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    notes = []
+    if prepared.scheme is not None:
+        notes.append(Note(f"fragility counts the per-query mean of scheme {prepared.scheme.name}'s selected queries "
+                          "(group weights of the scheme, if any, are not applied)", code="fragility-plain-mean"))
+    if prepared.n_clusters is None:
+        notes.append(Note("no clusters: the removal columns are empty", code="fragility-no-clusters"))
+    return stamp(out, "fragility", prepared, notes=notes, resampled=False, unit="points",
+                 confidence_level=confidence_level, threshold=threshold, max_subsets=max_subsets)
