@@ -29,6 +29,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from memdiag._notes import Note
+
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
@@ -64,7 +66,7 @@ def provenance(function: str, prepared: Prepared | None = None, *, notes: Iterab
         lines += prepared.notes
     attrs.update(settings)
     attrs = {key: value for key, value in attrs.items() if value is not None}
-    attrs["notes"] = lines + [str(n) for n in notes]
+    attrs["notes"] = lines + [n if isinstance(n, Note) else str(n) for n in notes]   # a Note keeps its code
     return attrs
 
 
