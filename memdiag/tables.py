@@ -577,8 +577,8 @@ _NARROW, _DIGIT, _LOWER, _WIDE = 0.34, 0.64, 0.62, 0.76
 KEYS: tuple[str, ...] = ("group", "metric", "kind", "part", "id", "family", "cluster", "system",
                          "system_a", "system_b", "rater_a", "rater_b", "file")
 #: Columns read after the headline numbers: they go to the second table.
-DETAILS: tuple[str, ...] = ("both", "neither", "p_mcnemar", "test", "test_iid", "method", "se", "df", "mc_se",
-                            "design", "n_resamples", "seed", "sha256", "retention_undefined", "recovery_undefined",
+DETAILS: tuple[str, ...] = ("both", "neither", "p_mcnemar", "disagree", "test", "test_iid", "method", "se", "df",
+                            "mc_se", "design", "n_resamples", "seed", "sha256", "retention_undefined", "recovery_undefined",
                             "utilization_undefined")
 #: Columns that go to the second table when they hold one value in every row (the title says it).
 CONSTANT_DETAILS: tuple[str, ...] = ("reference", "n", "k", "by")
