@@ -190,6 +190,7 @@ def test_one_dominant_cluster_gets_cr2_on_bell_mccaffrey_df():
     half = stats.t.ppf(0.975, nu) * np.sqrt(variance) * 100
     assert (row["ci_low"], row["ci_high"]) == (pytest.approx(row["diff"] - half), pytest.approx(row["diff"] + half))
     assert f"df={nu:.3g}" in md.tables.signature(out.attrs) and "G=10" in md.tables.signature(out.attrs)
+    assert len(with_code(out.attrs["notes"], "cr2-unequal-clusters")) == 1
 
 
 def test_locomo_sizes_keep_the_jackknife_on_g_minus_1():

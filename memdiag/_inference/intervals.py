@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from memdiag._designs import Design, as_design
+from memdiag._notes import Note
 from memdiag._inference.cluster import bell_mccaffrey_df, cr2_variance, jackknife_variance, t_interval
 from memdiag._inference.rule import method_of
 from memdiag._pairs import cell_counts
@@ -498,6 +499,8 @@ def describe(inf: Inference, n_clusters: int | None, tests: Sequence[str] | None
         else:
             why = f"{n_clusters} clusters: fewer than {PERCENTILE_FROM}, SPEC §4.1"
         line += f" ({why})"
+    if inf.kind == "cr2":   # the degrees of freedom follow the design (SPEC §4.1 rule, unequal clusters)
+        return Note(line, code="cr2-unequal-clusters")
     return line
 
 
