@@ -30,8 +30,10 @@ import pandas as pd
 
 from memdiag import _checks
 from memdiag._inference import adjust, cochrans_q, mcnemar
-from memdiag._inference.rule import method_for
+from memdiag._inference.rule import method_for, method_of
 from memdiag._inference.intervals import Inference, describe, infer, infer_cells, linearize, provenance_of
+from memdiag._inference.boundary import near_boundary_notes
+from memdiag._inference.consistency import disagree, disagreement_notes, few_clusters_note, symmetry_note
 from memdiag._inference.margin import MARGIN_TESTS, one_sided
 from memdiag._metrics import MetricColumns, metric_columns
 from memdiag._pairs import contrast_codes
@@ -47,7 +49,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: The columns of a :func:`compare` table, in order.
 COLUMNS: tuple[str, ...] = ("system_a", "system_b", "estimate_a", "estimate_b", "diff", "ci_low", "ci_high", "se",
-                            "p", "p_adj", "p_floor", "test", "method", "n", "design", "n_resamples", "seed")
+                            "p", "p_adj", "p_floor", "disagree", "test", "method", "df", "n", "design", "n_resamples",
+                            "seed")
 #: The columns a margin test (``test="equivalence"`` or ``"noninferiority"``) adds, in order.
 MARGIN_COLUMNS: tuple[str, ...] = ("margin", "tost_low", "tost_high", "p_margin", "p_margin_adj", "within_margin")
 #: What :func:`compare` tests: a difference, equivalence within ±margin, or a ≥ b − margin.
@@ -172,11 +175,14 @@ def compare(
     -------
     pandas.DataFrame
         One row per pair: ``system_a, system_b, estimate_a, estimate_b, diff, ci_low, ci_high,
-        se, p, p_adj, p_floor, test, method, n, design, n_resamples, seed``. Estimates and
+        se, p, p_adj, p_floor, disagree, test, method, df, n, design, n_resamples, seed``. Estimates and
         differences are in points; ``diff = estimate_a − estimate_b``; ``se`` is the standard
         error of the difference (the replicates' standard deviation, or the cluster jackknife's);
         ``method`` names the interval and ``test`` the p-value; ``p_floor`` is True where a resampled p sits at its
-        Monte-Carlo floor (read it as "< p"). ``attrs`` hold the provenance
+        Monte-Carlo floor (read it as "< p"); ``disagree`` is True where the interval and the test
+        disagree about 0 (a caution note names both methods); ``df`` is the degrees of freedom ν of
+        a t interval (G − 1 for the jackknife, Bell–McCaffrey for CR2; NaN for percentile
+        intervals), shown beside G. ``attrs`` hold the provenance
         (:mod:`memdiag._provenance`), including ``n_clusters``, ``inference``, ``method``, the
         degrees of freedom ``df`` of t intervals and the Monte-Carlo standard errors ``mc_se`` of p
         and of the interval ends. A margin test adds ``margin, tost_low, tost_high`` (the
@@ -314,6 +320,7 @@ def _compare_prepared(prepared: Prepared, *, metric: str, pairs: str, reference:
         f"{prepared.systems[a]} − {prepared.systems[b]}" for a, b in chosen])
     mc = provenance_of(result, inference, scale=100)
     mc["mc_se"]["p"] = [0.0 if e else v for e, v in zip(exact, mc["mc_se"].get("p", [math.nan] * len(chosen)))]
+    notes += _reading_notes(out, prepared, result, mc["mc_se"], confidence_level)
     columns, extra = list(COLUMNS), {}
     if test != "difference":
         alpha = 1 - confidence_level
@@ -334,6 +341,28 @@ def _compare_prepared(prepared: Prepared, *, metric: str, pairs: str, reference:
     return stamp(out[columns], "compare", prepared, notes=notes, metric=cols.label, n_resamples=n_resamples,
                  seed=seed, confidence_level=confidence_level, correction=correction, threshold=threshold,
                  unit="points", df=result.df, **mc, **extra)
+
+
+def _reading_notes(out: pd.DataFrame, prepared: Prepared, result: Inference, mc_se: dict,
+                   confidence_level: float) -> list[str]:
+    """Fill the ``disagree`` and ``df`` columns of a compare table and return what a reader must be
+    told beside its rows (SPEC §4.1): interval and test that disagree, too few clusters for any
+    test, the symmetry a clustered test assumes, and Monte-Carlo errors near a decision boundary."""
+    alpha = 1 - confidence_level
+    labels = [f"{a} − {b}" for a, b in zip(out["system_a"], out["system_b"])]
+    out["df"] = math.nan if result.df is None else float(result.df)
+    out["disagree"] = disagree(out["ci_low"], out["ci_high"], out["p"], alpha)
+    notes: list[str] = disagreement_notes(labels, out["disagree"], out["ci_low"], out["ci_high"], out["p"], alpha,
+                                          confidence_level, result.method, list(out["test"]), unit=" points")
+    if prepared.resampling.clustered:
+        notes += few_clusters_note(prepared.n_clusters)
+        if any(str(t).startswith("wild cluster") for t in out["test"]):
+            notes.append(symmetry_note())
+    notes += near_boundary_notes(labels, alpha=alpha, p=out["p"].to_numpy(), p_se=mc_se["p"],
+                                 p_adj=out["p_adj"].to_numpy(),
+                                 ends={end: (out[end].to_numpy(), mc_se[end]) for end in ("ci_low", "ci_high")},
+                                 unit=" points")
+    return notes
 
 
 def undefined_notes(result: Inference, labels: Sequence[str]) -> list[str]:
@@ -558,8 +587,7 @@ def bootstrap(
         m = np.asarray(fn(np.asarray(X, dtype=float).sum(axis=0)[None, :])).shape[1]
         labels = list(prepared.systems) if m == len(prepared.systems) else [f"statistic {i}" for i in range(m)]
     X = np.asarray(X, dtype=float)
-    n_units = prepared.resampling.n_units if prepared.resampling.clustered else None
-    kind = method_for(prepared.design, n_units, inference)
+    kind = method_of(prepared.resampling, inference)
     if method not in ("percentile", "bca"):
         raise VerdictError(f"unknown method {method!r}; use percentile or bca.")
     if method == "bca":

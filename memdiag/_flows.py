@@ -35,12 +35,15 @@ import pandas as pd
 from memdiag import _checks, _conventions
 from memdiag._clusters import reference_notes
 from memdiag._inference import adjust, mcnemar
+from memdiag._inference.boundary import near_boundary_notes
+from memdiag._inference.consistency import disagree, disagreement_notes, few_clusters_note, symmetry_note
 from memdiag._inference.intervals import describe, infer_cells
 from memdiag._pairs import CELLS, THRESHOLD, binarize, contrast_codes
 from memdiag._prepare import Prepared, as_prepared
 from memdiag._provenance import stamp
 from memdiag._resampling import run_seed
 from memdiag._inference.wild import EXACT_UP_TO
+from memdiag._notes import Note
 from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
 from memdiag.errors import VerdictError
 
@@ -116,6 +119,7 @@ def _flows_table(prepared: Prepared, reference: str, names: list[str], threshold
         for rate in RATIOS:
             row[f"{rate}_undefined"] = float(undefined[i, RATES.index(rate)])
         rows.append(row)
+        notes += _zero_width_notes(name, reference, (a, b, c, d), point[i], low[i], high[i], result.kind)
         what = "leave-one-cluster-out estimates" if result.kind != "percentile" else "replicates"
         for rate in RATIOS:
             share = undefined[i, RATES.index(rate)]
@@ -126,18 +130,51 @@ def _flows_table(prepared: Prepared, reference: str, names: list[str], threshold
     out = pd.DataFrame(rows)
     out["p_adj"] = adjust(out["p"].to_numpy(), method=correction)
     out["method"] = result.method
-    order = [c for c in out.columns if c not in ("p_adj", "p_floor", "test", "method", "p_mcnemar")
+    alpha = 1 - confidence_level
+    out["disagree"] = disagree(out["net_rate_ci_low"], out["net_rate_ci_high"], out["p"], alpha)
+    order = [c for c in out.columns if c not in ("p_adj", "p_floor", "disagree", "test", "method", "p_mcnemar")
              and not c.endswith("_undefined")]
     at = order.index("p") + 1
-    order[at:at] = ["p_adj", "p_floor", "test", "method", "p_mcnemar"] + [f"{r}_undefined" for r in RATIOS]
+    order[at:at] = ["p_adj", "p_floor", "disagree", "test", "method", "p_mcnemar"] + [f"{r}_undefined" for r in RATIOS]
     mc_p = np.where(exact, 0.0, result.mc_se["p"].reshape(-1, len(RATES))[:, net])
     mc_se = {"p": [float(v) for v in mc_p]}
     for end in ("ci_low", "ci_high"):
         values = result.mc_se[end].reshape(-1, len(RATES))
         for j, rate in enumerate(RATES):
             mc_se[f"{rate}_{end}"] = [float(v) for v in values[:, j]]
+    labels = [f"{name} vs {reference}" for name in names]
+    notes += disagreement_notes(labels, out["disagree"], out["net_rate_ci_low"], out["net_rate_ci_high"], out["p"],
+                                alpha, confidence_level, result.method, list(out["test"]), unit=" points (net rate)")
+    if prepared.resampling.clustered:
+        notes += few_clusters_note(prepared.n_clusters)
+        if any(str(t).startswith("wild cluster") for t in out["test"]):
+            notes.append(symmetry_note())
+    notes += near_boundary_notes(labels, alpha=alpha, p=out["p"].to_numpy(), p_se=mc_p, p_adj=out["p_adj"].to_numpy(),
+                                 ends={f"net_rate_{end}": (out[f"net_rate_{end}"].to_numpy(), mc_se[f"net_rate_{end}"])
+                                       for end in ("ci_low", "ci_high")}, unit=" points")
     return (out[order], [describe(result, prepared.n_clusters, tests=out["test"])] + notes,
             {"method": result.method, "mc_se": mc_se})
+
+
+def _zero_width_notes(name: str, reference: str, cells: tuple[int, int, int, int], point: np.ndarray,
+                      low: np.ndarray, high: np.ndarray, kind: str) -> list[Note]:
+    """A caution note per rate whose interval has zero width (recovery 100 [100, 100] with 2 of 2):
+    no replicate or leave-one-cluster-out estimate varied, so the data cannot measure its
+    uncertainty, which is not zero (as :func:`memdiag._compare.undefined_notes` says of a difference)."""
+    a, b, c, d = cells
+    n = a + b + c + d
+    counts = {"benefit_rate": (b, n), "tax_rate": (c, n), "net_rate": (b - c, n), "retention": (a, a + c),
+              "recovery": (b, b + d)}
+    source = "leave-one-cluster-out estimate" if kind != "percentile" else "replicate"
+    notes = []
+    for j, rate in enumerate(RATES):
+        if np.isfinite(low[j]) and low[j] == high[j]:
+            k, of = counts[rate]
+            notes.append(Note(f"{name} vs {reference}: {rate} {point[j]:.0f} [{low[j]:.0f}, {high[j]:.0f}] ({k} of {of}) "
+                              f"has an interval of zero width because no {source} varied; the data cannot measure "
+                              "its uncertainty, which is not zero", code="zero-width-interval", severity="caution",
+                              concerns=(name,)))
+    return notes
 
 
 def flows(
@@ -202,7 +239,8 @@ def flows(
         each with ``_ci_low`` / ``_ci_high``); ``p``, the design's test of net ≠ 0 (named in
         ``test``: exact McNemar under ``iid``, the wild cluster bootstrap under a cluster design),
         ``p_adj`` (``p`` adjusted), ``p_floor`` (``p`` at its Monte-Carlo floor: read "< p"),
-        ``method`` (how the intervals were made), ``p_mcnemar`` (exact McNemar, which treats
+        ``disagree`` (the net-rate interval and the test disagree about 0; a caution note names
+        both), ``test``, ``method`` (how the intervals were made), ``p_mcnemar`` (exact McNemar, which treats
         queries as independent — shown beside the design's test under clustering), and
         ``retention_undefined`` / ``recovery_undefined`` (the share of replicates, or of
         leave-one-cluster-out estimates, in which the ratio was undefined). ``attrs`` hold the

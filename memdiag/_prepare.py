@@ -29,6 +29,7 @@ import pandas as pd
 
 from memdiag import _checks
 from memdiag._checks import LABEL_MISSING
+from memdiag._cluster_labels import CLUSTER_MISSING, assign_clusters
 from memdiag._designs import Design, resolve_design
 from memdiag._verdicts import (
     MissingQueryPolicy, MissingVerdictPolicy, Panel, _attribute_conflicts, _label_disagreements, _source_conventions,
@@ -85,6 +86,9 @@ class Prepared:
         What a diagnostic does with queries whose label (``sufficient``, ...) is missing:
         ``"exclude"`` leaves them out of that diagnostic only (counted per system in the notes),
         ``"error"`` refuses them.
+    cluster_missing
+        What :func:`prepare` did with queries without a cluster label: ``"error"`` refused them,
+        ``"own"`` made each a cluster of its own (SPEC §4.2).
 
     References
     ----------
@@ -118,6 +122,7 @@ class Prepared:
     notes: tuple[str, ...] = ()
     judges: str | None = None
     label_missing: str = "exclude"
+    cluster_missing: str = "error"
     _layouts: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -238,6 +243,7 @@ def prepare(
     design: str | None = None,
     judges: str | None = None,
     label_missing: str = "exclude",
+    cluster_missing: str = "error",
 ) -> Prepared:
     """Check, select, align and choose the design once (SPEC §1, §4, §6).
 
@@ -271,6 +277,13 @@ def prepare(
         ``"exclude"`` (default): a query whose label (``sufficient`` for coverage/utilization,
         ``result_covered``/``path_covered`` for retention) is missing for some system is left out
         of that diagnostic only, counted per system in its notes; ``"error"`` refuses it.
+    cluster_missing
+        ``"error"`` (default): when some queries have a ``cluster`` label and others do not,
+        stop and name them (a missing label must never turn the design into ``iid``);
+        ``"own"``: each unlabelled query is a cluster of its own, counted in a caution note.
+        Without a ``cluster`` column the cluster is read from the query ids when they carry it
+        (canonical LoCoMo ids, a scheme's ``cluster_from_id``); a clustered benchmark whose
+        clusters cannot be found gets a warning note (:mod:`memdiag._cluster_labels`).
 
     Returns
     -------
@@ -282,7 +295,8 @@ def prepare(
     VerdictError
         Bad verdicts, unpaired queries under ``missing="error"``, an unknown system or policy, no
         query left after alignment, several judges and no ``judges`` policy, missing labels of a
-        coverage or utilization metric under ``label_missing="error"``.
+        coverage or utilization metric under ``label_missing="error"``, queries without a cluster
+        label under ``cluster_missing="error"``.
     SchemeError
         An unknown scheme, or one that keeps no query of the data.
     ValueError
@@ -307,6 +321,7 @@ def prepare(
     _checks.choice(missing, _checks.MISSING, "missing-query policy")
     _checks.choice(verdict_missing, _checks.VERDICT_MISSING, "missing-verdict policy")
     _checks.choice(label_missing, LABEL_MISSING, "missing-label policy")
+    _checks.choice(cluster_missing, CLUSTER_MISSING, "missing-cluster policy")
     chosen = resolve_scheme(scheme)
     rows = check(df)
     notes: list[str] = []
@@ -322,11 +337,18 @@ def prepare(
         raise VerdictError("no query is left to analyse after alignment (" + "; ".join(panel.notes_text())
                            + "). The systems share no query id: check that the files are runs of the same "
                            "benchmark, and the query_id column (--field query_id=<column>).")
+    clusters, cluster_notes = assign_clusters(panel.queries, panel.query_ids, chosen, cluster_missing)
+    if clusters is not None:
+        panel = replace(panel, queries=panel.queries.assign(cluster=clusters))
+        labelled = rows["query_id"].map(dict(zip(panel.query_ids, clusters.to_numpy())))
+        rows = rows.assign(cluster=labelled if "cluster" not in rows else labelled.where(labelled.notna(),
+                                                                                          rows["cluster"]))
+    notes = cluster_notes + notes   # a warning that the benchmark's clusters are unknown comes first
     kind, why = resolve_design(panel.queries, design, chosen)
     prepared = Prepared(panel=panel, frame=rows, scheme=chosen, column=column, design=kind, design_reason=why,
                         missing=missing, verdict_missing=verdict_missing, notes=tuple(notes),
                         judges=judges if judges_of(rows) or repeat_rule(judges) is not None else None,
-                        label_missing=label_missing)
+                        label_missing=label_missing, cluster_missing=cluster_missing)
     return prepared.with_labels(LABELS[metric]) if metric in LABELS else prepared
 
 
@@ -341,6 +363,7 @@ def as_prepared(
     design: str | None = None,
     judges: str | None = None,
     label_missing: str | None = None,
+    cluster_missing: str | None = None,
 ) -> Prepared:
     """``data`` prepared: verdicts go through :func:`prepare`; a :class:`Prepared` is used as it
     is, restricted to ``systems`` and moved to ``design`` when those are given; for coverage and
@@ -356,7 +379,7 @@ def as_prepared(
                                f"{type(data).__name__}. Read files with md.read_verdicts first.")
         return prepare(data, scheme=scheme, metric=metric, systems=systems, missing=missing or "error",
                        verdict_missing=verdict_missing or "as-wrong", design=design, judges=judges,
-                       label_missing=label_missing or "exclude")
+                       label_missing=label_missing or "exclude", cluster_missing=cluster_missing or "error")
     clashes = []
     if scheme is not None:
         from memdiag._schemes import resolve_scheme
@@ -368,7 +391,8 @@ def as_prepared(
         clashes.append(f"metric {metric} (prepared on column '{data.column}')")
     for option, value, have in (("missing", missing, data.missing),
                                 ("verdict_missing", verdict_missing, data.verdict_missing),
-                                ("judges", judges, data.judges), ("label_missing", label_missing, data.label_missing)):
+                                ("judges", judges, data.judges), ("label_missing", label_missing, data.label_missing),
+                                ("cluster_missing", cluster_missing, data.cluster_missing)):
         if value is not None and value != have:
             clashes.append(f"{option}={value} (prepared: {have})")
     if clashes:

@@ -207,6 +207,9 @@ def _add_input(p: argparse.ArgumentParser, align: bool = True, option: str | Non
         p.add_argument("--label-missing", choices=("exclude", "error"), default="exclude",
                        help="a query without a label (sufficient, ...): leave it out of that diagnostic, "
                             "counted (default), or refuse it")
+        p.add_argument("--cluster-missing", choices=("error", "own"), default="error",
+                       help="some queries without a cluster label: refuse, naming them (default), or make each "
+                            "a cluster of its own, counted in a note")
 
 
 def _add_alias(p: argparse.ArgumentParser) -> None:
@@ -345,10 +348,11 @@ def _prepared(args: argparse.Namespace, df: pd.DataFrame, metric: str = "accurac
     judges of the same answers, ``--label-missing error``); ``df`` itself otherwise."""
     judges = getattr(args, "judges", None)
     several = "judge" in df and df["judge"].dropna().nunique() > 1
-    if not several and judges is None and args.label_missing == "exclude":
+    if not several and judges is None and args.label_missing == "exclude" and args.cluster_missing == "error":
         return df  # nothing to decide: every command prepares the frame itself
     return md.prepare(df, scheme=scheme, metric=metric, missing=args.missing, verdict_missing=args.verdict_missing,
-                      design=getattr(args, "design", None), judges=judges, label_missing=args.label_missing)
+                      design=getattr(args, "design", None), judges=judges, label_missing=args.label_missing,
+                      cluster_missing=args.cluster_missing)
 
 
 def _table_files(output: Path, frames: Sequence[pd.DataFrame]) -> list[Path]:
@@ -1021,6 +1025,9 @@ def _cmd_report(args: argparse.Namespace) -> int:
     else:
         if not args.reference:
             raise UsageError("report needs --reference NAME (e.g. --reference raw-rag)")
+        if args.cluster_missing != "error":
+            raise UsageError("report does not take --cluster-missing own yet: give the unlabelled queries a cluster "
+                             "in the data (the error names them), or run the single commands with it")
         df = _read(args)
         out = report(df, args.reference, args.out, scheme=args.scheme, design=args.design,
                      labels=alias_options(_key_values(args.alias, "--alias"), df) or None,

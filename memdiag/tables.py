@@ -46,7 +46,7 @@ from memdiag._escape import csv_cell, latex, latex_comment, markdown, one_line
 Format = Literal["table", "md", "csv", "json", "latex", "html"]
 
 #: Provenance keys printed in the signature line, in this order.
-_SIGNATURE_KEYS = ("scheme", "metric", "design", "n_clusters", "n_resamples", "seed", "confidence_level",
+_SIGNATURE_KEYS = ("scheme", "metric", "design", "n_clusters", "df", "n_resamples", "seed", "confidence_level",
                    "inference", "correction", "threshold", "missing", "verdict_missing", "judges")
 _SHORT = {"n_clusters": "G", "n_resamples": "B", "confidence_level": "ci", "verdict_missing": "verdict-missing"}
 
@@ -78,7 +78,7 @@ def signature(attrs: Mapping[str, object], escape: Callable[[object], str] = one
     ----------
     attrs
         A result's provenance (``df.attrs``): ``version`` (default: this memdiag's) and any of
-        ``scheme, metric, design, n_clusters, n_resamples, seed, confidence_level, inference,
+        ``scheme, metric, design, n_clusters, df, n_resamples, seed, confidence_level, inference,
         correction, threshold, missing, verdict_missing, judges``, shown in that order; absent
         or None keys are left out.
     escape
@@ -88,8 +88,8 @@ def signature(attrs: Mapping[str, object], escape: Callable[[object], str] = one
     Returns
     -------
     str
-        ``memdiag <version> | key=value | ...`` with the short names ``G`` (clusters), ``B``
-        (replicates), ``ci`` (level, as a percentage) and ``verdict-missing``.
+        ``memdiag <version> | key=value | ...`` with the short names ``G`` (clusters), ``df``
+        (ν, the degrees of freedom of t intervals, beside G; shown when one number), ``B`` (replicates), ``ci`` (level, as a percentage) and ``verdict-missing``.
 
     Raises
     ------
@@ -105,6 +105,8 @@ def signature(attrs: Mapping[str, object], escape: Callable[[object], str] = one
     --------
     >>> signature({"design": "cluster", "n_clusters": 10, "n_resamples": 20000, "seed": 0, "version": "0.1.0"})
     'memdiag 0.1.0 | design=cluster | G=10 | B=20000 | seed=0'
+    >>> signature({"design": "cluster", "n_clusters": 10, "df": 3.2311, "version": "0.1.0"})
+    'memdiag 0.1.0 | design=cluster | G=10 | df=3.23'
     >>> signature({"confidence_level": 0.9, "inference": "auto", "correction": "holm", "version": "0.1.0"})
     'memdiag 0.1.0 | ci=90% | correction=holm'
     """
@@ -115,6 +117,10 @@ def signature(attrs: Mapping[str, object], escape: Callable[[object], str] = one
         value = attrs.get(key)
         if value is None or (key == "inference" and value == "auto"):
             continue
+        if key == "df":     # one t interval's ν (a by= table with several, or none: not shown)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                continue
+            value = f"{float(value):.3g}"
         if key == "confidence_level":
             value = f"{float(value):.0%}"
         parts.append(f"{_SHORT.get(key, key)}={escape(value)}")
@@ -577,8 +583,8 @@ _NARROW, _DIGIT, _LOWER, _WIDE = 0.34, 0.64, 0.62, 0.76
 KEYS: tuple[str, ...] = ("group", "metric", "kind", "part", "id", "family", "cluster", "system",
                          "system_a", "system_b", "rater_a", "rater_b", "file")
 #: Columns read after the headline numbers: they go to the second table.
-DETAILS: tuple[str, ...] = ("both", "neither", "p_mcnemar", "test", "test_iid", "method", "se", "df", "mc_se",
-                            "design", "n_resamples", "seed", "sha256", "retention_undefined", "recovery_undefined",
+DETAILS: tuple[str, ...] = ("both", "neither", "p_mcnemar", "disagree", "test", "test_iid", "method", "se", "df",
+                            "mc_se", "design", "n_resamples", "seed", "sha256", "retention_undefined", "recovery_undefined",
                             "utilization_undefined")
 #: Columns that go to the second table when they hold one value in every row (the title says it).
 CONSTANT_DETAILS: tuple[str, ...] = ("reference", "n", "k", "by")

@@ -26,7 +26,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 _DEFAULTS = {"group_by": "category", "include": None, "exclude": (), "exclude_ids": None, "weights": None,
              "gates": (), "phase": None, "required_groups": (), "threshold": 0.5, "expected_n": None,
-             "expected_counts": None, "aliases": {}, "design": None, "source": "", "origin": "built-in"}
+             "expected_counts": None, "aliases": {}, "design": None, "cluster_from_id": None, "source": "",
+             "origin": "built-in"}
 _LONGMEMEVAL = ("single-session-user", "single-session-assistant", "single-session-preference",
                 "multi-session", "knowledge-update", "temporal-reasoning")
 _MAB_SOURCES = ("LongMemEval", "EventQA", "RULER-QA1", "RULER-QA2", "ReDial", "Banking77", "CLINC150", "NLU",
@@ -59,6 +60,7 @@ OLD: dict[str, dict] = {name: {**_DEFAULTS, "name": name, **fields} for name, fi
     "locomo": {
         "exclude": ("adversarial",), "required_groups": ("multi-hop", "temporal", "open-domain", "single-hop"),
         "expected_n": 1540, "design": "cluster",   # issue 13: the 10 conversations are clusters
+        "cluster_from_id": "^locomo:(conv-[^:]+):",   # issue 20: canonical ids carry the conversation
         # issue 14: per-category counts (the integers 1-4, SPEC §6.2)
         "expected_counts": {"multi-hop": 282, "temporal": 321, "open-domain": 96, "single-hop": 841},
         "aliases": {"1": "multi-hop", "2": "temporal", "3": "open-domain", "4": "single-hop", "5": "adversarial",

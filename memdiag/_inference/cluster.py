@@ -256,10 +256,11 @@ def clustered_mcnemar(benefit: object, tax: object, n: object | None = None, *,
         ``(G,)`` discordant counts per cluster: b_g (reference wrong, system right) and c_g
         (reference right, system wrong).
     n
-        ``(G,)`` queries per cluster; required by ``durkalski``.
+        ``(G,)`` queries per cluster; required by ``durkalski`` and ``obuchowski-wald``.
     method
-        ``obuchowski`` (every query counts equally, as memdiag's Δ̂) or ``durkalski`` (every
-        cluster's difference in proportions counts equally).
+        ``obuchowski`` (every query counts equally, as memdiag's Δ̂; the variance pooled under
+        the null), ``obuchowski-wald`` (the same estimate with the Wald variance, centred at the
+        estimate) or ``durkalski`` (every cluster's difference in proportions counts equally).
 
     Returns
     -------
@@ -272,15 +273,19 @@ def clustered_mcnemar(benefit: object, tax: object, n: object | None = None, *,
     ------
     ValueError
         ``benefit`` and ``tax`` of different lengths, fewer than two clusters or a negative
-        count; ``durkalski`` without ``n``, or an ``n`` that is not each cluster's query count
-        (at least its b + c); an unknown ``method``.
+        count; ``durkalski`` or ``obuchowski-wald`` without ``n``, or an ``n`` that is not each
+        cluster's query count (at least its b + c); an unknown ``method``.
 
     Notes
     -----
     With D_g = b_g − c_g (SPEC §4.1, forms as in Yang, Sun & Hardin 2010):
 
-    - Obuchowski: X² = (G − 1)/G · (Σ_g D_g)² / Σ_g D_g² (variance from cluster totals about
-      the pooled proportion);
+    - Obuchowski: X² = (G − 1)/G · (Σ_g D_g)² / Σ_g D_g² — the variance is pooled under the
+      null (the two proportions equal, so each cluster's residual is D_g itself), as Yang, Sun &
+      Hardin (2010) write it;
+    - Obuchowski, Wald form (``obuchowski-wald``): the variance centred at the estimate,
+      X² = (G − 1)/G · (Σ_g D_g)² / Σ_g (D_g − n_g·Σ_h D_h/N)², the CR1 Wald statistic of the
+      difference (larger than the null-pooled form whenever Σ D ≠ 0);
     - Durkalski: X² = (Σ_g D_g/n_g)² / Σ_g (D_g/n_g)².
 
     With one query per cluster X²_D is McNemar's (b − c)²/(b + c) exactly and X²_O is (G − 1)/G
@@ -309,6 +314,11 @@ def clustered_mcnemar(benefit: object, tax: object, n: object | None = None, *,
     >>> r = clustered_mcnemar([4, 3, 2], [1, 0, 2], [10, 10, 10], method="durkalski")
     >>> round(r.statistic, 4), round(r.p_value, 4)
     (2.0, 0.1573)
+
+    The Wald form centres at Δ̂: n_g·ΣD/N = 2, residuals (1, 1, −2), X² = 2/3 · 36/6 = 4.0.
+
+    >>> clustered_mcnemar([4, 3, 2], [1, 0, 2], [10, 10, 10], method="obuchowski-wald").statistic
+    4.0
     """
     b = np.asarray(benefit, dtype=np.float64).reshape(-1)
     c = np.asarray(tax, dtype=np.float64).reshape(-1)
@@ -316,19 +326,23 @@ def clustered_mcnemar(benefit: object, tax: object, n: object | None = None, *,
         raise ValueError("benefit and tax must be non-negative counts, one per cluster, for at least 2 clusters.")
     d = b - c
     G = d.size
-    if method == "obuchowski":
-        num, den = d.sum() ** 2, (d ** 2).sum()
-        factor = (G - 1) / G
-    elif method == "durkalski":
+    if method not in ("obuchowski", "obuchowski-wald", "durkalski"):
+        raise ValueError(f"method must be 'obuchowski', 'obuchowski-wald' or 'durkalski', got {method!r}.")
+    if method != "obuchowski":
         if n is None:
-            raise ValueError("Durkalski's test needs n, the number of queries in each cluster.")
+            raise ValueError(f"the {method} test needs n, the number of queries in each cluster.")
         sizes = np.asarray(n, dtype=np.float64).reshape(-1)
         if sizes.shape != d.shape or np.any(sizes < b + c) or np.any(sizes <= 0):
             raise ValueError("n must give each cluster's number of queries (at least its b + c).")
+    if method == "obuchowski":
+        num, den = d.sum() ** 2, (d ** 2).sum()
+        factor = (G - 1) / G
+    elif method == "obuchowski-wald":
+        num, den = d.sum() ** 2, ((d - sizes * d.sum() / sizes.sum()) ** 2).sum()
+        factor = (G - 1) / G
+    else:
         ratio = d / sizes
         num, den, factor = ratio.sum() ** 2, (ratio ** 2).sum(), 1.0
-    else:
-        raise ValueError(f"method must be 'obuchowski' or 'durkalski', got {method!r}.")
     if den == 0:
         return ClusteredMcNemarResult(0.0, 1.0, G, method)
     statistic = float(factor * num / den)

@@ -4,7 +4,7 @@ One job: given per-query additive contributions ``X`` (or paired 2x2 cell codes)
 statistic of their sums — the form every memdiag metric takes (:mod:`memdiag._metrics`) — return
 each output's estimate, interval, standard error and p-value, with the method and test that
 produced them, the Monte-Carlo error of every resampled number and the share of replicates in
-which an output was undefined. Which method runs is decided by :func:`memdiag._inference.rule.method_for`:
+which an output was undefined. Which method runs is decided by :func:`memdiag._inference.rule.method_of`:
 
 - ``percentile``: the count-weight bootstrap of :mod:`memdiag._resampling` (percentile interval,
   bootstrap sign test);
@@ -29,8 +29,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from memdiag._designs import Design, as_design
+from memdiag._notes import Note
 from memdiag._inference.cluster import bell_mccaffrey_df, cr2_variance, jackknife_variance, t_interval
-from memdiag._inference.rule import method_for
+from memdiag._inference.rule import method_of
 from memdiag._pairs import cell_counts
 from memdiag._resampling import (
     BootstrapResult, _evaluate, bootstrap_sums, cell_bootstrap, quantile_bootstrap, run_seed, unit_sums,
@@ -201,7 +202,10 @@ def _percentile(res: BootstrapResult, *, test: np.ndarray, keep: bool) -> Infere
     p = np.where(test, res.p_value, np.nan)
     with np.errstate(invalid="ignore"):
         floor = test & np.isclose(p, 2.0 / (1.0 + defined), rtol=1e-12, atol=0.0) & (p < 1)
-        p_se = np.where(np.isnan(p), np.nan, np.sqrt(np.clip(p * (1 - p), 0, None) / np.maximum(defined, 1)))
+        # p = 2·min(p₋, p₊) doubles a one-sided share p₁ = p/2: its Monte-Carlo error is
+        # 2·√(p₁(1 − p₁)/B), not √(p(1 − p)/B) (SPEC §4.1; at p ≤ 1 where the doubling is not capped)
+        one_sided = np.clip(p / 2, 0, 0.5)
+        p_se = np.where(np.isnan(p), np.nan, 2 * np.sqrt(one_sided * (1 - one_sided) / np.maximum(defined, 1)))
     return Inference(
         estimate=res.estimate, ci_low=res.ci_low, ci_high=res.ci_high, se=res.standard_error, p_value=p,
         tests=tuple(f"bootstrap sign test ({res.design.kind})" if t else "" for t in test),
@@ -346,7 +350,7 @@ def infer(
     X = np.asarray(X, dtype=np.float64)
     X = X[:, None] if X.ndim == 1 else X
     design = as_design(design, X.shape[0])
-    kind = method_for(design.kind, design.n_units if design.clustered else None, inference)
+    kind = method_of(design, inference)
     seed = run_seed(seed)
     m_null = np.asarray(null, dtype=np.float64)
     if kind != "percentile":
@@ -402,7 +406,7 @@ def infer_cells(
     codes = codes[:, None] if codes.ndim == 1 else codes
     n, k = codes.shape
     design = as_design(design, n)
-    kind = method_for(design.kind, design.n_units if design.clustered else None, inference)
+    kind = method_of(design, inference)
     seed = run_seed(seed)
     flip = np.zeros(k, dtype=bool) if swap is None else np.asarray(swap, dtype=bool)
 
@@ -488,9 +492,15 @@ def describe(inf: Inference, n_clusters: int | None, tests: Sequence[str] | None
             why = ("the percentile cluster bootstrap: "
                    + (f"{n_clusters} clusters, at least {PERCENTILE_FROM}" if n_clusters >= PERCENTILE_FROM
                       else "chosen by the user (under-covers with few clusters, SPEC §4.1)"))
+        elif inf.kind == "cr2" and inf.df is not None:
+            why = (f"{n_clusters} clusters: fewer than {PERCENTILE_FROM}; CR2 on Bell–McCaffrey ν = {inf.df:.1f} "
+                   f"degrees of freedom beside G − 1 = {n_clusters - 1}: the clusters are unequal or CR2 was "
+                   "chosen, SPEC §4.1")
         else:
             why = f"{n_clusters} clusters: fewer than {PERCENTILE_FROM}, SPEC §4.1"
         line += f" ({why})"
+    if inf.kind == "cr2":   # the degrees of freedom follow the design (SPEC §4.1 rule, unequal clusters)
+        return Note(line, code="cr2-unequal-clusters")
     return line
 
 

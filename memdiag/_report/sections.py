@@ -716,10 +716,10 @@ def _context(df: pd.DataFrame, settings: Settings, scheme: Scheme | None, system
 
 def _interval_policy(ctx: _Context) -> str:
     """How intervals and tests are made for the report's design (SPEC §4.1 rule)."""
-    from memdiag._inference.rule import method_for
+    from memdiag._inference.rule import method_of
 
     s, design = ctx.settings, ctx.prepared.resampling
-    kind = method_for(ctx.design, design.n_units if design.clustered else None, s.inference)
+    kind = method_of(design, s.inference)
     if kind == "percentile":
         return (f"{s.confidence_level:.0%} percentile intervals from B = {s.n_resamples} paired replicates "
                 "(shared across systems)")

@@ -98,6 +98,10 @@ class Scheme:
         The resampling design the benchmark asks for (``cluster``, ``stratified``,
         ``stratified-cluster``; SPEC §4, paper C.6), used by default when the data carry the
         columns it needs; None leaves the default to ``iid``.
+    cluster_from_id
+        A regular expression with one group that finds a query's cluster in its id (LoCoMo:
+        ``^locomo:(conv-[^:]+):`` finds ``conv-26`` in ``locomo:conv-26:000``); used when the
+        verdicts carry no ``cluster`` column and every query id matches (SPEC §4.2).
     description, source
         What the scheme is and where its rule comes from.
     origin
@@ -152,6 +156,7 @@ class Scheme:
     expected_counts: Mapping[str, int] | None = None
     aliases: Mapping[str, str] = field(default_factory=dict)
     design: str | None = None
+    cluster_from_id: str | None = None
     description: str = ""
     source: str = ""
     origin: str = ""
@@ -199,6 +204,14 @@ class Scheme:
             set_("phase", str(self.phase).strip().lower())
         if self.design is not None and self.design not in KINDS:
             raise fail("design", f"'{self.design}' is not a resampling design (use one of {', '.join(KINDS)}).")
+        if self.cluster_from_id is not None:
+            try:
+                groups = regex.compile(self.cluster_from_id).groups
+            except (regex.error, TypeError, ValueError, OverflowError, RecursionError) as err:
+                raise fail("cluster_from_id", f"{self.cluster_from_id!r} is not a regular expression ({err}).") from None
+            if groups != 1:
+                raise fail("cluster_from_id", f"{self.cluster_from_id!r} has {groups} groups; give exactly one, "
+                           "the part of the query id that names the cluster (e.g. '^locomo:(conv-[^:]+):').")
         if not isinstance(self.aliases, Mapping):
             raise fail("aliases", "give a mapping data label -> group name.")
         set_("aliases", {str(k): str(v) for k, v in self.aliases.items()})
