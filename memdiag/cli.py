@@ -363,7 +363,7 @@ def _emit(frames: pd.DataFrame | Sequence[pd.DataFrame], args: argparse.Namespac
     another; CSV holds one table per file — with ``-o X.csv`` the first goes to ``X.csv`` and
     each further one to ``X.<name>.csv`` (``X.omnibus.csv``), and without ``-o`` it is refused.
     """
-    from memdiag._outputs import check_outputs
+    from memdiag._outputs import check_outputs, write_file
     from memdiag.tables import html_document, render
 
     frames = list(frames) if isinstance(frames, (list, tuple)) else [frames]
@@ -376,8 +376,7 @@ def _emit(frames: pd.DataFrame | Sequence[pd.DataFrame], args: argparse.Namespac
         paths = _table_files(Path(args.output), frames)
         check_outputs(paths[1:], _inputs(args), force=getattr(args, "force", False))
         for path, frame in zip(paths, frames):
-            with open(path, "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(render(frame, "csv"))
+            write_file(path, render(frame, "csv"))  # whole or not at all (a temporary file renamed)
         return
     if args.format == "html":
         text = html_document(frames)
@@ -389,8 +388,7 @@ def _emit(frames: pd.DataFrame | Sequence[pd.DataFrame], args: argparse.Namespac
             text = "\n".join(t if t.endswith("\n") else t + "\n" for t in texts)
     text = text if text.endswith("\n") else text + "\n"
     if args.output:
-        with open(args.output, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
+        write_file(args.output, text)  # whole or not at all (a temporary file renamed)
     else:
         sys.stdout.write(text)
 
@@ -930,13 +928,16 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
 
     from pathlib import Path
 
+    from memdiag._outputs import check_outputs, write_file
+
+    if args.write:  # the rules of every other output, before anything is read
+        check_outputs([args.write], [f for f in args.files if os.path.isfile(f)], force=args.force)
     found = inspect(args.files, recipe_dir=Path(args.write).resolve().parent if args.write else None)
     sys.stdout.write(found.text)
     if args.write:
         target = Path(args.write)
-        if target.exists() and not args.force:
-            raise UsageError(f"{target} exists; choose another name or pass --force to replace it")
-        target.write_text(found.recipe, encoding="utf-8")
+        check_outputs([target], [f for f in args.files if os.path.isfile(f)], force=args.force)  # + files read
+        write_file(target, found.recipe)
         print(f"draft recipe written to {target}" + ("" if found.complete else
               " (it needs your answers: see 'could not decide' above)"))
     return 0
@@ -1281,7 +1282,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         def show(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
             print(f"{command}: warning: {one_line(message)}", file=sys.stderr)
 
-        with warnings.catch_warnings():
+        from memdiag._outputs import recording
+
+        with warnings.catch_warnings(), recording():
             warnings.showwarning = show
             _check_outputs(args)
             return run(args)

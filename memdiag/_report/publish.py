@@ -38,6 +38,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from memdiag import __version__
+from memdiag._outputs import identity, recorded
 from memdiag._report.provenance import _analysis_json
 from memdiag._report.render import _html, _markdown, _save_figures, _write_tables, _write_text
 from memdiag._report.sections import Analysis
@@ -176,9 +177,12 @@ def check_inputs(out: Path, inputs: Iterable[str | Path]) -> None:
     FileExistsError
         Naming the input.
     """
-    for item in inputs:
+    target = identity(out)
+    for item in [*inputs, *sorted(recorded())]:
         path = Path(item).resolve()
-        if path == out or out in path.parents:
+        inside = path == out or out in path.parents or (
+            target is not None and any(identity(folder) == target for folder in (path, *path.parents)))
+        if inside:
             raise _refuse(out, f"holds the input {item}; replacing the folder would delete it. "
                                "Choose another --out")
 
@@ -279,6 +283,7 @@ def _publish(analysis: Analysis, out: Path, bar: tqdm, force: bool = False) -> P
             staging.chmod(stat.S_IMODE(out.stat().st_mode) if out.is_dir() else 0o755)
             with signals.held():
                 check_target(out, force)
+                check_inputs(out, ())  # every file the run read, side files of a recipe included
                 _swap(staging, out)
         finally:
             with signals.held():

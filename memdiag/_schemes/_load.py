@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 import yaml
 
+from memdiag._outputs import note_input
 from memdiag.errors import SchemeError
 from memdiag._schemes._scheme import Scheme, match_key
 
@@ -58,6 +59,7 @@ def from_file(path: str | Path, cls: type[Scheme] = Scheme) -> Scheme:
     if not path.is_file():
         raise SchemeError(f"{path}: no such scheme file. Check the path, or use a built-in "
                           f"scheme ({', '.join(known_schemes())}).")
+    note_input(path)
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as err:
