@@ -42,6 +42,7 @@ from memdiag._provenance import stamp
 from memdiag._resampling import run_seed
 from memdiag._inference.wild import EXACT_UP_TO
 from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
+from memdiag._schemes._resolve import unlabelled_name
 from memdiag.errors import VerdictError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -279,8 +280,9 @@ def flows(
         if by is not None:
             codes, labels = prepared.panel.codes(by)
             groups = [(label, prepared.subset(codes == k)) for k, label in enumerate(labels)]
-            if (codes < 0).any():  # queries without a label form their own group, never dropped
-                groups.append((UNLABELLED, prepared.subset(codes < 0)))
+            if (codes < 0).any():  # queries without a label form their own group, never dropped (and
+                # never under the name of a real label '(none)')
+                groups.append((unlabelled_name(map(str, labels)), prepared.subset(codes < 0)))
         for label, part in groups:
             block, block_notes, mc = _flows_table(part, ref, names, threshold, inference, n_resamples, seed,
                                                   confidence_level, correction)

@@ -239,3 +239,110 @@ def test_rerun_of_a_report_read_through_a_recipe_keeps_the_recipe_and_is_byte_id
     assert document["inputs"]["verdicts"]["rerun"]["recipe"]["path"] == str(recipe.resolve())
     for name in ("analysis.json", "tables/flows.csv", "report.md"):
         assert (second / name).read_bytes() == (first / name).read_bytes() == (third / name).read_bytes()
+
+
+@pytest.mark.parametrize("kind", ["recipe", "scheme-yaml", "scheme-json", "claims", "verdicts-json",
+                                  "verdicts-jsonl", "log-jsonl"])
+def test_a_key_written_twice_is_refused_naming_the_file_and_key(tmp_path, small, kind):
+    verdicts = tmp_path / "v.csv"
+    verdicts.write_bytes(csv_bytes(rows()))
+    record = '{"system": "rag", "query_id": "q1", "score": 1, "score": 0}'
+    path, argv, key = {
+        "recipe": ("r.yaml", ["validate", "--recipe", "{p}"], "sources"),
+        "scheme-yaml": ("s.yaml", ["score", verdicts, "--scheme", "{p}"], "group_by"),
+        "scheme-json": ("s.json", ["score", verdicts, "--scheme", "{p}"], "group_by"),
+        "claims": ("c.yaml", ["audit", "{p}", "--verdicts", verdicts, "--resamples", 100], "system_a"),
+        "verdicts-json": ("v.json", ["validate", "{p}"], "score"),
+        "verdicts-jsonl": ("v.jsonl", ["validate", "{p}"], "score"),
+        "log-jsonl": ("w.jsonl", ["writes", "{p}"], "decision"),
+    }[kind]
+    text = {
+        "recipe": "sources:\n  - files: [v.csv]\nsources:\n  - files: [other.csv]\n",
+        "scheme-yaml": "group_by: category\ngroup_by: cluster\n",
+        "scheme-json": '{"group_by": "category", "group_by": "cluster"}',
+        "claims": "- {id: c, system_a: rag, system_a: mem, threshold: 10, direction: greater}\n",
+        "verdicts-json": "[" + record + ', {"system": "mem", "query_id": "q1", "score": 1}]',
+        "verdicts-jsonl": record + '\n{"system": "mem", "query_id": "q1", "score": 1}\n',
+        "log-jsonl": '{"cluster": "c1", "decision": "ADD", "decision": "NONE", "persisted": true}\n',
+    }[kind]
+    path = tmp_path / path
+    path.write_text(text, encoding="utf-8")
+    code, _, err = run(*[str(a).format(p=path) for a in argv])
+    assert code == 2 and one_line(err) and path.name in err and repr(key) in err
+    assert "duplicate" in err or "twice" in err
+
+
+def test_a_yaml_alias_bomb_is_refused_quickly_naming_the_limit(tmp_path):
+    lines = ["a: &a [x, x, x, x, x, x, x, x, x, x]"]
+    for prev, name in zip("abcdefgh", "bcdefghi"):
+        lines.append(f"{name}: &{name} [" + ", ".join([f"*{prev}"] * 10) + "]")
+    (tmp_path / "v.csv").write_bytes(csv_bytes(rows()))
+    recipe = tmp_path / "r.yaml"
+    recipe.write_text("\n".join(lines) + "\nsources:\n  - files: [v.csv]\ndescription: *i\n", encoding="utf-8")
+    claims = tmp_path / "c.yaml"
+    claims.write_text("\n".join(lines) + "\nclaims: *i\n", encoding="utf-8")
+    for argv in (["validate", "--recipe", recipe],
+                 ["audit", claims, "--verdicts", tmp_path / "v.csv", "--resamples", 100]):
+        code, _, err = run(*argv)
+        assert code == 2 and one_line(err) and "MEMDIAG_MAX_YAML_NODES" in err and "1,000,000 nodes" in err
+
+
+def test_yaml_merge_keys_still_override_and_are_no_duplicates():
+    from memdiag._strict import load_yaml
+
+    assert load_yaml("base: &b {x: 1, y: 2}\nthis:\n  <<: *b\n  y: 3\n")["this"] == {"x": 1, "y": 3}
+
+
+@pytest.mark.parametrize("value", [".nan", ".inf", "-.inf"])
+def test_a_recipe_number_that_is_not_finite_is_refused(tmp_path, value):
+    (tmp_path / "v.csv").write_bytes(csv_bytes(rows()))
+    recipe = tmp_path / "r.yaml"
+    recipe.write_text("sources:\n  - files: [v.csv]\n    fields: {query_id: query_id, system: system, "
+                      f"score: {{from: score, above: {value}}}}}\n", encoding="utf-8")
+    code, _, err = run("validate", "--recipe", recipe)
+    assert code == 2 and one_line(err) and "above must be a finite number" in err and str(recipe) in err
+
+
+@pytest.mark.parametrize("columns, says", [("{1: x}", "'columns' key 1"), ("{x: [1, 2]}", "one text or number"),
+                                           ("{x: {a: 1}}", "one text or number")])
+def test_recipe_constant_columns_must_be_named_scalars(tmp_path, columns, says):
+    (tmp_path / "v.csv").write_bytes(csv_bytes(rows()))
+    recipe = tmp_path / "r.yaml"
+    recipe.write_text(f"sources:\n  - files: [v.csv]\n    columns: {columns}\n", encoding="utf-8")
+    code, _, err = run("flows", "--recipe", recipe, "--reference", "rag", "--resamples", 100)
+    assert code == 2 and one_line(err) and says in err and str(recipe) in err
+
+
+def _labelled() -> pd.DataFrame:
+    cats = ["single-hop", "Single_Hop", "multi-hop", None, "(none)", "multi-hop"]
+    return pd.DataFrame([{"system": s, "query_id": f"q{i}", "score": (i + k) % 2, "category": cats[i % 6]}
+                         for k, s in enumerate(["rag", "mem"]) for i in range(12)])
+
+
+def test_labels_pooled_by_a_scheme_say_so_in_a_note():
+    scores = md.score(_labelled(), scheme={"group_by": "category", "weights": {"single-hop": 0.5, "multi-hop": 0.5}})
+    pooled = [n for n in scores.attrs["notes"] if "pooled" in n]
+    assert len(pooled) == 1 and "'single-hop', 'Single_Hop'" in pooled[0] and "4 queries" in pooled[0]
+
+
+def test_a_real_none_label_is_not_the_unlabelled_group():
+    flows = md.flows(_labelled(), "rag", by="category", n_resamples=100)
+    groups = flows["group"].tolist()
+    assert groups.count("(none)") == 1 and "(no label)" in groups
+    assert flows.set_index("group").loc["(none)", "n"] == 2 and flows.set_index("group").loc["(no label)", "n"] == 2
+
+
+def test_an_alias_that_is_another_systems_name_is_refused(tmp_path, small):
+    code, _, err = run("report", small, "--reference", "raw-rag", "--alias", "mem0=raw-rag", "--out",
+                       tmp_path / "out", "--resamples", 100)
+    assert code == 2 and one_line(err) and "'mem0' and 'raw-rag' would both be drawn as 'raw-rag'" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_recipe_labels_that_draw_two_systems_under_one_name_are_refused(tmp_path):
+    (tmp_path / "v.csv").write_bytes(csv_bytes(rows()))
+    recipe = tmp_path / "r.yaml"
+    recipe.write_text("sources:\n  - files: [v.csv]\nlabels: {rag: M, mem: M}\n", encoding="utf-8")
+    code, _, err = run("report", "--recipe", recipe, "--reference", "rag", "--out", tmp_path / "out",
+                       "--resamples", 100)
+    assert code == 2 and one_line(err) and "both be drawn as 'M'" in err
