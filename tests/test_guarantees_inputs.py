@@ -346,3 +346,75 @@ def test_recipe_labels_that_draw_two_systems_under_one_name_are_refused(tmp_path
     code, _, err = run("report", "--recipe", recipe, "--reference", "rag", "--out", tmp_path / "out",
                        "--resamples", 100)
     assert code == 2 and one_line(err) and "both be drawn as 'M'" in err
+
+
+# --------------------------------------------------------------------------------------------
+# 2. injection: autolinks, bidi controls, invisible characters, spaces at the ends of names
+# --------------------------------------------------------------------------------------------
+AUTOLINKS = ["www.example.org/x", "https://evil.example/a", "a@b.example", "WWW.EXAMPLE.COM", "ftp://f.example",
+             "xmpp:me@chat.example"]
+INVISIBLE = ["evil\u202egnp.exe", "ze\u200bro", "rtl\u2067x\u2069", "bom\ufeff", "mem0 "]
+
+
+def gfm(text: str) -> str:
+    import cmarkgfm
+    from cmarkgfm.cmark import Options
+
+    return cmarkgfm.github_flavored_markdown_to_html(text, options=Options.CMARK_OPT_UNSAFE)
+
+
+@pytest.mark.parametrize("name", AUTOLINKS)
+def test_names_never_become_links_on_github(name):
+    from memdiag._escape import markdown
+
+    for context in (f"| {markdown(name)} |\n", f"| a |\n|---|\n| {markdown(name)} |\n", f"- {markdown(name)}\n"):
+        html = gfm(context)
+        assert "<a " not in html, html
+        assert name in html.replace("<code>@</code>", "@")  # shown as written
+
+
+def test_a_report_with_autolink_names_has_no_link_on_github(tmp_path):
+    records = [{"system": s, "query_id": f"q{i}", "score": (i * 3 + k) % 2, "category": AUTOLINKS[i % 3],
+                "cluster": f"c{i % 5}"} for k, s in enumerate(AUTOLINKS[:3]) for i in range(30)]
+    path = tmp_path / "v.json"
+    path.write_text(json.dumps(records), encoding="utf-8")
+    out = tmp_path / "out"
+    code, _, err = run("report", path, "--reference", AUTOLINKS[0], "--out", out, "--resamples", 100)
+    assert code == 0, err
+    links = {"replay/replay.csv", "replay/replay.jsonl"}  # the report's own links to its replay files
+    for md_file in [out / "report.md", *sorted((out / "tables").glob("*.md"))]:
+        html = gfm(md_file.read_text(encoding="utf-8"))
+        hrefs = [h for h in __import__("re").findall(r'<a href="([^"]*)"', html) if h not in links]
+        assert hrefs == [], (md_file.name, hrefs)
+    code, out_md, _ = run("score", path, "--format", "md")
+    assert code == 0 and "<a " not in gfm(out_md)
+
+
+@pytest.mark.parametrize("name", INVISIBLE)
+def test_bidi_controls_zero_width_and_edge_spaces_are_visible_in_terminal_tables(tmp_path, name):
+    path = tmp_path / "v.json"
+    path.write_text(json.dumps([{"system": name, "query_id": "q1", "score": 1},
+                                {"system": "mem0", "query_id": "q1", "score": 0}]), encoding="utf-8")
+    code, out, err = run("validate", path)
+    assert code == 0, err
+    shown = [line.split()[0] for line in out.splitlines()[2:4]]
+    assert all(ord(ch) < 0x2000 or ch.isprintable() and ch not in "\u200b\u200c\u200d\u2060\ufeff"
+               for line in out.splitlines() for ch in line)
+    assert not any(ch in out for ch in "\u202e\u200b\u2067\u2069\ufeff")
+    assert len(set(shown)) == 2  # "mem0 " and "mem0" look different
+
+
+@pytest.mark.parametrize("name", INVISIBLE[:3])
+def test_bidi_controls_and_zero_width_characters_are_visible_in_figures(name):
+    from memdiag.plots._names import system_labels
+
+    labels = system_labels([name, "mem0"])
+    assert not any(ch in labels[name] for ch in "\u202e\u200b\u2067\u2069")
+    assert "\\u" in labels[name]
+    fig = md.plot.matrix(md.compare(pd.DataFrame(
+        [{"system": s, "query_id": f"q{i}", "score": (i + k) % 2} for k, s in enumerate([name, "mem0", "rag"])
+         for i in range(20)]), n_resamples=100))
+    from matplotlib.text import Text
+
+    drawn = "".join(t.get_text() for t in fig.findobj(Text))
+    assert "mem0" in drawn and not any(ch in drawn for ch in "\u202e\u200b\u2067\u2069")

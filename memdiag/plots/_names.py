@@ -26,6 +26,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
+from memdiag._escape import one_line
+
 #: Names up to this many characters are drawn in full.
 LABEL_CHARS = 24
 #: Words that name the benchmark, the evaluation or the file rather than the system.
@@ -122,7 +124,8 @@ def system_labels(systems: Iterable[str], labels: Mapping[str, str] | None = Non
     Returns
     -------
     dict
-        ``{system: label}``; the labels are distinct.
+        ``{system: label}``; the labels are distinct, on one line, with bidi controls, zero-width
+        characters and spaces at either end shown as escapes (:func:`memdiag._escape.one_line`).
 
     Raises
     ------
@@ -166,7 +169,9 @@ def system_labels(systems: Iterable[str], labels: Mapping[str, str] | None = Non
                 if system not in aliases and out[system] != system:
                     out[system] = system
                     clash = True
-    return {s: out[s] for s in names}
+    # drawn as data: a line break, a control, a bidi override (U+202E) or a zero-width character
+    # becomes visible (memdiag._escape.one_line), so no label reorders or hides its text
+    return {s: one_line(out[s]) for s in names}
 
 
 def name_key(labels: Mapping[str, str], aliases: Mapping[str, str] | None = None) -> str:
@@ -177,6 +182,6 @@ def name_key(labels: Mapping[str, str], aliases: Mapping[str, str] | None = None
     'Names: Backboard = Backboard-io__Backboard-Locomo-Benchmark.'
     """
     aliases = aliases or {}
-    pairs = [f"{label} = {system}" for system, label in labels.items()
-             if label != system and system not in aliases]
+    pairs = [f"{label} = {one_line(system)}" for system, label in labels.items()
+             if label != one_line(system) and system not in aliases]  # names drawn as data, too
     return f"Names: {'; '.join(pairs)}." if pairs else ""
