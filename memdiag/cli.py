@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import memdiag as md
-from memdiag._checks import CORRECTIONS, FORMATS, INFERENCE, KINDS, MAX_RESAMPLES, MIN_RESAMPLES
+from memdiag._checks import CORRECTIONS, FORMATS, INFERENCE, KINDS, MIN_RESAMPLES, max_resamples
 from memdiag._escape import one_line
 from memdiag.errors import VerdictError, listing, shown
 
@@ -93,9 +93,10 @@ def _resamples(text: str, allow_zero: bool = False) -> int:
         raise argparse.ArgumentTypeError(
             f"B must be at least {MIN_RESAMPLES}{' (or 0 for no interval)' if allow_zero else ''}, got {value}: "
             f"intervals and p-values from B replicates move in steps of 1/B (the specification uses 20000)")
-    if value > MAX_RESAMPLES:
-        raise argparse.ArgumentTypeError(f"B must be at most {MAX_RESAMPLES:,}, got {value:,}: time and memory "
-                                         "grow with B, and 20000 is plenty for 95% intervals")
+    if value > max_resamples():
+        raise argparse.ArgumentTypeError(f"B must be at most {max_resamples():,}, got {value:,}: time and memory "
+                                         "grow with B, and 20000 is plenty for 95% intervals (set "
+                                         "MEMDIAG_MAX_RESAMPLES to raise the limit)")
     return value
 
 
