@@ -94,6 +94,16 @@ def write_file(path: str | Path, content: str | bytes) -> Path:
     """
     path = Path(path)
     data = content.encode("utf-8") if isinstance(content, str) else content
+    try:
+        _write_whole(path, data)
+    except OSError as error:  # a full disk (ENOSPC) names no file by itself: name the output
+        if error.filename:
+            raise
+        raise OSError(error.errno, error.strerror or str(error), str(path)) from None
+    return path
+
+
+def _write_whole(path: Path, data: bytes) -> None:
     handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or Path("."))
     try:
         with os.fdopen(handle, "wb") as fh:
@@ -108,7 +118,6 @@ def write_file(path: str | Path, content: str | bytes) -> Path:
         except OSError:
             pass
         raise
-    return path
 
 
 def check_outputs(paths: Iterable[str | Path], inputs: Iterable[str | Path] = (), force: bool = False) -> None:

@@ -330,6 +330,20 @@ def _mixed_types(values: pd.Series) -> int | None:
     return None if bad.size == 0 else int(values.index.get_indexer([kinds.index[bad[0]]])[0])
 
 
+def _flat_columns(df: object) -> None:
+    """A VerdictError for a frame whose columns are not one flat set of names (a MultiIndex, or a
+    column name given twice): pandas would hand back frames where memdiag expects columns."""
+    if not isinstance(df, pd.DataFrame):
+        return
+    if isinstance(df.columns, pd.MultiIndex):
+        raise VerdictError(f"<data>: the columns are a MultiIndex ({df.columns.nlevels} levels); give one level "
+                           "of column names (df.columns = ['_'.join(map(str, c)).strip('_') for c in df.columns]).")
+    repeated = df.columns[df.columns.duplicated()]
+    if len(repeated):
+        raise VerdictError(f"<data>, field '{repeated[0]}': this column appears more than once; rename or drop "
+                           "the copies (df.loc[:, ~df.columns.duplicated()]).")
+
+
 def check(df: pd.DataFrame) -> pd.DataFrame:
     """Check the hard rules of SPEC §1 and return ``df`` in canonical dtypes and column order.
 
@@ -359,8 +373,8 @@ def check(df: pd.DataFrame) -> pd.DataFrame:
     VerdictError
         An empty table; a required column missing; an empty or mixed-type id; a score that is
         not a number in [0, 1]; a ``repeat`` that is not a whole number ≥ 0; a 0/1 label that is
-        not 0 or 1; a negative cost; a duplicate ``(system, query_id[, judge], repeat)``. The
-        message names the file, record and field.
+        not 0 or 1; a negative cost; a duplicate ``(system, query_id[, judge], repeat)``; columns
+        that are a MultiIndex or name a column twice. The message names the file, record and field.
 
     References
     ----------
@@ -377,6 +391,7 @@ def check(df: pd.DataFrame) -> pd.DataFrame:
     ...
     memdiag.errors.VerdictError: <data>, record 1, field 'score': 2.0 is outside [0.0, 1.0]. Rescale the scores (e.g. a 1-5 grade needs a threshold) or map another column.
     """
+    _flat_columns(df)
     if df.attrs.get(_CHECKED) is not None and df.attrs[_CHECKED] == _fingerprint(df):
         return df
     if len(df) == 0:

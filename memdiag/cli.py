@@ -1315,9 +1315,14 @@ def _explain(error: Exception) -> tuple[str, int]:
         return "an input is nested too deeply to read (thousands of levels of JSON or YAML).", 2
     if isinstance(error, ValueError) or type(error).__module__.split(".")[0] == "yaml":
         return str(error) or type(error).__name__, 2
-    handle, path = tempfile.mkstemp(prefix="memdiag-traceback-", suffix=".txt")
-    with os.fdopen(handle, "w", encoding="utf-8") as fh:
-        fh.write("".join(traceback.format_exception(error)))
+    try:
+        handle, path = tempfile.mkstemp(prefix="memdiag-traceback-", suffix=".txt")
+        with os.fdopen(handle, "w", encoding="utf-8") as fh:
+            fh.write("".join(traceback.format_exception(error)))
+    except (OSError, FileNotFoundError):  # no writable temporary folder: still one line, no traceback
+        return (f"{type(error).__name__}: {str(error)[:300]}. This is a bug in memdiag; its traceback could "
+                "not be saved (no writable temporary folder: set TMPDIR to one) (please report it).",
+                INTERNAL_ERROR)
     return (f"{type(error).__name__}: {str(error)[:300]}. This is a bug in memdiag; the traceback is "
             f"saved in {path} (please report it).", INTERNAL_ERROR)
 

@@ -418,3 +418,56 @@ def test_bidi_controls_and_zero_width_characters_are_visible_in_figures(name):
 
     drawn = "".join(t.get_text() for t in fig.findobj(Text))
     assert "mem0" in drawn and not any(ch in drawn for ch in "\u202e\u200b\u2067\u2069")
+
+
+# --------------------------------------------------------------------------------------------
+# 3. resources: globs, replicates, the matrix figure (YAML and decompression above)
+# --------------------------------------------------------------------------------------------
+def test_repeated_double_star_globs_are_linear(tmp_path):
+    import time
+
+    folder = tmp_path
+    for level in range(30):
+        folder = folder / f"d{level}"
+    folder.mkdir(parents=True)
+    (folder / "v.csv").write_bytes(csv_bytes(rows()))
+    pattern = str(tmp_path) + "/" + "**/" * 10 + "*.csv"
+    start = time.perf_counter()
+    df = md.read_verdicts(pattern)
+    assert len(df) == 12 and time.perf_counter() - start < 5
+    start = time.perf_counter()
+    with pytest.raises(md.VerdictError, match="no file matches"):
+        md.read_verdicts(str(tmp_path) + "/" + "**/a*/" * 10 + "*.json")
+    assert time.perf_counter() - start < 5
+
+
+def test_the_python_api_refuses_more_replicates_than_the_cli_and_says_how_to_raise_it(monkeypatch):
+    df = pd.DataFrame(rows())
+    with pytest.raises(md.VerdictError, match=r"at most 10,000,000 .*MEMDIAG_MAX_RESAMPLES"):
+        md.flows(df, "rag", n_resamples=10**12)
+    monkeypatch.setenv("MEMDIAG_MAX_RESAMPLES", "100")
+    with pytest.raises(md.VerdictError, match="at most 100 "):
+        md.score(df, n_resamples=200)
+
+
+def test_rerun_refuses_a_recorded_replicate_count_past_the_limit(tmp_path, small):
+    first = tmp_path / "first"
+    code, _, err = run("report", small, "--reference", "raw-rag", "--out", first, "--resamples", 100)
+    assert code == 0, err
+    document = json.loads((first / "analysis.json").read_text(encoding="utf-8"))
+    document["settings"]["n_resamples"] = 10**12
+    tampered = tmp_path / "analysis.json"
+    tampered.write_text(json.dumps(document), encoding="utf-8")
+    code, _, err = run("report", "--rerun", tampered, "--out", tmp_path / "again")
+    assert code == 2 and one_line(err) and "at most 10,000,000" in err and "MEMDIAG_MAX_RESAMPLES" in err
+
+
+def test_the_matrix_figure_of_many_systems_is_a_clear_error_not_gigabytes():
+    from memdiag.plots.matrix import MAX_SYSTEMS
+
+    k = MAX_SYSTEMS + 1
+    names = [f"s{i}" for i in range(k)]
+    frame = pd.DataFrame([{"system_a": a, "system_b": b, "diff": 1.0, "ci_low": 0.0, "ci_high": 2.0, "p": 0.5,
+                           "p_adj": 0.5} for i, a in enumerate(names) for b in names[i + 1:]])
+    with pytest.raises(md.VerdictError, match=r"at most 40 systems .*MEMDIAG_MAX_MATRIX_SYSTEMS"):
+        md.plot.matrix(frame)

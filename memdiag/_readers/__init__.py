@@ -17,6 +17,7 @@ line is); any other name is parsed by content: JSON / JSON lines when it starts 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from types import ModuleType
 
@@ -101,10 +102,36 @@ def _json(text: str, path: Path) -> object:
         return _json_lines(text, path)
 
 
+#: A JSON escape of a UTF-16 surrogate (``\\ud800``); valid only as a high-low pair.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _no_lone_surrogate(value: object, path: Path) -> None:
+    """A VerdictError naming the file when a string (key or value) holds a lone surrogate, which
+    no text encoding can write (it would fail later, naming nothing)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError as error:
+                raise VerdictError(f"{where(path)}: the string {item!r:.60} holds a lone surrogate "
+                                   f"({item[error.start]!r}), which is not Unicode text. Fix its \\u escape.") from None
+
+
 def parse_json(text: str, path: Path, lines: bool = False) -> object:
     """JSON (or JSON lines) text as a value; nesting too deep for Python is a VerdictError."""
     try:
-        return _json_lines(text, path) if lines else _json(text, path)
+        value = _json_lines(text, path) if lines else _json(text, path)
+        if _SURROGATE_ESCAPE.search(text):  # rare: only then walk the strings
+            _no_lone_surrogate(value, path)
+        return value
     except DuplicateJsonKey as error:
         raise VerdictError(f"{where(path, None, error.key)}: {error}.") from None
     except RecursionError:

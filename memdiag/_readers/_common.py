@@ -307,10 +307,15 @@ def _header(path: Path) -> list[str]:
 
 
 def table_columns(path: Path) -> list[str]:
-    """The column names of a CSV/TSV (header line) or Parquet file (schema); [] if unreadable."""
-    try:
-        if is_parquet(path):
+    """The column names of a CSV/TSV (header line, [] if unreadable) or Parquet file (schema; a cut or
+    damaged Parquet file is a VerdictError naming it)."""
+    if is_parquet(path):  # a cut Parquet file is an error naming it, not "a table without a header"
+        try:
             return list(pq.read_schema(io.BytesIO(content_bytes(path))).names)
+        except (pyarrow.ArrowException, OSError, ValueError) as error:
+            raise VerdictError(f"{where(path)}: is not a readable Parquet file ({' '.join(str(error).split())[:200]})."
+                               " Check that it was copied completely.") from None
+    try:
         return _header(path)
     except (OSError, ValueError, csv.Error, pyarrow.ArrowException):
         return []
@@ -335,7 +340,7 @@ def read_table(path: Path, text_columns: Iterable[str]) -> pd.DataFrame:
     silently rename the copy ``score.1``).
     """
     if is_parquet(path):
-        return pd.read_parquet(io.BytesIO(content_bytes(path)))
+        return _parquet(path)
     try:
         header = _header(path)
     except csv.Error as error:
@@ -369,6 +374,25 @@ def read_table(path: Path, text_columns: Iterable[str]) -> pd.DataFrame:
         raise VerdictError(f"{where(path, row)}: a row has more fields than "
                            f"the {len(header)} columns of the header. Quote fields that hold a "
                            f"{'tab' if _separator(path) == chr(9) else 'comma'}, or name the extra column.")
+    return frame
+
+
+def _parquet(path: Path) -> pd.DataFrame:
+    """A Parquet table; a cut or damaged file, or a list/struct in a canonical column, is a
+    VerdictError naming the file (and the record and column)."""
+    try:
+        frame = pd.read_parquet(io.BytesIO(content_bytes(path)))
+    except (pyarrow.ArrowException, OSError, ValueError) as error:
+        raise VerdictError(f"{where(path)}: is not a readable Parquet file ({' '.join(str(error).split())[:200]}). "
+                           "Check that it was copied completely.") from None
+    for column in frame.columns:
+        if str(column) in CANONICAL and frame[column].dtype == object:
+            nested = frame[column].map(lambda v: isinstance(v, list | tuple | dict | np.ndarray)).to_numpy()
+            if nested.any():
+                row = int(np.argmax(nested))
+                raise VerdictError(f"{where(path, row + 1, str(column))}: a list or mapping "
+                                   f"({frame[column].iloc[row]!r:.40}) is not one value. Store one value per "
+                                   "cell, or map the column with a recipe.")
     return frame
 
 

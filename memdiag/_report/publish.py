@@ -139,7 +139,10 @@ def resolve_target(out: str | Path, force: bool = False) -> Path:
     if path.is_symlink() and not path.exists():
         raise _refuse(path, f"is a symbolic link to {os.readlink(path)}, which does not exist; "
                             "give a real folder as --out")
-    target = path.resolve()
+    try:
+        target = path.resolve()
+    except (RuntimeError, OSError) as error:  # a symbolic-link loop
+        raise _refuse(path, f"cannot be resolved ({error}); a symbolic-link loop? Give a real folder as --out") from None
     check_target(target, force)
     return target
 
