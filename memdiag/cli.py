@@ -1284,8 +1284,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{command}: warning: {one_line(message)}", file=sys.stderr)
 
         from memdiag._outputs import recording
+        from memdiag._signals import interruptible
 
-        with warnings.catch_warnings(), recording():
+        # SIGTERM and SIGHUP stop every command as Ctrl-C does: temporary files removed, exit 128 + N
+        with warnings.catch_warnings(), recording(), interruptible():
             warnings.showwarning = show
             _check_outputs(args)
             return run(args)

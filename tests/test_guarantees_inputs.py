@@ -471,3 +471,112 @@ def test_the_matrix_figure_of_many_systems_is_a_clear_error_not_gigabytes():
                            "p_adj": 0.5} for i, a in enumerate(names) for b in names[i + 1:]])
     with pytest.raises(md.VerdictError, match=r"at most 40 systems .*MEMDIAG_MAX_MATRIX_SYSTEMS"):
         md.plot.matrix(frame)
+
+
+# --------------------------------------------------------------------------------------------
+# 4. exit codes: exit 2 and one line naming the file, never exit 3 or a traceback
+# --------------------------------------------------------------------------------------------
+def _parquet_cases(tmp_path: Path) -> dict[str, Path]:
+    lists = tmp_path / "lists.parquet"
+    pd.DataFrame({"system": ["a", "b"], "query_id": ["q1", "q1"], "score": [[1], [0]]}).to_parquet(lists)
+    whole = tmp_path / "whole.parquet"
+    pd.DataFrame({"system": ["a", "b"], "query_id": ["q1", "q1"], "score": [1, 0]}).to_parquet(whole)
+    cut = tmp_path / "cut.parquet"
+    cut.write_bytes(whole.read_bytes()[: whole.stat().st_size // 2])
+    return {"lists": lists, "cut": cut}
+
+
+@pytest.mark.parametrize("case", ["cr-only", "huge-int", "parquet-lists", "parquet-cut", "surrogate", "tokenizer"])
+def test_hostile_verdict_files_exit_2_with_one_line_naming_the_file(tmp_path, case):
+    if case.startswith("parquet"):
+        path = _parquet_cases(tmp_path)[case.split("-")[1]]
+    else:
+        path = tmp_path / ("v.json" if case == "surrogate" else "v.csv")
+        path.write_text({
+            "cr-only": "system,query_id,score\rrag,q1,1\rmem,q1,0\r",
+            "huge-int": "system,query_id,score\nrag,q1," + "9" * 400 + "\nmem,q1,1\n",
+            "surrogate": '[{"system": "a", "query_id": "q\\ud800", "score": 1}, '
+                         '{"system": "b", "query_id": "q\\ud800", "score": 0}]',
+            "tokenizer": 'system,query_id,score\nrag,q1,1\nmem,"q1,0\nx,y,1\n',
+        }[case], encoding="utf-8", newline="")
+    code, out, err = run("flows", path, "--reference", "rag" if case in ("cr-only", "huge-int") else "a",
+                         "--resamples", 100)
+    assert "internal error" not in err and "Traceback" not in err
+    if case == "cr-only":
+        assert code == 0, err  # old-Mac line endings are line endings
+    elif case == "huge-int":
+        assert code in (0, 2) and "could not be read as a verdict" in err  # counted and named, never exit 3
+    else:
+        assert code == 2 and one_line(err) and str(path) in err, err
+
+
+def test_a_symbolic_link_loop_in_an_output_path_is_exit_2(tmp_path, small):
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    for argv in (["score", small, "-o", tmp_path / "a" / "x.csv"],
+                 ["report", small, "--reference", "raw-rag", "--out", tmp_path / "a" / "out", "--resamples", 100],
+                 ["inspect", small, "--write", tmp_path / "a" / "r.yaml"]):
+        code, _, err = run(*argv)
+        assert code == 2 and one_line(err) and "symbolic-link loop" in err, err
+
+
+@pytest.mark.parametrize("shape", ["multiindex", "duplicate"])
+def test_python_api_frames_with_unusable_columns_are_verdict_errors(shape):
+    df = pd.DataFrame(rows())
+    if shape == "multiindex":
+        df.columns = pd.MultiIndex.from_tuples([(c, "") for c in df.columns])
+    else:
+        df = pd.concat([df, df[["score"]]], axis=1)
+    for call in (md.validate, md.score, lambda d: md.flows(d, "rag", n_resamples=100)):
+        with pytest.raises(md.VerdictError, match="MultiIndex" if shape == "multiindex" else "more than once"):
+            call(df)
+
+
+def test_an_internal_error_without_a_writable_temp_folder_is_still_one_line(small, monkeypatch, tmp_path):
+    import tempfile
+
+    def broken(df):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(md, "validate", broken)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "no-such-folder"))
+    code, _, err = run("validate", small)
+    assert code == 3 and one_line(err) and "could not be saved" in err and "TMPDIR" in err
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\u0085", "\x0b", "\x1c"])
+def test_jsonl_strings_may_hold_characters_splitlines_breaks_at(tmp_path, separator):
+    path = tmp_path / "v.jsonl"
+    lines = [json.dumps({"system": s, "query_id": f"q{i}", "score": 1, "question": f"a{separator}b"},
+                        ensure_ascii=False) for s in ("rag", "mem") for i in range(3)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    df = md.read_verdicts(path)
+    assert len(df) == 6
+
+
+def test_a_full_disk_while_writing_o_keeps_the_old_file_and_names_it(tmp_path, small, monkeypatch):
+    target = tmp_path / "scores.csv"
+    target.write_text("old\n", encoding="utf-8")
+
+    def full(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    code, _, err = run("score", small, "-o", target, "--force")
+    monkeypatch.undo()
+    assert code == 2 and one_line(err) and str(target) in err and "No space left" in err
+    assert target.read_text(encoding="utf-8") == "old\n" and sorted(p.name for p in tmp_path.iterdir()) == [
+        "scores.csv", "verdicts"]
+
+
+def test_a_full_disk_while_writing_replay_leaves_no_truncated_file(tmp_path, small, monkeypatch):
+    replay = tmp_path / "replay"
+
+    def full(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    code, _, err = run("flows", small, "--reference", "raw-rag", "--resamples", 100, "--replay", replay)
+    monkeypatch.undo()
+    assert code == 2 and one_line(err) and "No space left" in err and "replay" in err
+    assert not replay.exists() or list(replay.iterdir()) == []
