@@ -9,6 +9,7 @@ recording them, with counts, in ``Panel.notes``.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -140,6 +141,28 @@ def _joins(join: object) -> list:
     return [j if isinstance(j, Join) else _join(j, "join", i) for i, j in enumerate(items, start=1)]
 
 
+def _confined(items: Iterable[str], base: Path, origin: str, section: str) -> None:
+    """A VerdictError when a recipe path (or, once expanded, a file it matches through a link)
+    lies outside the recipe's folder ``base``."""
+    from memdiag._readers._expand import expand
+
+    root, lexical = base.resolve(), Path(os.path.normpath(base.absolute()))
+
+    def outside(path: Path, shown: object) -> None:
+        raise VerdictError(f"{origin}: the {section} path {shown} lies outside the recipe's folder {root}; a "
+                           "recipe reads only files in its own folder (a recipe from a download could otherwise "
+                           "read any file). Pass --allow-outside (Python: allow_outside=True) if you trust it, or "
+                           "name the file on the command line.")
+
+    for item in items:
+        written = Path(item) if Path(item).is_absolute() else base / item
+        if not Path(os.path.normpath(written.absolute())).is_relative_to(lexical):  # before any walk
+            outside(written, item)
+        for path in expand([item], base)[0]:
+            if not path.resolve().is_relative_to(root):  # a symbolic link leading out
+                outside(path, f"{item} (through a link, {path})")
+
+
 def read_verdicts(
     paths: str | Path | Iterable[str | Path] | None = None,
     format: str = "auto",
@@ -150,6 +173,7 @@ def read_verdicts(
     judge: str | Mapping[str, str] | None = None,
     join: Mapping | Iterable[Mapping] | None = None,
     recipe: str | Path | Mapping | None = None,
+    allow_outside: bool = False,
 ) -> pd.DataFrame:
     """Read released per-query verdict files into one canonical long DataFrame (SPEC §1).
 
@@ -180,6 +204,11 @@ def read_verdicts(
     join
         Side files with per-query columns (a mapping or a list of them, with the keys of a
         recipe's ``join`` entries: ``files``, ``records``, ``fields``, ``system``).
+    allow_outside
+        Let a recipe file read ``sources`` and ``join`` files outside its own folder (``../``,
+        absolute paths, links leading out). By default such a path is an error: a recipe shipped
+        inside a downloaded release could otherwise read any file, and its contents would reach
+        replay tables and reports. Files given as ``paths`` or ``join`` are always read.
     recipe
         A release recipe (YAML file or mapping, docs/recipes.md) describing sources and joins;
         it replaces ``format``, ``system``, ``fields``, ``records`` and ``judge``.
@@ -201,7 +230,8 @@ def read_verdicts(
         named so, parts of one run, or different judges/repeats), a ``system``/``judge`` key
         matching no file, a bad recipe; a DataFrame or nothing given as ``paths``; ``records``
         without ``fields``; a recipe together with ``format``, ``system``, ``fields``, ``records``
-        or ``judge``.
+        or ``judge``; a recipe file's ``sources`` or ``join`` path outside its folder (unless
+        ``allow_outside``).
 
     References
     ----------
@@ -246,6 +276,11 @@ def read_verdicts(
             raise VerdictError(f"a recipe describes how to read the files; drop {given[0]}= (put it in the "
                                "recipe instead).")
         plan = load_recipe(recipe)
+        confine = isinstance(recipe, (str, Path)) and not allow_outside
+        if confine:  # the recipe's own paths stay in its folder; files named by the caller are theirs
+            for section, groups in (("sources", () if paths is not None else plan.sources), ("join", plan.joins)):
+                for group in groups:
+                    _confined(group.files, plan.base, plan.origin, section)
         if paths is not None:
             given, found = expand(paths)
             notes += found

@@ -179,6 +179,9 @@ def _add_input(p: argparse.ArgumentParser, align: bool = True, option: str | Non
                    **named)
     p.add_argument("--recipe", metavar="YAML",
                    help="a release recipe describing the files (docs/recipes.md; draft one with memdiag inspect)")
+    p.add_argument("--allow-outside", action="store_true",
+                   help="let the recipe read sources/join files outside its own folder (refused by default: a "
+                        "downloaded recipe could otherwise read any file)")
     p.add_argument("--layout", default="auto", help="input layout (default: auto-detect per file)")
     p.add_argument("--system", action="append", metavar="NAME | PATH=NAME",
                    help="system name for every file, or for one file (repeatable)")
@@ -323,7 +326,7 @@ def _read(args: argparse.Namespace) -> pd.DataFrame:
                                   ("--field", args.field), ("--records", args.records), ("--judge", args.judge)) if v]
         if clashes:
             raise UsageError(f"--recipe describes how to read the files; drop {clashes[0]} (put it in the recipe)")
-        df = md.read_verdicts(args.files or None, recipe=args.recipe, join=join)
+        df = md.read_verdicts(args.files or None, recipe=args.recipe, join=join, allow_outside=args.allow_outside)
     else:
         df = md.read_verdicts(args.files, format=args.layout, system=_named(args.system, "--system"),
                               fields=fields, records=args.records, judge=_named(args.judge, "--judge"),
@@ -918,7 +921,8 @@ def _read_options(args: argparse.Namespace) -> dict:
     """How the report's verdicts were read, recorded for ``--rerun``."""
     if args.recipe:
         return {"recipe": str(args.recipe), "files": args.files or None,
-                "join": [_join_spec(j) for j in args.join or ()] or None}
+                "join": [_join_spec(j) for j in args.join or ()] or None,
+                **({"allow_outside": True} if args.allow_outside else {})}
     return {"format": args.layout, "fields": _key_values(args.field, "--field") or None,
             "records": args.records, "judge": _named(args.judge, "--judge"),
             "join": [_join_spec(j) for j in args.join or ()] or None}

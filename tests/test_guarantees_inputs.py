@@ -435,9 +435,9 @@ def test_repeated_double_star_globs_are_linear(tmp_path):
     start = time.perf_counter()
     df = md.read_verdicts(pattern)
     assert len(df) == 12 and time.perf_counter() - start < 5
-    start = time.perf_counter()
+    start = time.perf_counter()  # no match: 0.2.0 tried every way to split 31 parts over 10 '**' (hours)
     with pytest.raises(md.VerdictError, match="no file matches"):
-        md.read_verdicts(str(tmp_path) + "/" + "**/a*/" * 10 + "*.json")
+        md.read_verdicts(str(tmp_path) + "/" + "**/" * 10 + "*.json")
     assert time.perf_counter() - start < 5
 
 
@@ -508,6 +508,8 @@ def test_hostile_verdict_files_exit_2_with_one_line_naming_the_file(tmp_path, ca
         assert code in (0, 2) and "could not be read as a verdict" in err  # counted and named, never exit 3
     else:
         assert code == 2 and one_line(err) and str(path) in err, err
+    if case == "parquet-cut":
+        assert "not a readable Parquet file" in err  # 0.2.0: "unknown layout (a table without a header)"
 
 
 def test_a_symbolic_link_loop_in_an_output_path_is_exit_2(tmp_path, small):
@@ -580,3 +582,85 @@ def test_a_full_disk_while_writing_replay_leaves_no_truncated_file(tmp_path, sma
     monkeypatch.undo()
     assert code == 2 and one_line(err) and "No space left" in err and "replay" in err
     assert not replay.exists() or list(replay.iterdir()) == []
+
+
+# --------------------------------------------------------------------------------------------
+# 5. faults: signals everywhere a command writes, a killed report run recovered
+# --------------------------------------------------------------------------------------------
+_SIGNALLED = """
+import os, signal, sys
+import memdiag as md
+import memdiag._report.publish as publish
+from memdiag.cli import main
+signum = getattr(signal, sys.argv[1])
+where = sys.argv[2]
+if where == "score":
+    real = md.score
+    def killed(*args, **kwargs):
+        os.kill(os.getpid(), signum)
+        return real(*args, **kwargs)
+    md.score = killed
+else:
+    real = publish._save_figures
+    def killed(*args, **kwargs):
+        os.kill(os.getpid(), signum)
+        return real(*args, **kwargs)
+    publish._save_figures = killed
+sys.exit(main(sys.argv[3:]))
+"""
+
+
+@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
+@pytest.mark.parametrize("where", ["score", "report"])
+def test_sigterm_and_sighup_stop_every_command_cleanly(tmp_path, small, name, where):
+    import signal
+
+    argv = (["score", str(small), "-o", str(tmp_path / "scores.csv")] if where == "score" else
+            ["report", str(small), "--reference", "raw-rag", "--out", str(tmp_path / "out"), "--resamples", "100"])
+    done = subprocess.run([sys.executable, "-c", _SIGNALLED, name, where, *argv], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300)
+    assert done.returncode == 128 + getattr(signal, name), (done.returncode, done.stderr)
+    assert one_line(done.stderr) and f"interrupted ({name})" in done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["verdicts"]  # nothing half-written, no staging
+
+
+def _dead_pid() -> int:
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_a_report_run_killed_between_its_renames_is_recovered_by_the_next_run(tmp_path, small):
+    out = tmp_path / "out"
+    code, _, err = run("report", small, "--reference", "raw-rag", "--out", out, "--resamples", 100)
+    assert code == 0, err
+    pid = _dead_pid()
+    aside = tmp_path / f".out.{pid}.k3j2.old"
+    os.replace(out, aside)  # the state SIGKILL leaves between the two renames
+    staging = tmp_path / f".out.{pid}.x9q1.partial"
+    staging.mkdir()
+    (staging / "report.md").write_text("half", encoding="utf-8")
+    code, _, err = run("report", small, "--reference", "raw-rag", "--out", out, "--resamples", 100, "--seed", 5)
+    assert code == 0, err
+    assert "restored the report" in err and "unfinished report" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "verdicts"]
+    assert "seed=5" in (out / "report.md").read_text(encoding="utf-8")
+
+
+def test_a_replaced_report_left_aside_by_a_killed_run_is_removed(tmp_path, small):
+    out = tmp_path / "out"
+    code, _, err = run("report", small, "--reference", "raw-rag", "--out", out, "--resamples", 100)
+    assert code == 0, err
+    aside = tmp_path / f".out.{_dead_pid()}.a1b2.old"
+    shutil.copytree(out, aside)  # killed after the second rename, before the old one was deleted
+    code, _, err = run("report", small, "--reference", "raw-rag", "--out", out, "--resamples", 100, "--seed", 6)
+    assert code == 0, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "verdicts"]
+
+
+def test_a_staging_folder_of_a_live_run_is_left_alone(tmp_path, small):
+    live = tmp_path / f".out.{os.getpid()}.live.partial"
+    live.mkdir()
+    code, _, err = run("report", small, "--reference", "raw-rag", "--out", tmp_path / "out", "--resamples", 100)
+    assert code == 0, err
+    assert live.is_dir()

@@ -363,7 +363,8 @@ def report_from_json(path: str | Path, out: str | Path, progress: bool | None = 
     df = _reread_verdicts(inputs["verdicts"], path)
     spec = inputs["verdicts"]["rerun"]
     if isinstance(spec.get("recipe"), Mapping):  # read through a recipe: keep it (and its files) recorded
-        read_options = {"recipe": spec["recipe"]["path"], "files": spec.get("given_files"), "join": spec.get("join")}
+        read_options = {"recipe": spec["recipe"]["path"], "files": spec.get("given_files"), "join": spec.get("join"),
+                        **({"allow_outside": True} if spec.get("allow_outside") is True else {})}
     else:
         read_options = {k: v for k, v in spec.items() if k in ("format", "fields", "records", "judge", "join")}
     return report(df, settings.reference, out, scheme=_rerun_input(inputs.get("scheme")),

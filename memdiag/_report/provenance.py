@@ -142,7 +142,7 @@ def _verdict_recipe(df: pd.DataFrame, read_options: Mapping | None) -> dict:
         path = Path(options["recipe"])
         recipe["rerun"]["recipe"] = {"path": str(path.resolve()), "sha256": _file_hash(path)}
         recipe["rerun"]["given_files"] = [str(Path(f).resolve()) for f in options.get("files") or ()] or None
-    for key in ("records", "judge", "join"):
+    for key in ("records", "judge", "join", "allow_outside"):
         if options.get(key):
             recipe["rerun"][key] = options[key]
     return recipe
@@ -248,7 +248,8 @@ def _reread_verdicts(recipe: Mapping, origin: str | Path) -> pd.DataFrame:
     paths = [str(_check_hash(entry)) for entry in spec["files"]]
     if spec.get("recipe"):
         _check_hash(spec["recipe"])
-        df = read_verdicts(spec.get("given_files"), recipe=spec["recipe"]["path"], join=spec.get("join"))
+        df = read_verdicts(spec.get("given_files"), recipe=spec["recipe"]["path"], join=spec.get("join"),
+                           allow_outside=spec.get("allow_outside") is True)
     else:
         df = read_verdicts(paths, format=spec["format"], system=spec["system"] or None, fields=spec["fields"],
                            records=spec.get("records"), judge=spec.get("judge"), join=spec.get("join"))
