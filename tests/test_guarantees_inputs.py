@@ -664,3 +664,57 @@ def test_a_staging_folder_of_a_live_run_is_left_alone(tmp_path, small):
     code, _, err = run("report", small, "--reference", "raw-rag", "--out", tmp_path / "out", "--resamples", 100)
     assert code == 0, err
     assert live.is_dir()
+
+
+# --------------------------------------------------------------------------------------------
+# 6. design: a recipe reads only files in its own folder
+# --------------------------------------------------------------------------------------------
+def _release(tmp_path: Path) -> tuple[Path, Path]:
+    secret = tmp_path / "secret.csv"
+    secret.write_bytes(csv_bytes(rows()))
+    release = tmp_path / "release"
+    release.mkdir()
+    (release / "v.csv").write_bytes(csv_bytes(rows()))
+    (release / "link.csv").symlink_to(secret)
+    (tmp_path / "side.json").write_text(json.dumps({"q1": {"c": "x"}}), encoding="utf-8")
+    return release, secret
+
+
+@pytest.mark.parametrize("case", ["dotdot", "absolute", "link", "glob", "join"])
+def test_a_recipe_path_outside_its_folder_is_refused_unless_allowed(tmp_path, case):
+    release, secret = _release(tmp_path)
+    recipe = release / "recipe.yaml"
+    recipe.write_text({
+        "dotdot": "sources:\n  - files: [../secret.csv]\n",
+        "absolute": f"sources:\n  - files: [{json.dumps(str(secret))}]\n",
+        "link": "sources:\n  - files: [link.csv]\n",
+        "glob": "sources:\n  - files: ['../*.csv']\n",
+        "join": "sources:\n  - files: [v.csv]\njoin:\n  - files: [../side.json]\n    fields: {category: c}\n",
+    }[case], encoding="utf-8")
+    code, out, err = run("validate", "--recipe", recipe)
+    assert code == 2 and out == "" and one_line(err) and "outside the recipe's folder" in err and "--allow-outside" in err
+    with pytest.raises(md.VerdictError, match="allow_outside=True"):
+        md.read_verdicts(recipe=recipe)
+    code, _, err = run("validate", "--recipe", recipe, "--allow-outside")
+    assert code == 0, err
+    assert len(md.read_verdicts(recipe=recipe, allow_outside=True)) >= 12
+
+
+def test_a_file_named_on_the_command_line_may_lie_anywhere(tmp_path):
+    release, secret = _release(tmp_path)
+    recipe = release / "recipe.yaml"
+    recipe.write_text("sources:\n  - files: [v.csv]\n", encoding="utf-8")
+    code, _, err = run("validate", "--recipe", recipe, secret)
+    assert code == 0, err
+
+
+def test_rerun_of_a_report_read_with_allow_outside_keeps_it(tmp_path):
+    release, secret = _release(tmp_path)
+    recipe = release / "recipe.yaml"
+    recipe.write_text("sources:\n  - files: [../secret.csv]\n", encoding="utf-8")
+    code, _, err = run("report", "--recipe", recipe, "--allow-outside", "--reference", "rag", "--out",
+                       tmp_path / "first", "--resamples", 100)
+    assert code == 0, err
+    code, _, err = run("report", "--rerun", tmp_path / "first" / "analysis.json", "--out", tmp_path / "second")
+    assert code == 0, err
+    assert (tmp_path / "first" / "analysis.json").read_bytes() == (tmp_path / "second" / "analysis.json").read_bytes()
