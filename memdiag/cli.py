@@ -10,7 +10,8 @@ exit status and at most one line on stderr, never a traceback:
 2     bad input, option or output path: one line naming the file, record, field or option
       and what to do
 3     an internal error (a bug): one line with the path of the saved traceback
-130   interrupted (Ctrl-C); 143 terminated (SIGTERM): nothing is left half-written
+130   interrupted (Ctrl-C); 143 terminated (SIGTERM); 129 hung up (SIGHUP): nothing is left
+      half-written
 ====  =====================================================================================
 
 Outputs never replace a file that exists (unless ``--force``) nor one of the inputs
