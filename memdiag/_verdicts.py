@@ -204,14 +204,14 @@ def read_verdicts(
     join
         Side files with per-query columns (a mapping or a list of them, with the keys of a
         recipe's ``join`` entries: ``files``, ``records``, ``fields``, ``system``).
+    recipe
+        A release recipe (YAML file or mapping, docs/recipes.md) describing sources and joins;
+        it replaces ``format``, ``system``, ``fields``, ``records`` and ``judge``.
     allow_outside
         Let a recipe file read ``sources`` and ``join`` files outside its own folder (``../``,
         absolute paths, links leading out). By default such a path is an error: a recipe shipped
         inside a downloaded release could otherwise read any file, and its contents would reach
         replay tables and reports. Files given as ``paths`` or ``join`` are always read.
-    recipe
-        A release recipe (YAML file or mapping, docs/recipes.md) describing sources and joins;
-        it replaces ``format``, ``system``, ``fields``, ``records`` and ``judge``.
 
     Returns
     -------
