@@ -473,6 +473,17 @@ def test_the_matrix_figure_of_many_systems_is_a_clear_error_not_gigabytes():
         md.plot.matrix(frame)
 
 
+def test_a_report_of_more_systems_than_the_matrix_limit_leaves_the_figure_out_with_a_warning(tmp_path, small,
+                                                                                             monkeypatch):
+    monkeypatch.setenv("MEMDIAG_MAX_MATRIX_SYSTEMS", "1")
+    out = tmp_path / "out"
+    code, _, err = run("report", small, "--reference", "raw-rag", "--out", out, "--resamples", 100)
+    assert code == 0, err
+    assert "figure matrix left out" in err and "MEMDIAG_MAX_MATRIX_SYSTEMS" in err
+    assert not (out / "figures" / "matrix.png").exists() and (out / "figures" / "forest.png").exists()
+    assert "figure matrix left out" in (out / "report.md").read_text(encoding="utf-8")
+
+
 # --------------------------------------------------------------------------------------------
 # 4. exit codes: exit 2 and one line naming the file, never exit 3 or a traceback
 # --------------------------------------------------------------------------------------------
