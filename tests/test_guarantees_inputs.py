@@ -731,3 +731,10 @@ def test_rerun_of_a_report_read_with_allow_outside_keeps_it(tmp_path):
     code, _, err = run("report", "--rerun", tmp_path / "first" / "analysis.json", "--out", tmp_path / "second")
     assert code == 0, err
     assert (tmp_path / "first" / "analysis.json").read_bytes() == (tmp_path / "second" / "analysis.json").read_bytes()
+
+
+def test_plot_labels_that_draw_two_systems_under_one_name_are_refused_in_python():
+    from memdiag.plots._names import system_labels
+
+    with pytest.raises(ValueError, match="would both be drawn as 'b'"):
+        system_labels(["a", "b"], {"a": "b"})

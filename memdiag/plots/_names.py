@@ -130,7 +130,8 @@ def system_labels(systems: Iterable[str], labels: Mapping[str, str] | None = Non
     Raises
     ------
     ValueError
-        Two systems given the same alias, or an alias that is empty.
+        Two systems given the same alias (or an alias that is another system's name), or an
+        alias that is empty.
 
     Examples
     --------
@@ -169,6 +170,12 @@ def system_labels(systems: Iterable[str], labels: Mapping[str, str] | None = Non
                 if system not in aliases and out[system] != system:
                     out[system] = system
                     clash = True
+    drawn: dict[str, str] = {}
+    for system in names:  # an alias that is another system's name: two systems under one label
+        if out[system] in drawn:
+            raise ValueError(f"systems '{drawn[out[system]]}' and '{system}' would both be drawn as "
+                             f"'{out[system]}'; give them different labels.")
+        drawn[out[system]] = system
     # drawn as data: a line break, a control, a bidi override (U+202E) or a zero-width character
     # becomes visible (memdiag._escape.one_line), so no label reorders or hides its text
     return {s: one_line(out[s]) for s in names}
