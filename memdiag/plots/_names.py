@@ -170,15 +170,16 @@ def system_labels(systems: Iterable[str], labels: Mapping[str, str] | None = Non
                 if system not in aliases and out[system] != system:
                     out[system] = system
                     clash = True
-    drawn: dict[str, str] = {}
-    for system in names:  # an alias that is another system's name: two systems under one label
-        if out[system] in drawn:
-            raise ValueError(f"systems '{drawn[out[system]]}' and '{system}' would both be drawn as "
-                             f"'{out[system]}'; give them different labels.")
-        drawn[out[system]] = system
     # drawn as data: a line break, a control, a bidi override (U+202E) or a zero-width character
     # becomes visible (memdiag._escape.one_line), so no label reorders or hides its text
-    return {s: one_line(out[s]) for s in names}
+    shown = {s: one_line(out[s]) for s in names}
+    drawn: dict[str, str] = {}
+    for system in names:  # an alias that is another system's name: two systems under one label
+        if shown[system] in drawn:
+            raise ValueError(f"systems '{one_line(drawn[shown[system]])}' and '{one_line(system)}' would both be "
+                             f"drawn as '{shown[system]}'; give them different labels.")
+        drawn[shown[system]] = system
+    return shown
 
 
 def name_key(labels: Mapping[str, str], aliases: Mapping[str, str] | None = None) -> str:
