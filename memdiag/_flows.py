@@ -48,9 +48,6 @@ from memdiag.errors import VerdictError
 if TYPE_CHECKING:  # pragma: no cover
     from memdiag._schemes import Scheme
 
-#: The group of queries that have no label in the ``by`` column.
-UNLABELLED = "(none)"
-
 #: The rates that get intervals, in column order.
 RATES: tuple[str, ...] = ("benefit_rate", "tax_rate", "net_rate", "retention", "recovery")
 #: The range of each rate in points (t intervals are clipped to it).
