@@ -96,9 +96,7 @@ def write_file(path: str | Path, content: str | bytes) -> Path:
     data = content.encode("utf-8") if isinstance(content, str) else content
     try:
         _write_whole(path, data)
-    except OSError as error:  # a full disk (ENOSPC) names no file by itself: name the output
-        if error.filename:
-            raise
+    except OSError as error:  # name the output (ENOSPC names no file; others the temporary file)
         raise OSError(error.errno, error.strerror or str(error), str(path)) from None
     return path
 
