@@ -282,8 +282,13 @@ def test_a_yaml_alias_bomb_is_refused_quickly_naming_the_limit(tmp_path):
     recipe.write_text("\n".join(lines) + "\nsources:\n  - files: [v.csv]\ndescription: *i\n", encoding="utf-8")
     claims = tmp_path / "c.yaml"
     claims.write_text("\n".join(lines) + "\nclaims: *i\n", encoding="utf-8")
+    scheme = tmp_path / "s.yaml"
+    scheme.write_text("\n".join(lines) + "\ngroup_by: category\n", encoding="utf-8")
+    summaries = tmp_path / "summaries.yaml"
+    summaries.write_text("\n".join(lines) + "\n", encoding="utf-8")
     for argv in (["validate", "--recipe", recipe],
-                 ["audit", claims, "--verdicts", tmp_path / "v.csv", "--resamples", 100]):
+                 ["audit", claims, "--verdicts", tmp_path / "v.csv", "--resamples", 100],
+                 ["score", tmp_path / "v.csv", "--scheme", scheme], ["audit", "--summaries", summaries]):
         code, _, err = run(*argv)
         assert code == 2 and one_line(err) and "MEMDIAG_MAX_YAML_NODES" in err and "1,000,000 nodes" in err
 
