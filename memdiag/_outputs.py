@@ -102,6 +102,10 @@ def write_file(path: str | Path, content: str | bytes) -> Path:
 
 
 def _write_whole(path: Path, data: bytes) -> None:
+    if path.exists() and not path.is_file():  # a device or pipe (-o /dev/stdout --force): no rename
+        with open(path, "wb") as fh:
+            fh.write(data)
+        return
     handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or Path("."))
     try:
         with os.fdopen(handle, "wb") as fh:
