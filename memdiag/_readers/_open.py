@@ -2,7 +2,9 @@
 
 Every reader gets its bytes through :func:`read_bytes` and its text through :func:`read_text`, so
 ``.gz``, ``.bz2``, ``.xz`` and ``.zst`` files (and compressed content under any name, found by its
-magic bytes) are read wherever a file is read. A file that is binary after decompression (an image,
+magic bytes) are read wherever a file is read: every stream of a concatenated file, decompressed
+in steps of :data:`CHUNK` (nothing reserves the size limit up front); a file cut inside a stream
+is an error naming it. A file that is binary after decompression (an image,
 a zip archive, a spreadsheet) or that is not UTF-8 is one :class:`~memdiag.errors.VerdictError`
 naming the file — never a parser's traceback or an "unknown layout" guess.
 """
