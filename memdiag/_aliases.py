@@ -20,7 +20,8 @@ from memdiag.errors import VerdictError
 def aliases(df: pd.DataFrame, systems_table: pd.DataFrame | None = None,
             given: Mapping[str, str] | None = None) -> dict[str, str]:
     """``{system: label}`` of the systems in ``df``: the recipe's labels, then the systems table's
-    ``label`` column, then ``given``; empty labels are ignored.
+    ``label`` column, then ``given``; empty labels are ignored. Two systems that would be drawn
+    under one name (``--alias a=b`` where ``b`` is another system) are a VerdictError.
 
     >>> df = pd.DataFrame({"system": ["Backboard-io__Backboard-Locomo-Benchmark", "zep"]})
     >>> table = pd.DataFrame({"system": ["zep"], "label": ["Zep"]})
@@ -36,6 +37,15 @@ def aliases(df: pd.DataFrame, systems_table: pd.DataFrame | None = None,
     sources.append(given or {})
     for source in sources:
         out.update({str(k): str(v).strip() for k, v in source.items() if str(k) in systems and str(v).strip()})
+    drawn: dict[str, str] = {}
+    for system in sorted(systems):
+        name = out.get(system, system)
+        if name in drawn:  # two systems drawn under one name: a reader could not tell them apart
+            first, second = sorted((drawn[name], system))
+            raise VerdictError(f"the systems {first!r} and {second!r} would both be drawn as {name!r} (an "
+                               "alias, a recipe's labels: or a systems table's label gives one of them the name "
+                               "of the other); give each system its own label.")
+        drawn[name] = system
     return out
 
 

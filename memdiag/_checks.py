@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 import warnings
 
 from memdiag.errors import VerdictError
@@ -32,8 +33,20 @@ FORMATS: tuple[str, ...] = ("table", "md", "csv", "json", "latex", "html")
 #: percentile interval of B replicates moves in steps of 1/B and a bootstrap p-value cannot be
 #: below 1/(B+1). The CLI refuses fewer; the Python API warns.
 MIN_RESAMPLES = 100
-#: The most replicates the CLI accepts (memory and time grow linearly with B).
+#: The most replicates the CLI, ``--rerun`` and the Python API accept (memory and time grow
+#: linearly with B); the environment variable ``MEMDIAG_MAX_RESAMPLES`` raises it.
 MAX_RESAMPLES = 10_000_000
+
+
+def max_resamples() -> int:
+    """The largest B accepted: ``MEMDIAG_MAX_RESAMPLES`` when set to a whole number, else
+    :data:`MAX_RESAMPLES`.
+
+    >>> max_resamples() >= 100
+    True
+    """
+    value = os.environ.get("MEMDIAG_MAX_RESAMPLES", "").strip().replace("_", "")
+    return int(value) if value.isdigit() else MAX_RESAMPLES
 
 
 def _real(value: object) -> float | None:
@@ -58,7 +71,8 @@ def confidence_level(value: object) -> float:
 def n_resamples(value: object, allow_zero: bool = False) -> int:
     """A number of bootstrap replicates B (a positive whole number; 0 where ``allow_zero``).
 
-    Fewer than :data:`MIN_RESAMPLES` (but at least 1) is allowed with a RuntimeWarning.
+    Fewer than :data:`MIN_RESAMPLES` (but at least 1) is allowed with a RuntimeWarning; more than
+    :func:`max_resamples` is an error saying how to raise the limit.
 
     >>> n_resamples(2000)
     2000
@@ -66,6 +80,10 @@ def n_resamples(value: object, allow_zero: bool = False) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < (0 if allow_zero else 1):
         least = "0 (no interval) or more" if allow_zero else "a positive whole number"
         raise VerdictError(f"n_resamples must be {least} (the specification uses 20000), got {_shown(value)}.")
+    if value > max_resamples():
+        raise VerdictError(f"n_resamples must be at most {max_resamples():,} (the replicate limit), got "
+                           f"{int(value):,}: time and memory grow with B, and 20000 is plenty for 95% intervals. "
+                           "Set the environment variable MEMDIAG_MAX_RESAMPLES to raise the limit.")
     if 0 < value < MIN_RESAMPLES:
         warnings.warn(f"n_resamples={int(value)} is too few for a bootstrap: intervals and p-values move in "
                       f"steps of 1/{int(value)}; use at least {MIN_RESAMPLES} (the specification uses 20000).",

@@ -4,10 +4,16 @@ Names come from the user's files, so every format memdiag writes treats them as 
 markup: a name can neither start a new line, nor open a link, a tag, a formula or a LaTeX command.
 
 - :func:`one_line` — every line break becomes a space and every other control character a
-  visible ``\\xNN`` escape (terminal output, error messages, LaTeX ``%`` comment lines).
+  visible ``\\xNN`` escape (terminal output, error messages, LaTeX ``%`` comment lines); the
+  invisible characters that reorder or hide text (bidi controls such as U+202E, zero-width
+  spaces and joiners, the BOM, the soft hyphen) a visible ``\\uNNNN``; a space at either end a
+  visible ``\\x20`` (so ``mem0 `` and ``mem0`` look different).
 - :func:`markdown` — CommonMark backslash escapes for the characters that make links, images,
   raw HTML, emphasis, code, tables and block starts (CommonMark 0.31, §2.4: any ASCII
-  punctuation may be backslash-escaped).
+  punctuation may be backslash-escaped); and GitHub's extended autolinks broken: the dot of
+  ``www.`` and the colon of ``http:``/``https:``/``ftp:`` escaped, and every ``@`` set as a code
+  span (GFM joins escaped text back together before it looks for e-mail addresses, so only a
+  separate inline node stops ``a@b.example`` from becoming a ``mailto:`` link).
 - :func:`code_span` — a Markdown code span whose fence is longer than any backtick run inside.
 - :func:`latex` — the LaTeX special characters as commands; a leading ``[`` braced so that it
   is not read as the optional argument of the ``\\\\`` or ``\\midrule`` before it.
@@ -26,6 +32,16 @@ import re
 _BREAKS = re.compile("[\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029]+")
 #: The other C0 and C1 control characters (ANSI escapes start with \x1b), and DEL.
 _CONTROLS = re.compile("[\x00-\x08\x0e-\x1b\x1f\x7f-\x84\x86-\x9f]")
+#: Invisible characters that reorder or hide text: the Arabic letter mark, the Mongolian vowel
+#: separator, zero-width space/non-joiner/joiner, LRM/RLM, the bidi embeddings, overrides and
+#: isolates, the word joiner and invisible operators, the BOM / zero-width no-break space, the
+#: soft hyphen (Unicode TR #9 and TR #36, "Bidirectional text spoofing").
+_INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+#: Spaces at either end of a name.
+_EDGE_SPACES = re.compile("^ +| +$")
+#: GitHub's extended autolinks (GFM 0.29, §6.9): ``www.`` and the URL schemes it links.
+_WWW = re.compile(r"(?i)(www)\.")
+_SCHEME = re.compile(r"(?i)(https?|ftp|mailto|xmpp):")
 #: Markdown characters escaped wherever they are (links, images, HTML, emphasis, code, tables,
 #: entities, headings, strikethrough).
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()<>#!|~&])")
@@ -48,6 +64,8 @@ def one_line(text: object) -> str:
     'a b\\\\x1b[31mc d'
     """
     flat = _BREAKS.sub(" ", str(text)).replace("\t", " ")
+    flat = _EDGE_SPACES.sub(lambda m: "\\x20" * len(m.group()), flat)
+    flat = _INVISIBLE.sub(lambda m: f"\\u{ord(m.group()):04x}", flat)
     return _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", flat)
 
 
@@ -57,7 +75,9 @@ def markdown(text: object) -> str:
     >>> markdown("x](javascript:alert(1)) <b>")
     'x\\\\]\\\\(javascript:alert\\\\(1\\\\)\\\\) \\\\<b\\\\>'
     """
-    return _MARKDOWN_LEAD.sub(r"\\\1", _MARKDOWN.sub(r"\\\1", one_line(text)))
+    escaped = _MARKDOWN_LEAD.sub(r"\\\1", _MARKDOWN.sub(r"\\\1", one_line(text)))
+    escaped = _SCHEME.sub(r"\1\\:", _WWW.sub(r"\1\\.", escaped))
+    return escaped.replace("@", "`@`")
 
 
 def code_span(text: object) -> str:

@@ -45,13 +45,11 @@ from memdiag._resampling import run_seed
 from memdiag._inference.wild import EXACT_UP_TO
 from memdiag._notes import Note
 from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
+from memdiag._schemes._resolve import unlabelled_name
 from memdiag.errors import VerdictError
 
 if TYPE_CHECKING:  # pragma: no cover
     from memdiag._schemes import Scheme
-
-#: The group of queries that have no label in the ``by`` column.
-UNLABELLED = "(none)"
 
 #: The rates that get intervals, in column order.
 RATES: tuple[str, ...] = ("benefit_rate", "tax_rate", "net_rate", "retention", "recovery")
@@ -317,8 +315,9 @@ def flows(
         if by is not None:
             codes, labels = prepared.panel.codes(by)
             groups = [(label, prepared.subset(codes == k)) for k, label in enumerate(labels)]
-            if (codes < 0).any():  # queries without a label form their own group, never dropped
-                groups.append((UNLABELLED, prepared.subset(codes < 0)))
+            if (codes < 0).any():  # queries without a label form their own group, never dropped (and
+                # never under the name of a real label '(none)')
+                groups.append((unlabelled_name(map(str, labels)), prepared.subset(codes < 0)))
         for label, part in groups:
             block, block_notes, mc = _flows_table(part, ref, names, threshold, inference, n_resamples, seed,
                                                   confidence_level, correction)

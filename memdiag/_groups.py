@@ -16,6 +16,7 @@ import pandas as pd
 
 from memdiag import _conventions
 from memdiag._prepare import Prepared
+from memdiag._schemes._resolve import unlabelled_name
 
 __all__ = ["UNLABELLED", "by_group", "groups_of"]
 
@@ -27,8 +28,8 @@ def groups_of(prepared: Prepared, by: str) -> list[tuple[str, Prepared]]:
     """``(label, queries of that group)`` for every group of ``by``, unlabelled queries last."""
     codes, labels = prepared.panel.codes(by)
     groups = [(str(label), prepared.subset(codes == k)) for k, label in enumerate(labels)]
-    if (codes < 0).any():
-        groups.append((UNLABELLED, prepared.subset(codes < 0)))
+    if (codes < 0).any():  # never under the name of a real label '(none)'
+        groups.append((unlabelled_name(map(str, labels)), prepared.subset(codes < 0)))
     return groups
 
 

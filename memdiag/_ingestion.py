@@ -24,6 +24,7 @@ import pandas as pd
 
 from memdiag._provenance import stamp
 from memdiag._side_files import read_csv, read_text
+from memdiag._strict import DuplicateJsonKey, json_object
 from memdiag.errors import VerdictError, where
 
 __all__ = ["ingestion", "ingestion_curve", "read_ingestion_log"]
@@ -75,11 +76,13 @@ def read_ingestion_log(path: str | Path) -> pd.DataFrame:
         records = [f"row {k}" for k in range(1, len(log) + 1)]
     elif path.suffix.lower() in {".jsonl", ".ndjson", ".json"}:
         rows, records = [], []
-        for number, line in enumerate(read_text(path, "ingestion log").splitlines(), start=1):
+        for number, line in enumerate(read_text(path, "ingestion log").split("\n"), start=1):  # LF only
             if not line.strip():
                 continue
             try:
-                row = json.loads(line)
+                row = json.loads(line, object_pairs_hook=json_object)
+            except DuplicateJsonKey as error:
+                raise VerdictError(f"{where(str(path), f'line {number}')}: {error}.") from None
             except (json.JSONDecodeError, RecursionError):
                 raise VerdictError(f"{where(str(path), f'line {number}')}: not valid JSON. Write one item "
                                    "object per line.") from None

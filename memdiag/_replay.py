@@ -21,6 +21,7 @@ import pandas as pd
 
 from memdiag import _checks
 from memdiag._escape import csv_cell
+from memdiag._outputs import write_file
 from memdiag._pairs import CELLS, THRESHOLD, binarize, cell_codes
 from memdiag._prepare import Prepared, as_prepared
 from memdiag._provenance import stamp
@@ -163,16 +164,17 @@ def write_replay(table: pd.DataFrame, folder: str | Path) -> list[Path]:
         if not pd.api.types.is_numeric_dtype(column):  # each distinct text escaped once
             safe.isetitem(k, column.map({value: csv_cell(value) for value in pd.unique(column.dropna())}))
     safe.columns = [csv_cell(str(c)) for c in safe.columns]
-    with open(csv_path, "w", encoding="utf-8", newline="\n") as fh:
-        fh.write(safe.to_csv(index=False, lineterminator="\n"))  # full precision, as memdiag.tables writes CSV
+    # each file whole or not at all (a temporary file renamed): full precision, as memdiag.tables writes CSV
+    write_file(csv_path, safe.to_csv(index=False, lineterminator="\n"))
     columns = [str(c) for c in table.columns]
     values = [table[c].tolist() for c in table.columns]
     encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode  # json.dumps builds one per call
-    with open(jsonl_path, "w", encoding="utf-8", newline="\n") as fh:
-        for row in zip(*values):  # every number at full precision; NaN (no text, no score) as null
-            record = {c: None if isinstance(v, float) and math.isnan(v) else v for c, v in zip(columns, row)}
-            # U+2028 and U+2029 are valid inside a JSON string, but many line readers (str.splitlines,
-            # JavaScript) take them for line breaks: escaped, each record stays on its one line
-            text = encode(record)
-            fh.write(text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029") + "\n")
+    lines = []
+    for row in zip(*values):  # every number at full precision; NaN (no text, no score) as null
+        record = {c: None if isinstance(v, float) and math.isnan(v) else v for c, v in zip(columns, row)}
+        # U+2028 and U+2029 are valid inside a JSON string, but many line readers (str.splitlines,
+        # JavaScript) take them for line breaks: escaped, each record stays on its one line
+        text = encode(record)
+        lines.append(text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029") + "\n")
+    write_file(jsonl_path, "".join(lines))
     return [csv_path, jsonl_path]

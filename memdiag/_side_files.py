@@ -7,15 +7,18 @@ from __future__ import annotations
 
 import csv
 import io
+import warnings
 from pathlib import Path
 
 import pandas as pd
 
+from memdiag._outputs import note_input
 from memdiag.errors import VerdictError, where
 
 
 def read_text(path: Path, what: str) -> str:
     """The UTF-8 text of ``path`` (a ``what``: "claims file", "decision log", ...)."""
+    note_input(path)
     try:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as error:
@@ -44,8 +47,13 @@ def read_csv(path: Path, what: str, **options) -> pd.DataFrame:
         raise VerdictError(f"{where(str(path))}: the {what} is empty. Point memdiag at a CSV file with a "
                            "header row.")
     try:
-        table = pd.read_csv(path, encoding="utf-8", **options)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, csv.Error, ValueError) as error:
+        with warnings.catch_warnings():  # rows longer than the header: an error, never a shifted table
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            # index_col=False: a trailing comma on every row never turns the first column into an index
+            table = pd.read_csv(io.StringIO(text.replace("\r", "\n") if "\n" not in text else text),
+                                **{"index_col": False, **options})
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, pd.errors.ParserWarning, csv.Error, ValueError,
+            OverflowError) as error:
         raise VerdictError(f"{where(str(path))}: the {what} is not a readable CSV "
                            f"({' '.join(str(error).split())}). Fix the file.") from None
     header = next(csv.reader(io.StringIO(text)), [])

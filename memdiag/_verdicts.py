@@ -9,6 +9,7 @@ recording them, with counts, in ``Panel.notes``.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -142,6 +143,28 @@ def _joins(join: object) -> list:
     return [j if isinstance(j, Join) else _join(j, "join", i) for i, j in enumerate(items, start=1)]
 
 
+def _confined(items: Iterable[str], base: Path, origin: str, section: str) -> None:
+    """A VerdictError when a recipe path (or, once expanded, a file it matches through a link)
+    lies outside the recipe's folder ``base``."""
+    from memdiag._readers._expand import expand
+
+    root, lexical = base.resolve(), Path(os.path.normpath(base.absolute()))
+
+    def outside(path: Path, shown: object) -> None:
+        raise VerdictError(f"{origin}: the {section} path {shown} lies outside the recipe's folder {root}; a "
+                           "recipe reads only files in its own folder (a recipe from a download could otherwise "
+                           "read any file). Pass --allow-outside (Python: allow_outside=True) if you trust it, or "
+                           "name the file on the command line.")
+
+    for item in items:
+        written = Path(item) if Path(item).is_absolute() else base / item
+        if not Path(os.path.normpath(written.absolute())).is_relative_to(lexical):  # before any walk
+            outside(written, item)
+        for path in expand([item], base)[0]:
+            if not path.resolve().is_relative_to(root):  # a symbolic link leading out
+                outside(path, f"{item} (through a link, {path})")
+
+
 def read_verdicts(
     paths: str | Path | Iterable[str | Path] | None = None,
     format: str = "auto",
@@ -153,6 +176,7 @@ def read_verdicts(
     join: Mapping | Iterable[Mapping] | None = None,
     recipe: str | Path | Mapping | None = None,
     dataset: str | Path | None = None,
+    allow_outside: bool = False,
 ) -> pd.DataFrame:
     """Read released per-query verdict files into one canonical long DataFrame (SPEC §1).
 
@@ -192,6 +216,11 @@ def read_verdicts(
         (:mod:`memdiag._readers._dataset`; map ``question`` and ``cluster``, optionally
         ``expected`` and ``category``); records that cannot be matched are left out and listed
         in a note, never guessed. Overrides a recipe's ``dataset:``.
+    allow_outside
+        Let a recipe file read ``sources`` and ``join`` files outside its own folder (``../``,
+        absolute paths, links leading out). By default such a path is an error: a recipe shipped
+        inside a downloaded release could otherwise read any file, and its contents would reach
+        replay tables and reports. Files given as ``paths`` or ``join`` are always read.
 
     Returns
     -------
@@ -210,7 +239,8 @@ def read_verdicts(
         named so, parts of one run, or different judges/repeats), a ``system``/``judge`` key
         matching no file, a bad recipe; a DataFrame or nothing given as ``paths``; ``records``
         without ``fields``; a recipe together with ``format``, ``system``, ``fields``, ``records``
-        or ``judge``.
+        or ``judge``; a recipe file's ``sources`` or ``join`` path outside its folder (unless
+        ``allow_outside``).
 
     References
     ----------
@@ -255,6 +285,13 @@ def read_verdicts(
             raise VerdictError(f"a recipe describes how to read the files; drop {given[0]}= (put it in the "
                                "recipe instead).")
         plan = load_recipe(recipe)
+        confine = isinstance(recipe, (str, Path)) and not allow_outside
+        if confine:  # the recipe's own paths stay in its folder; files named by the caller are theirs
+            for section, groups in (("sources", () if paths is not None else plan.sources), ("join", plan.joins)):
+                for group in groups:
+                    _confined(group.files, plan.base, plan.origin, section)
+            if plan.dataset is not None and dataset is None:
+                _confined([str(plan.dataset)], plan.base, plan.origin, "dataset")
         if dataset is not None:
             plan = plan.with_dataset(dataset)
         if paths is not None:
@@ -352,6 +389,20 @@ def _mixed_types(values: pd.Series) -> int | None:
     return None if bad.size == 0 else int(values.index.get_indexer([kinds.index[bad[0]]])[0])
 
 
+def _flat_columns(df: object) -> None:
+    """A VerdictError for a frame whose columns are not one flat set of names (a MultiIndex, or a
+    column name given twice): pandas would hand back frames where memdiag expects columns."""
+    if not isinstance(df, pd.DataFrame):
+        return
+    if isinstance(df.columns, pd.MultiIndex):
+        raise VerdictError(f"<data>: the columns are a MultiIndex ({df.columns.nlevels} levels); give one level "
+                           "of column names (df.columns = ['_'.join(map(str, c)).strip('_') for c in df.columns]).")
+    repeated = df.columns[df.columns.duplicated()]
+    if len(repeated):
+        raise VerdictError(f"<data>, field '{repeated[0]}': this column appears more than once; rename or drop "
+                           "the copies (df.loc[:, ~df.columns.duplicated()]).")
+
+
 def check(df: pd.DataFrame) -> pd.DataFrame:
     """Check the hard rules of SPEC §1 and return ``df`` in canonical dtypes and column order.
 
@@ -381,8 +432,8 @@ def check(df: pd.DataFrame) -> pd.DataFrame:
     VerdictError
         An empty table; a required column missing; an empty or mixed-type id; a score that is
         not a number in [0, 1]; a ``repeat`` that is not a whole number ≥ 0; a 0/1 label that is
-        not 0 or 1; a negative cost; a duplicate ``(system, query_id[, judge], repeat)``. The
-        message names the file, record and field.
+        not 0 or 1; a negative cost; a duplicate ``(system, query_id[, judge], repeat)``; columns
+        that are a MultiIndex or name a column twice. The message names the file, record and field.
 
     References
     ----------
@@ -399,6 +450,7 @@ def check(df: pd.DataFrame) -> pd.DataFrame:
     ...
     memdiag.errors.VerdictError: <data>, record 1, field 'score': 2.0 is outside [0.0, 1.0]. Rescale the scores (e.g. a 1-5 grade needs a threshold) or map another column.
     """
+    _flat_columns(df)
     if df.attrs.get(_CHECKED) is not None and df.attrs[_CHECKED] == _fingerprint(df):
         return df
     if len(df) == 0:

@@ -20,6 +20,7 @@ import pandas as pd
 from memdiag import _checks
 from memdiag._provenance import stamp
 from memdiag._side_files import read_csv, read_text
+from memdiag._strict import DuplicateJsonKey, json_object
 from memdiag.errors import VerdictError, shown, where
 
 #: The four roles a decision can play, in the order ``decisions=`` lists their labels.
@@ -90,13 +91,14 @@ def read_write_log(path: str | Path) -> pd.DataFrame:
         records = [f"row {k}" for k in range(1, len(log) + 1)]
     elif path.suffix.lower() in {".jsonl", ".ndjson", ".json"}:
         rows, records = [], []
-        for number, line in enumerate(read_text(path, "decision log").splitlines(), start=1):
+        for number, line in enumerate(read_text(path, "decision log").split("\n"), start=1):  # LF only
             if not line.strip():
                 continue
             try:
-                row = json.loads(line)
-            except (json.JSONDecodeError, RecursionError) as error:
-                reason = error.msg if isinstance(error, json.JSONDecodeError) else "nested too deeply"
+                row = json.loads(line, object_pairs_hook=json_object)
+            except (json.JSONDecodeError, RecursionError, DuplicateJsonKey) as error:
+                reason = (error.msg if isinstance(error, json.JSONDecodeError) else str(error)
+                          if isinstance(error, DuplicateJsonKey) else "nested too deeply")
                 raise VerdictError(f"{where(str(path), f'line {number}')}: not valid JSON ({reason}). "
                                    "Write one decision object per line.") from None
             if not isinstance(row, dict):

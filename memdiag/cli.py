@@ -10,7 +10,8 @@ exit status and at most one line on stderr, never a traceback:
 2     bad input, option or output path: one line naming the file, record, field or option
       and what to do
 3     an internal error (a bug): one line with the path of the saved traceback
-130   interrupted (Ctrl-C); 143 terminated (SIGTERM): nothing is left half-written
+130   interrupted (Ctrl-C); 143 terminated (SIGTERM); 129 hung up (SIGHUP): nothing is left
+      half-written
 ====  =====================================================================================
 
 Outputs never replace a file that exists (unless ``--force``) nor one of the inputs
@@ -32,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import memdiag as md
-from memdiag._checks import CORRECTIONS, FORMATS, INFERENCE, KINDS, MAX_RESAMPLES, MIN_RESAMPLES
+from memdiag._checks import CORRECTIONS, FORMATS, INFERENCE, KINDS, MIN_RESAMPLES, max_resamples
 from memdiag._escape import one_line
 from memdiag.errors import VerdictError, listing, shown
 
@@ -93,9 +94,10 @@ def _resamples(text: str, allow_zero: bool = False) -> int:
         raise argparse.ArgumentTypeError(
             f"B must be at least {MIN_RESAMPLES}{' (or 0 for no interval)' if allow_zero else ''}, got {value}: "
             f"intervals and p-values from B replicates move in steps of 1/B (the specification uses 20000)")
-    if value > MAX_RESAMPLES:
-        raise argparse.ArgumentTypeError(f"B must be at most {MAX_RESAMPLES:,}, got {value:,}: time and memory "
-                                         "grow with B, and 20000 is plenty for 95% intervals")
+    if value > max_resamples():
+        raise argparse.ArgumentTypeError(f"B must be at most {max_resamples():,}, got {value:,}: time and memory "
+                                         "grow with B, and 20000 is plenty for 95% intervals (set "
+                                         "MEMDIAG_MAX_RESAMPLES to raise the limit)")
     return value
 
 
@@ -178,6 +180,9 @@ def _add_input(p: argparse.ArgumentParser, align: bool = True, option: str | Non
                    **named)
     p.add_argument("--recipe", metavar="YAML",
                    help="a release recipe describing the files (docs/recipes.md; draft one with memdiag inspect)")
+    p.add_argument("--allow-outside", action="store_true",
+                   help="let the recipe read sources/join files outside its own folder (refused by default: a "
+                        "downloaded recipe could otherwise read any file)")
     p.add_argument("--layout", default="auto", help="input layout (default: auto-detect per file)")
     p.add_argument("--system", action="append", metavar="NAME | PATH=NAME",
                    help="system name for every file, or for one file (repeatable)")
@@ -332,7 +337,7 @@ def _read(args: argparse.Namespace) -> pd.DataFrame:
         if clashes:
             raise UsageError(f"--recipe describes how to read the files; drop {clashes[0]} (put it in the recipe)")
         df = md.read_verdicts(args.files or None, recipe=args.recipe, join=join,
-                              dataset=getattr(args, "dataset", None))
+                              dataset=getattr(args, "dataset", None), allow_outside=args.allow_outside)
     else:
         df = md.read_verdicts(args.files, format=args.layout, system=_named(args.system, "--system"),
                               fields=fields, records=args.records, judge=_named(args.judge, "--judge"),
@@ -374,7 +379,7 @@ def _emit(frames: pd.DataFrame | Sequence[pd.DataFrame], args: argparse.Namespac
     another; CSV holds one table per file — with ``-o X.csv`` the first goes to ``X.csv`` and
     each further one to ``X.<name>.csv`` (``X.omnibus.csv``), and without ``-o`` it is refused.
     """
-    from memdiag._outputs import check_outputs
+    from memdiag._outputs import check_outputs, write_file
     from memdiag.tables import html_document, render
 
     frames = list(frames) if isinstance(frames, (list, tuple)) else [frames]
@@ -387,8 +392,7 @@ def _emit(frames: pd.DataFrame | Sequence[pd.DataFrame], args: argparse.Namespac
         paths = _table_files(Path(args.output), frames)
         check_outputs(paths[1:], _inputs(args), force=getattr(args, "force", False))
         for path, frame in zip(paths, frames):
-            with open(path, "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(render(frame, "csv"))
+            write_file(path, render(frame, "csv"))  # whole or not at all (a temporary file renamed)
         return
     if args.format == "html":
         text = html_document(frames)
@@ -400,8 +404,7 @@ def _emit(frames: pd.DataFrame | Sequence[pd.DataFrame], args: argparse.Namespac
             text = "\n".join(t if t.endswith("\n") else t + "\n" for t in texts)
     text = text if text.endswith("\n") else text + "\n"
     if args.output:
-        with open(args.output, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
+        write_file(args.output, text)  # whole or not at all (a temporary file renamed)
     else:
         sys.stdout.write(text)
 
@@ -1046,7 +1049,8 @@ def _read_options(args: argparse.Namespace) -> dict:
     dataset = {"dataset": args.dataset} if getattr(args, "dataset", None) else {}
     if args.recipe:
         return {"recipe": str(args.recipe), "files": args.files or None,
-                "join": [_join_spec(j) for j in args.join or ()] or None, **dataset}
+                "join": [_join_spec(j) for j in args.join or ()] or None, **dataset,
+                **({"allow_outside": True} if args.allow_outside else {})}
     return {"format": args.layout, "fields": _key_values(args.field, "--field") or None,
             "records": args.records, "judge": _named(args.judge, "--judge"),
             "join": [_join_spec(j) for j in args.join or ()] or None, **dataset}
@@ -1057,14 +1061,18 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
 
     from pathlib import Path
 
+    from memdiag._outputs import check_outputs, write_file
+
+    if args.write:  # the rules of every other output, before anything is read
+        check_outputs([args.write], [f for f in args.files if os.path.isfile(f)]
+                      + ([args.dataset] if args.dataset else []), force=args.force)
     found = inspect(args.files, recipe_dir=Path(args.write).resolve().parent if args.write else None,
                     dataset=args.dataset)
     sys.stdout.write(found.text)
     if args.write:
         target = Path(args.write)
-        if target.exists() and not args.force:
-            raise UsageError(f"{target} exists; choose another name or pass --force to replace it")
-        target.write_text(found.recipe, encoding="utf-8")
+        check_outputs([target], [f for f in args.files if os.path.isfile(f)], force=args.force)  # + files read
+        write_file(target, found.recipe)
         print(f"draft recipe written to {target}" + ("" if found.complete else
               " (it needs your answers: see 'could not decide' above)"))
     return 0
@@ -1475,7 +1483,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         def show(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
             print(f"{command}: warning: {one_line(message)}", file=sys.stderr)
 
-        with warnings.catch_warnings():
+        from memdiag._outputs import recording
+        from memdiag._signals import interruptible
+
+        # SIGTERM and SIGHUP stop every command as Ctrl-C does: temporary files removed, exit 128 + N
+        with warnings.catch_warnings(), recording(), interruptible():
             warnings.showwarning = show
             _check_outputs(args)
             return run(args)
@@ -1505,9 +1517,14 @@ def _explain(error: Exception) -> tuple[str, int]:
         return "an input is nested too deeply to read (thousands of levels of JSON or YAML).", 2
     if isinstance(error, ValueError) or type(error).__module__.split(".")[0] == "yaml":
         return str(error) or type(error).__name__, 2
-    handle, path = tempfile.mkstemp(prefix="memdiag-traceback-", suffix=".txt")
-    with os.fdopen(handle, "w", encoding="utf-8") as fh:
-        fh.write("".join(traceback.format_exception(error)))
+    try:
+        handle, path = tempfile.mkstemp(prefix="memdiag-traceback-", suffix=".txt")
+        with os.fdopen(handle, "w", encoding="utf-8") as fh:
+            fh.write("".join(traceback.format_exception(error)))
+    except (OSError, FileNotFoundError):  # no writable temporary folder: still one line, no traceback
+        return (f"{type(error).__name__}: {str(error)[:300]}. This is a bug in memdiag; its traceback could "
+                "not be saved (no writable temporary folder: set TMPDIR to one) (please report it).",
+                INTERNAL_ERROR)
     return (f"{type(error).__name__}: {str(error)[:300]}. This is a bug in memdiag; the traceback is "
             f"saved in {path} (please report it).", INTERNAL_ERROR)
 

@@ -422,6 +422,98 @@ def test_report_with_hostile_names_many(data):
     _report(data)
 
 
+# --------------------------------------------------------------------------------------------
+# the classes of the second hostile sweep (issue 21): codecs, row shapes, duplicate keys,
+# line separators, recipes (NaN, paths outside, aliases, alias bombs), autolink / bidi names
+# --------------------------------------------------------------------------------------------
+#: Names GitHub would link, or that reorder, hide or pad their text.
+SWEEP_NAME = st.sampled_from(["www.example.org/x", "https://e.example/a", "a@b.example", "xmpp:me@c.example",
+                              "evil\u202egnp", "ze\u200bro", "rtl\u2067x\u2069", "bom\ufeff", "mem0 ", " lead",
+                              "(none)", "Single_Hop", "single-hop", "plain"])
+CODECS = {"gz": __import__("gzip").compress, "bz2": __import__("bz2").compress, "xz": __import__("lzma").compress,
+          "zst": __import__("zstandard").ZstdCompressor().compress}
+
+
+def _sweep_file(data: st.DataObject, root: Path, records: list[dict]) -> list[object]:
+    """One hostile input of the second sweep; returns the arguments that read it."""
+    kind = data.draw(st.sampled_from(["codec", "csv-shape", "json-duplicate", "jsonl-separator", "recipe"]))
+    event(f"sweep {kind}")
+    frame = pd.DataFrame(records)
+    if kind == "codec":
+        codec = data.draw(st.sampled_from(sorted(CODECS)))
+        payload = frame.to_csv(index=False).encode()
+        split = data.draw(st.integers(0, len(payload)))
+        body = CODECS[codec](payload[:split]) + CODECS[codec](payload[split:])  # two streams
+        cut = data.draw(st.one_of(st.none(), st.integers(0, len(body) - 1)))
+        path = root / f"v.csv.{codec}"
+        path.write_bytes(body if cut is None else body[:cut])
+        return [path]
+    if kind == "csv-shape":
+        ending = data.draw(st.sampled_from(["\n", "\r\n", "\r"]))
+        extra = data.draw(st.sampled_from(["", ",", ",,", ",x"]))
+        lines = [",".join(frame.columns)] + [",".join("" if pd.isna(v) else str(v).replace(",", ";").replace(
+            "\n", " ").replace("\r", " ").replace('"', "'") for v in row) + extra for row in frame.itertuples(index=False)]
+        path = root / "v.csv"
+        path.write_bytes(ending.join(lines).encode("utf-8", errors="replace"))
+        return [path]
+    if kind == "json-duplicate":
+        text = json.dumps(records)
+        if data.draw(st.booleans()):
+            text = text.replace('"score": ', '"score": 0, "score": ', 1)
+        path = root / "v.json"
+        path.write_text(text, encoding="utf-8", errors="replace")
+        return [path]
+    if kind == "jsonl-separator":
+        sep = data.draw(st.sampled_from(["\u2028", "\u2029", "\u0085", "\x1c"]))
+        path = root / "v.jsonl"
+        path.write_text("\n".join(json.dumps({**r, "note": f"a{sep}b"}, ensure_ascii=False) for r in records),
+                        encoding="utf-8", errors="replace")
+        return [path]
+    (root / "v.csv").write_text(frame.to_csv(index=False), encoding="utf-8", errors="replace")
+    files = data.draw(st.sampled_from(["[v.csv]", "[../v.csv]", "[/etc/hostname]", "['../*.csv']", "[v.csv]"]))
+    twist = data.draw(st.sampled_from(["", "sources:\n  - files: [v.csv]\n", "labels: {a: b, b: b}\n",
+                                       "x: &a [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n"
+                                       + "".join(f"x{k}: &a{k} [" + ", ".join([f"*a{k - 1}" if k else "*a"] * 10)
+                                                 + "]\n" for k in range(7)) + "description: *a6\n"]))
+    above = data.draw(st.sampled_from(["", ", above: .nan", ", above: 0.5"]))
+    recipe = root / "r.yaml"
+    recipe.write_text(f"sources:\n  - files: {files}\n    fields: {{query_id: query_id, system: system, "
+                      f"score: {{from: score{above}}}}}\n" + twist, encoding="utf-8")
+    return ["--recipe", recipe]
+
+
+def _sweep(data: st.DataObject) -> None:
+    records, systems = data.draw(verdicts(names=st.one_of(SWEEP_NAME, GOOD_NAME), scores=st.sampled_from([0, 1]),
+                                          min_systems=2))
+    fmt = data.draw(st.sampled_from(["table", "md"]))
+    with tempfile.TemporaryDirectory() as name:
+        root = Path(name) / "release"
+        root.mkdir()
+        args = _sweep_file(data, root, records)
+        code, out, _ = invoke(root, ["score", *args, "--format", fmt])
+        if code == 0:
+            check_output(fmt, out)
+            if fmt == "md":
+                import cmarkgfm
+
+                assert "<a " not in cmarkgfm.github_flavored_markdown_to_html(out), out
+            else:
+                assert not re.search("[\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]", out), repr(out)
+
+
+@settings(FAST, max_examples=15)
+@given(data=st.data())
+def test_second_sweep_inputs(data):
+    _sweep(data)
+
+
+@pytest.mark.slow
+@SLOW
+@given(data=st.data())
+def test_second_sweep_inputs_many(data):
+    _sweep(data)
+
+
 def test_a_json_list_as_a_score_is_one_line(tmp_path, tmp_path_factory, monkeypatch):
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path_factory.mktemp("tracebacks")))  # not /tmp
     path = tmp_path / "v.json"

@@ -86,7 +86,7 @@ def test_non_utf8_bytes_deep_in_a_json_file_are_named(tmp_path):
 def test_a_corrupt_compressed_file_is_an_error(tmp_path):
     path = tmp_path / "v.csv.gz"
     path.write_bytes(gzip.compress(CSV.encode())[:20])
-    with pytest.raises(VerdictError, match=r"v\.csv\.gz: is not a readable gzip file"):
+    with pytest.raises(VerdictError, match=r"v\.csv\.gz: is (not a readable|a cut) gzip file"):
         md.read_verdicts(path)
 
 

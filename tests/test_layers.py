@@ -16,7 +16,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "memdiag"
 #: Layer of each top-level module or package of memdiag, lowest first (see docs/architecture.md).
 LAYERS: dict[str, int] = {
     # 0: vocabulary, errors, escaping of names, output paths
-    "errors": 0, "_notes": 0, "_checks": 0, "_schema": 0, "_escape": 0, "_outputs": 0,
+    "errors": 0, "_notes": 0, "_checks": 0, "_schema": 0, "_escape": 0, "_outputs": 0, "_strict": 0, "_signals": 0,
     # 1: designs, the paired 2x2 table, provenance
     "_designs": 1, "_pairs": 1, "_provenance": 1,
     # 2: the resampling engine and the tests

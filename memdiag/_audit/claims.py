@@ -30,6 +30,7 @@ from memdiag._resampling import run_seed
 from memdiag._schemes import Scheme, known_schemes, resolve_scheme
 from memdiag._side_files import read_csv, read_text
 from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
+from memdiag._strict import load_yaml
 from memdiag.errors import SchemeError, VerdictError, where
 
 #: The claim verdicts, in order of precedence (the first that applies is given).
@@ -113,7 +114,7 @@ def read_claims(source: str | Path | pd.DataFrame | Sequence[Mapping]) -> pd.Dat
                                na_values=[""]).to_dict("records")
         elif path.suffix.lower() in {".yaml", ".yml", ".json"}:
             try:
-                loaded = yaml.safe_load(read_text(path, "claims file"))
+                loaded = load_yaml(read_text(path, "claims file"))  # no duplicate key, no alias bomb
             except (yaml.YAMLError, RecursionError) as error:
                 raise VerdictError(f"{where(origin)}: not valid YAML/JSON ({' '.join(str(error).split())}). "
                                    "Fix the syntax.") from None

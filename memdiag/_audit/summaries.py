@@ -40,6 +40,7 @@ from memdiag._audit.aggregate import check_aggregate
 from memdiag._audit.granularity import granularity
 from memdiag._audit.published import mcnemar_bounds, p_at_floor, summary_power, survives_family
 from memdiag._side_files import read_text
+from memdiag._strict import StrictLoader
 from memdiag.errors import VerdictError, where
 
 __all__ = ["CHECKS", "SUMMARY_VERDICTS", "audit_summaries", "read_summaries"]
@@ -62,8 +63,8 @@ class Written(float):
         return number
 
 
-class _Loader(yaml.SafeLoader):
-    """SafeLoader whose floats remember their text."""
+class _Loader(StrictLoader):
+    """The strict SafeLoader (no duplicate key, no alias bomb) whose floats remember their text."""
 
 
 def _written_float(loader: _Loader, node: yaml.ScalarNode) -> Written:

@@ -17,12 +17,14 @@ line is); any other name is parsed by content: JSON / JSON lines when it starts 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from types import ModuleType
 
 import pandas as pd
 import pyarrow
 
+from memdiag._strict import DuplicateJsonKey, json_object
 from memdiag.errors import VerdictError, listing, where
 from memdiag._readers._common import PARQUET_SUFFIXES, _header, content_bytes, table_columns
 from memdiag._readers._open import PARQUET_MAGIC, decode, logical_suffix
@@ -61,7 +63,7 @@ def _empty(path: Path) -> VerdictError:
 
 def _json_line(line: str, number: int, path: Path) -> object:
     try:
-        return json.loads(line)
+        return json.loads(line, object_pairs_hook=json_object)
     except json.JSONDecodeError as error:
         raise VerdictError(
             f"{where(path)}: line {number}, column {error.colno}: not valid JSON ({error.msg}). "
@@ -71,25 +73,27 @@ def _json_line(line: str, number: int, path: Path) -> object:
 
 def _json_lines(text: str, path: Path) -> list:
     """One value per non-blank line: parsed as one JSON array (fast), line by line on failure."""
-    lines = [line for line in text.splitlines() if line.strip()]
+    # lines end at LF only: U+2028, U+0085 and the other characters str.splitlines() breaks at are
+    # valid, unescaped, inside a JSON string
+    lines = [line for line in text.split("\n") if line.strip()]
     try:
-        values = json.loads("[" + ",".join(lines) + "]")
+        values = json.loads("[" + ",".join(lines) + "]", object_pairs_hook=json_object)
     except json.JSONDecodeError:
         values = None
     if values is not None and len(values) == len(lines):
         return values
-    return [_json_line(line, number, path) for number, line in enumerate(text.splitlines(), start=1)
+    return [_json_line(line, number, path) for number, line in enumerate(text.split("\n"), start=1)
             if line.strip()]
 
 
 def _json(text: str, path: Path) -> object:
     """One JSON value, or JSON lines when the file holds several values one per line."""
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=json_object)
     except json.JSONDecodeError as error:
         first_line = text.lstrip().split("\n", 1)[0]
         try:
-            json.loads(first_line)
+            json.loads(first_line, object_pairs_hook=json_object)
         except json.JSONDecodeError:
             raise VerdictError(
                 f"{where(path)}: not valid JSON at line {error.lineno}, column {error.colno} "
@@ -98,10 +102,38 @@ def _json(text: str, path: Path) -> object:
         return _json_lines(text, path)
 
 
+#: A JSON escape of a UTF-16 surrogate (``\\ud800``); valid only as a high-low pair.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _no_lone_surrogate(value: object, path: Path) -> None:
+    """A VerdictError naming the file when a string (key or value) holds a lone surrogate, which
+    no text encoding can write (it would fail later, naming nothing)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError as error:
+                raise VerdictError(f"{where(path)}: the string {item!r:.60} holds a lone surrogate "
+                                   f"({item[error.start]!r}), which is not Unicode text. Fix its \\u escape.") from None
+
+
 def parse_json(text: str, path: Path, lines: bool = False) -> object:
     """JSON (or JSON lines) text as a value; nesting too deep for Python is a VerdictError."""
     try:
-        return _json_lines(text, path) if lines else _json(text, path)
+        value = _json_lines(text, path) if lines else _json(text, path)
+        if _SURROGATE_ESCAPE.search(text):  # rare: only then walk the strings
+            _no_lone_surrogate(value, path)
+        return value
+    except DuplicateJsonKey as error:
+        raise VerdictError(f"{where(path, None, error.key)}: {error}.") from None
     except RecursionError:
         raise VerdictError(f"{where(path)}: the JSON is nested too deeply to read. "
                            "This is not a verdict file.") from None

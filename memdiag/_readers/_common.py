@@ -12,6 +12,7 @@ import csv
 import functools
 import io
 import math
+import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -21,6 +22,7 @@ import pyarrow
 import pyarrow.parquet as pq
 
 from memdiag.errors import VerdictError, listing, where
+from memdiag._outputs import note_input
 from memdiag._readers._open import PARQUET_MAGIC, binary_kind, decode, logical_suffix, read_bytes
 from memdiag._readers._verdict_text import MISSING, WORDS, parse_verdict
 from memdiag._schema import ANSWER_TEXT, BINARY_LABELS, CANONICAL, COSTS, JUDGE, PROVENANCE, QUERY_ATTRIBUTES, RUN
@@ -275,6 +277,7 @@ def content_bytes(path: Path) -> bytes:
     if not path.is_file():
         raise VerdictError(f"{where(path)}: no such file.")
     stat = path.stat()
+    note_input(path)
     return _cached_bytes(str(path), stat.st_mtime_ns, stat.st_size)
 
 
@@ -287,9 +290,15 @@ def _separator(path: Path) -> str:
     return "\t" if logical_suffix(path) == ".tsv" else ","
 
 
+def _text_bytes(path: Path) -> bytes:
+    """The bytes of a CSV/TSV with old-Mac line endings (CR only, no LF anywhere) made LF."""
+    data = content_bytes(path)
+    return data.replace(b"\r", b"\n") if b"\r" in data and b"\n" not in data else data
+
+
 def _header(path: Path) -> list[str]:
     """The header of a CSV/TSV, decoded (a VerdictError for binary or non-UTF-8 content)."""
-    data = content_bytes(path)
+    data = _text_bytes(path)
     end = data.find(b"\n")
     first = data[:end if end >= 0 else len(data)]
     if binary_kind(data[:4096]) is not None:
@@ -298,10 +307,15 @@ def _header(path: Path) -> list[str]:
 
 
 def table_columns(path: Path) -> list[str]:
-    """The column names of a CSV/TSV (header line) or Parquet file (schema); [] if unreadable."""
-    try:
-        if is_parquet(path):
+    """The column names of a CSV/TSV (header line, [] if unreadable) or Parquet file (schema; a cut or
+    damaged Parquet file is a VerdictError naming it)."""
+    if is_parquet(path):  # a cut Parquet file is an error naming it, not "a table without a header"
+        try:
             return list(pq.read_schema(io.BytesIO(content_bytes(path))).names)
+        except (pyarrow.ArrowException, OSError, ValueError) as error:
+            raise VerdictError(f"{where(path)}: is not a readable Parquet file ({' '.join(str(error).split())[:200]})."
+                               " Check that it was copied completely.") from None
+    try:
         return _header(path)
     except (OSError, ValueError, csv.Error, pyarrow.ArrowException):
         return []
@@ -326,21 +340,70 @@ def read_table(path: Path, text_columns: Iterable[str]) -> pd.DataFrame:
     silently rename the copy ``score.1``).
     """
     if is_parquet(path):
-        return pd.read_parquet(io.BytesIO(content_bytes(path)))
-    header = _header(path)
+        return _parquet(path)
+    try:
+        header = _header(path)
+    except csv.Error as error:
+        raise VerdictError(f"{where(path)}: the header line is not readable CSV ({error}). Fix the file.") from None
     _unique_header(header, path)
     text = set(text_columns) & set(header)
-    data = content_bytes(path)
+    data = _text_bytes(path)
     decode(data, path)  # one clear error for binary or non-UTF-8 content anywhere in the file
-    return pd.read_csv(
-        io.BytesIO(data),
-        encoding="utf-8-sig",
-        sep=_separator(path),
-        dtype=dict.fromkeys(text, str),
-        keep_default_na=False,
-        na_values={column: [""] if column in text else list(NA_SPELLINGS) for column in header},
-        **EXACT_FLOATS,
-    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", pd.errors.ParserWarning)
+        try:
+            frame = pd.read_csv(
+                io.BytesIO(data),
+                encoding="utf-8-sig",
+                sep=_separator(path),
+                dtype=dict.fromkeys(text, str),
+                keep_default_na=False,
+                na_values={column: [""] if column in text else list(NA_SPELLINGS) for column in header},
+                # never take the first column for an index when rows are one field longer than the
+                # header (a trailing comma on every row): an empty last field is dropped; a filled one
+                # is the ParserWarning below
+                index_col=False,
+                **EXACT_FLOATS,
+            )
+        except (pd.errors.ParserError, pd.errors.EmptyDataError, csv.Error, OverflowError) as error:
+            raise VerdictError(f"{where(path)}: is not a readable CSV ({' '.join(str(error).split())}). "
+                               "Fix the file.") from None
+    longer = any(issubclass(w.category, pd.errors.ParserWarning) for w in caught)
+    row = _long_row(data, header, _separator(path)) if longer else None
+    if row is not None:  # only empty fields beyond the header (trailing commas) are dropped
+        raise VerdictError(f"{where(path, row)}: a row has more fields than "
+                           f"the {len(header)} columns of the header. Quote fields that hold a "
+                           f"{'tab' if _separator(path) == chr(9) else 'comma'}, or name the extra column.")
+    return frame
+
+
+def _parquet(path: Path) -> pd.DataFrame:
+    """A Parquet table; a cut or damaged file, or a list/struct in a canonical column, is a
+    VerdictError naming the file (and the record and column)."""
+    try:
+        frame = pd.read_parquet(io.BytesIO(content_bytes(path)))
+    except (pyarrow.ArrowException, OSError, ValueError) as error:
+        raise VerdictError(f"{where(path)}: is not a readable Parquet file ({' '.join(str(error).split())[:200]}). "
+                           "Check that it was copied completely.") from None
+    for column in frame.columns:
+        if str(column) in CANONICAL and frame[column].dtype == object:
+            nested = frame[column].map(lambda v: isinstance(v, list | tuple | dict | np.ndarray)).to_numpy()
+            if nested.any():
+                row = int(np.argmax(nested))
+                raise VerdictError(f"{where(path, row + 1, str(column))}: a list or mapping "
+                                   f"({frame[column].iloc[row]!r:.40}) is not one value. Store one value per "
+                                   "cell, or map the column with a recipe.")
+    return frame
+
+
+def _long_row(data: bytes, header: list[str], sep: str) -> int | None:
+    """The record number (1 = first data row) of the first row with a filled field beyond the header."""
+    rows = csv.reader(io.StringIO(data.decode("utf-8-sig", errors="replace")), delimiter=sep)
+    next(rows, None)
+    for number, row in enumerate(rows, start=1):
+        if any(cell.strip() for cell in row[len(header):]):
+            return number
+    return None
 
 
 def first_record(content: object) -> dict | None:

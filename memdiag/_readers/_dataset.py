@@ -35,6 +35,7 @@ import pandas as pd
 
 from memdiag.errors import VerdictError, listing, where
 from memdiag._notes import Note
+from memdiag._outputs import note_input
 from memdiag._schema import LOCOMO_CATEGORIES, LOCOMO_CONVERSATIONS, locomo_query_id
 
 #: The columns a record needs for matching, and the optional ones that resolve repeated texts.
@@ -105,6 +106,7 @@ def load_dataset(path: str | Path) -> pd.DataFrame:
     if not path.is_file():
         raise VerdictError(f"{path}: no such dataset file. Give the benchmark's dataset (LoCoMo-10: "
                            "locomo10.json) with --dataset PATH or the recipe's dataset: key.")
+    note_input(path)  # an input no output may overwrite (memdiag._outputs)
     return _load(str(path.resolve()), path.stat().st_mtime)
 
 

@@ -63,18 +63,39 @@ def _walk(root: Path, notes: list[str], depth: int | None = None) -> list[Path]:
     return sorted(files)
 
 
+def _collapse(pattern: tuple[str, ...]) -> tuple[str, ...]:
+    """``**/**`` matches what one ``**`` matches: runs of ``**`` become one."""
+    return tuple(p for k, p in enumerate(pattern) if not (p == "**" and k and pattern[k - 1] == "**"))
+
+
 def _match(parts: tuple[str, ...], pattern: tuple[str, ...]) -> bool:
     """Glob semantics on path parts: ``**`` matches any number of folders; hidden names need a
-    pattern part starting with a dot."""
-    if not pattern:
-        return not parts
-    head = pattern[0]
-    if head == "**":
-        return _match(parts, pattern[1:]) or (bool(parts) and not parts[0].startswith(".")
-                                              and _match(parts[1:], pattern))
-    if not parts or (parts[0].startswith(".") and not head.startswith(".")):
-        return False
-    return fnmatchcase(parts[0], head) and _match(parts[1:], pattern[1:])
+    pattern part starting with a dot.
+
+    Dynamic programming over (part, pattern part) positions, each pair decided once: linear in
+    ``len(parts) * len(pattern)`` however many ``**`` the pattern has (a naive recursion is
+    exponential in them).
+
+    >>> _match(("a", "b", "c.json"), ("**", "*.json")), _match(("a", ".h", "c.json"), ("**", "*.json"))
+    (True, False)
+    """
+    pattern = _collapse(pattern)
+    n, m = len(parts), len(pattern)
+    # ok[j] after the loop over i (backwards): does parts[i:] match pattern[j:]
+    ok = [False] * m + [True]  # i == n: only an all-"**" tail matches nothing
+    for j in range(m - 1, -1, -1):
+        ok[j] = pattern[j] == "**" and ok[j + 1]
+    for i in range(n - 1, -1, -1):
+        hidden = parts[i].startswith(".")
+        row = [False] * (m + 1)
+        for j in range(m - 1, -1, -1):
+            head = pattern[j]
+            if head == "**":
+                row[j] = row[j + 1] or (not hidden and ok[j])
+            elif not (hidden and not head.startswith(".")):
+                row[j] = ok[j + 1] and fnmatchcase(parts[i], head)
+        ok = row
+    return ok[0]
 
 
 def _glob(pattern: str, notes: list[str]) -> list[Path]:

@@ -61,7 +61,13 @@ class Field:
 def _number(value: object, origin: object, target: str, key: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise VerdictError(f"{where(origin, None, target)}: {key} must be a number, got {value!r}.")
-    return float(value)
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    if not math.isfinite(number):  # .nan would make every comparison false: every verdict 0
+        raise VerdictError(f"{where(origin, None, target)}: {key} must be a finite number, got {value!r}.")
+    return number
 
 
 def parse_field(target: str, spec: object, origin: object) -> Field:

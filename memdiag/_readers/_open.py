@@ -2,7 +2,9 @@
 
 Every reader gets its bytes through :func:`read_bytes` and its text through :func:`read_text`, so
 ``.gz``, ``.bz2``, ``.xz`` and ``.zst`` files (and compressed content under any name, found by its
-magic bytes) are read wherever a file is read. A file that is binary after decompression (an image,
+magic bytes) are read wherever a file is read: every stream of a concatenated file, decompressed
+in steps of :data:`CHUNK` (nothing reserves the size limit up front); a file cut inside a stream
+is an error naming it. A file that is binary after decompression (an image,
 a zip archive, a spreadsheet) or that is not UTF-8 is one :class:`~memdiag.errors.VerdictError`
 naming the file — never a parser's traceback or an "unknown layout" guess.
 """
@@ -13,8 +15,11 @@ import bz2
 import gzip
 import io
 import lzma
+import os
 from pathlib import Path
+from typing import BinaryIO
 
+from memdiag._outputs import note_input
 from memdiag.errors import VerdictError, where
 
 #: Compression suffix -> format name.
@@ -37,8 +42,23 @@ BINARY: tuple[tuple[bytes, str], ...] = (
 #: Parquet's magic bytes (at the start and the end of the file).
 PARQUET_MAGIC = b"PAR1"
 
-#: A decompressed file larger than this is refused (a decompression bomb, not a verdict file).
+#: A decompressed file larger than this is refused (a decompression bomb, not a verdict file);
+#: the environment variable ``MEMDIAG_MAX_DECOMPRESSED_MIB`` raises (or lowers) it.
 MAX_BYTES = 4 << 30
+#: Read this much decompressed output at a time (nothing reserves more than this up front).
+CHUNK = 1 << 20
+#: Compressed input fed to the zstd decompressor at a time: one call can expand at most this
+#: input (a 4-byte RLE block decodes to 128 KiB, so 1 KiB gives at most 32 MiB in one call).
+ZSTD_CHUNK = 1 << 10
+
+
+def max_bytes() -> int:
+    """The decompressed-size limit in bytes (``MEMDIAG_MAX_DECOMPRESSED_MIB`` if set)."""
+    value = os.environ.get("MEMDIAG_MAX_DECOMPRESSED_MIB", "")
+    try:
+        return int(value) << 20 if value.strip() else MAX_BYTES
+    except ValueError:
+        raise VerdictError(f"MEMDIAG_MAX_DECOMPRESSED_MIB={value!r} is not a whole number of MiB.") from None
 
 
 def logical_name(path: Path) -> str:
@@ -84,39 +104,69 @@ def compression(path: Path, head: bytes) -> str | None:
     return None
 
 
-def _zstd(raw: bytes, path: Path) -> bytes:
+def _too_large(path: Path, limit: int) -> VerdictError:
+    return VerdictError(f"{where(path)}: decompresses to more than {limit >> 20} MiB (the decompressed-size "
+                        "limit); this is not a verdict file, or set MEMDIAG_MAX_DECOMPRESSED_MIB to a larger "
+                        "number of MiB to read it.")
+
+
+def _zstd_frames(handle: BinaryIO, path: Path, limit: int) -> bytes:
+    """Every frame of a zstd file, in order; a file cut inside a frame is an error.
+
+    zstandard's stream reader stops silently inside a cut frame, so the frames are decoded with a
+    decompressor object per frame, fed :data:`ZSTD_CHUNK` bytes at a time (bounded output per call).
+    """
     try:
         import zstandard
     except ImportError:  # pragma: no cover - a declared dependency
         raise VerdictError(f"{where(path)}: is zstd-compressed; install the 'zstandard' package "
                            "(pip install zstandard) or decompress it first.") from None
-    reader = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(raw))
-    return reader.read(MAX_BYTES + 1)
+    out = io.BytesIO()
+    factory = zstandard.ZstdDecompressor()
+    frame, pending = None, b""
+    while True:
+        block = pending or handle.read(ZSTD_CHUNK)
+        pending = b""
+        if not block:
+            break
+        if frame is None:
+            frame = factory.decompressobj()
+        try:
+            out.write(frame.decompress(block))
+        except zstandard.ZstdError as error:
+            raise VerdictError(f"{where(path)}: is not a readable zstd file ({error}). "
+                               "Check that it was copied completely.") from None
+        if out.tell() > limit:
+            raise _too_large(path, limit)
+        if frame.eof:
+            pending, frame = frame.unused_data, None
+    if frame is not None:
+        raise VerdictError(f"{where(path)}: is a cut zstd file (it ends inside a frame). "
+                           "Check that it was copied completely.")
+    return out.getvalue()
 
 
-def _decompress(raw: bytes, kind: str, path: Path) -> bytes:
+def _decompress(handle: BinaryIO, kind: str, path: Path) -> bytes:
+    """The whole content of a compressed file: every stream (concatenated files, as ``cat a.gz
+    b.gz`` makes), read :data:`CHUNK` bytes at a time; a cut file is an error naming it."""
+    limit = max_bytes()
+    if kind == "zstd":
+        return _zstd_frames(handle, path, limit)
+    out = io.BytesIO()
     try:
-        if kind == "gzip":
-            with gzip.GzipFile(fileobj=io.BytesIO(raw)) as handle:
-                out = handle.read(MAX_BYTES + 1)
-        elif kind == "bzip2":
-            out = bz2.BZ2Decompressor().decompress(raw, MAX_BYTES + 1)
-        elif kind == "xz":
-            out = lzma.LZMADecompressor().decompress(raw, MAX_BYTES + 1)
-        else:
-            out = _zstd(raw, path)
-    except (OSError, EOFError, lzma.LZMAError, ValueError) as error:
+        with (gzip.GzipFile(fileobj=handle) if kind == "gzip" else
+              bz2.BZ2File(handle) if kind == "bzip2" else lzma.LZMAFile(handle)) as f:
+            while block := f.read(CHUNK):
+                out.write(block)
+                if out.tell() > limit:
+                    raise _too_large(path, limit)
+    except EOFError:
+        raise VerdictError(f"{where(path)}: is a cut {kind} file (it ends inside a compressed stream). "
+                           "Check that it was copied completely.") from None
+    except (OSError, lzma.LZMAError, ValueError) as error:
         raise VerdictError(f"{where(path)}: is not a readable {kind} file ({error}). "
                            "Check that it was copied completely.") from None
-    except Exception as error:  # zstandard.ZstdError is not an OSError
-        if type(error).__name__ != "ZstdError":
-            raise
-        raise VerdictError(f"{where(path)}: is not a readable zstd file ({error}). "
-                           "Check that it was copied completely.") from None
-    if len(out) > MAX_BYTES:
-        raise VerdictError(f"{where(path)}: decompresses to more than {MAX_BYTES >> 30} GiB; "
-                           "this is not a verdict file.")
-    return out
+    return out.getvalue()
 
 
 def read_bytes(path: Path) -> bytes:
@@ -129,9 +179,11 @@ def read_bytes(path: Path) -> bytes:
     """
     if not path.is_file():
         raise VerdictError(f"{where(path)}: no such file.")
-    raw = path.read_bytes()
-    kind = compression(path, raw[:8])
-    return raw if kind is None else _decompress(raw, kind, path)
+    note_input(path)
+    with open(path, "rb") as handle:
+        kind = compression(path, handle.read(8))
+        handle.seek(0)
+        return handle.read() if kind is None else _decompress(handle, kind, path)
 
 
 def binary_kind(data: bytes) -> str | None:

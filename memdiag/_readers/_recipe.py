@@ -35,6 +35,7 @@ Any other key is an error naming the key and the recipe file.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -44,6 +45,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from memdiag._strict import load_yaml
 from memdiag.errors import VerdictError, listing, where
 from memdiag._readers import _locomo
 from memdiag._readers._common import finish, name_system, read_table
@@ -231,6 +233,15 @@ def _source(spec: object, origin: str, number: int) -> Source:
     columns = spec.get("columns", {})
     if not isinstance(columns, Mapping):
         raise VerdictError(f"{place}: 'columns' must map column names to constant values.")
+    for name, value in columns.items():
+        if not isinstance(name, str) or not name.strip():
+            raise VerdictError(f"{place}: 'columns' key {name!r} is not a column name; write it as text "
+                               f"(e.g. '{name}': ...).")
+        if value is not None and not isinstance(value, str | int | float | bool):
+            raise VerdictError(f"{place}: 'columns' value of {name!r} must be one text or number (a constant "
+                               f"column), got {type(value).__name__} {value!r:.40}.")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise VerdictError(f"{place}: 'columns' value of {name!r} must be a finite number, got {value!r}.")
     clash = sorted(set(columns) & {f.target for f in fields or ()})
     if clash:
         raise VerdictError(f"{place}: column {clash[0]!r} is both a field and a constant column.")
@@ -308,7 +319,7 @@ def load_recipe(recipe: str | Path | Mapping | Recipe, base: str | Path | None =
         return recipe_from_dict(recipe, Path(base) if base is not None else Path("."), "<recipe>")
     path = Path(recipe)
     try:
-        data = yaml.safe_load(read_text(path))
+        data = load_yaml(read_text(path))  # no duplicate key, no alias bomb
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""

@@ -85,7 +85,10 @@ def parse_verdict(value: object) -> float | None:
     if value is None:
         return math.nan
     if isinstance(value, bool | np.bool_ | int | float | np.number):
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:  # a 400-digit integer is no verdict (and no float)
+            return None
     if not isinstance(value, str):
         return None
     text = _normal(value)

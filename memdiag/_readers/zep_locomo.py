@@ -33,6 +33,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from memdiag._strict import DuplicateJsonKey, json_object
 from memdiag.errors import VerdictError, where
 from memdiag._readers import _locomo
 from memdiag._readers._open import read_text, stem
@@ -64,8 +65,8 @@ def _latencies(path: Path, content: dict) -> dict[str, list] | None:
     if companion == path or not companion.is_file():
         return None
     try:
-        responses = json.loads(read_text(companion))
-    except (json.JSONDecodeError, RecursionError) as error:
+        responses = json.loads(read_text(companion), object_pairs_hook=json_object)
+    except (json.JSONDecodeError, RecursionError, DuplicateJsonKey) as error:
         raise VerdictError(f"{where(companion)}: not valid JSON ({error}). Fix or move it.") from None
     latencies = {}
     for key in content:

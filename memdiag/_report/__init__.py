@@ -46,6 +46,7 @@ from memdiag._report.provenance import (
     ANALYSIS_FORMAT, Settings, _check_recipes, _claims_input, _read_systems_table, _reread_verdicts,
     _rerun_input, _scheme_input, _side_input, _verdict_recipe,
 )
+from memdiag._outputs import recording
 from memdiag._report.publish import WRITE_STEPS, _bar, _publish, check_inputs, resolve_target
 from memdiag._outputs import check_outputs
 from memdiag._report.render import _figure_files, _save_figures
@@ -285,7 +286,7 @@ def report(
     settings = Settings(reference, design, n_resamples, seed, confidence_level, correction, threshold,
                         missing, verdict_missing, judges, label_missing, inference)
     target = resolve_target(out, force)
-    with _bar(len(SECTIONS) + len(WRITE_STEPS), progress) as bar:
+    with recording(), _bar(len(SECTIONS) + len(WRITE_STEPS), progress) as bar:
         analysis = _prepare(df, settings, scheme, systems_table, claims, write_log, read_options, bar,
                             out=target, ingestion_log=ingestion_log, labels=labels)
         with analysis.figures:  # stops the figures' workers however publishing ends
@@ -360,8 +361,12 @@ def report_from_json(path: str | Path, out: str | Path, progress: bool | None = 
     inputs = document.get("inputs")
     _check_recipes(inputs, path)
     df = _reread_verdicts(inputs["verdicts"], path)
-    read_options = {k: v for k, v in inputs["verdicts"]["rerun"].items()
-                    if k in ("format", "fields", "records", "judge", "join")}
+    spec = inputs["verdicts"]["rerun"]
+    if isinstance(spec.get("recipe"), Mapping):  # read through a recipe: keep it (and its files) recorded
+        read_options = {"recipe": spec["recipe"]["path"], "files": spec.get("given_files"), "join": spec.get("join"),
+                        **({"allow_outside": True} if spec.get("allow_outside") is True else {})}
+    else:
+        read_options = {k: v for k, v in spec.items() if k in ("format", "fields", "records", "judge", "join")}
     return report(df, settings.reference, out, scheme=_rerun_input(inputs.get("scheme")),
                   design=settings.design, systems_table=_rerun_input(inputs.get("systems_table")),
                   claims=_rerun_input(inputs.get("claims")), write_log=_rerun_input(inputs.get("write_log")),

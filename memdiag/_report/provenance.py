@@ -142,7 +142,7 @@ def _verdict_recipe(df: pd.DataFrame, read_options: Mapping | None) -> dict:
         path = Path(options["recipe"])
         recipe["rerun"]["recipe"] = {"path": str(path.resolve()), "sha256": _file_hash(path)}
         recipe["rerun"]["given_files"] = [str(Path(f).resolve()) for f in options.get("files") or ()] or None
-    for key in ("records", "judge", "join"):
+    for key in ("records", "judge", "join", "allow_outside"):
         if options.get(key):
             recipe["rerun"][key] = options[key]
     if options.get("dataset"):  # the dataset that gave records without ids their ids (issue 22)
@@ -253,7 +253,7 @@ def _reread_verdicts(recipe: Mapping, origin: str | Path) -> pd.DataFrame:
     if spec.get("recipe"):
         _check_hash(spec["recipe"])
         df = read_verdicts(spec.get("given_files"), recipe=spec["recipe"]["path"], join=spec.get("join"),
-                           dataset=dataset)
+                           dataset=dataset, allow_outside=spec.get("allow_outside") is True)
     else:
         df = read_verdicts(paths, format=spec["format"], system=spec["system"] or None, fields=spec["fields"],
                            records=spec.get("records"), judge=spec.get("judge"), join=spec.get("join"),

@@ -12,12 +12,14 @@ The guarantees (README, "What memdiag guarantees"):
   resolved once, before the analysis, and the report goes where it points.
 - **At every instant the old or the new report is complete at ``--out``.** The new report is
   written into ``.<name>.*.partial`` beside ``--out``; then the old folder is renamed aside,
-  the new one renamed in, and the old one deleted (:func:`_swap`). SIGINT and SIGTERM are held
-  back during those renames, so an interrupt cannot fall between them; should the machine stop
-  there, the old report is intact in ``.<name>.*.old``.
-- **No staging folder is left behind.** While the report is written, SIGINT and SIGTERM raise
-  :class:`Interrupted` (a KeyboardInterrupt), so the staging folder is removed on the way out;
-  the previous handlers are restored afterwards.
+  the new one renamed in, and the old one deleted (:func:`_swap`). SIGINT, SIGTERM and SIGHUP
+  are held back during those renames, so an interrupt cannot fall between them; should the
+  process be killed there (SIGKILL, a power cut), the old report is intact in
+  ``.<name>.<pid>.*.old`` and the next run for ``--out`` renames it back (:func:`recover`).
+- **No staging folder is left behind.** While the report is written, SIGINT, SIGTERM and SIGHUP
+  raise :class:`Interrupted` (a KeyboardInterrupt), so the staging folder is removed on the way
+  out; the previous handlers are restored afterwards. A staging folder a killed run left is
+  removed by the next run for the same ``--out``.
 """
 
 from __future__ import annotations
@@ -26,18 +28,18 @@ import hashlib
 import json
 import os
 import shutil
-import signal
 import stat
 import sys
 import tempfile
-import threading
+import warnings
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from tqdm import tqdm
 
 from memdiag import __version__
+from memdiag._outputs import identity, recorded
+from memdiag._signals import Interrupted, interruptible  # noqa: F401 - Interrupted: raised by report()
 from memdiag._report.provenance import _analysis_json
 from memdiag._report.render import _html, _markdown, _save_figures, _write_tables, _write_text
 from memdiag._report.sections import Analysis
@@ -46,18 +48,6 @@ from memdiag._report.sections import Analysis
 WRITE_STEPS: tuple[str, ...] = ("tables", "figures", "report")
 #: The file listing every file memdiag wrote into a report folder, with its SHA-256.
 MANIFEST = "manifest.json"
-#: The signals that clean up a staging folder (held back while the folders are swapped).
-SIGNALS: tuple[signal.Signals, ...] = (signal.SIGINT, signal.SIGTERM)
-
-
-class Interrupted(KeyboardInterrupt):
-    """SIGINT or SIGTERM arrived while a report was being written (``signum`` says which)."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
-
-
 # --------------------------------------------------------------------------------------------
 # the manifest
 # --------------------------------------------------------------------------------------------
@@ -138,7 +128,13 @@ def resolve_target(out: str | Path, force: bool = False) -> Path:
     if path.is_symlink() and not path.exists():
         raise _refuse(path, f"is a symbolic link to {os.readlink(path)}, which does not exist; "
                             "give a real folder as --out")
-    target = path.resolve()
+    try:
+        target = path.resolve()
+    except (RuntimeError, OSError) as error:  # a symbolic-link loop
+        raise _refuse(path, f"cannot be resolved ({error}); a symbolic-link loop? Give a real folder as --out") from None
+    with interruptible() as signals, signals.held():
+        for line in recover(target):
+            warnings.warn(line, RuntimeWarning, stacklevel=3)
     check_target(target, force)
     return target
 
@@ -176,57 +172,14 @@ def check_inputs(out: Path, inputs: Iterable[str | Path]) -> None:
     FileExistsError
         Naming the input.
     """
-    for item in inputs:
+    target = identity(out)
+    for item in [*inputs, *sorted(recorded())]:
         path = Path(item).resolve()
-        if path == out or out in path.parents:
+        inside = path == out or out in path.parents or (
+            target is not None and any(identity(folder) == target for folder in (path, *path.parents)))
+        if inside:
             raise _refuse(out, f"holds the input {item}; replacing the folder would delete it. "
                                "Choose another --out")
-
-
-# --------------------------------------------------------------------------------------------
-# signals
-# --------------------------------------------------------------------------------------------
-class _Signals:
-    """Turns SIGINT and SIGTERM into :class:`Interrupted`, or holds them back (:meth:`held`)."""
-
-    def __init__(self) -> None:
-        self.holding = False
-        self.pending: int | None = None
-
-    def __call__(self, signum: int, frame: object) -> None:
-        if self.holding:
-            self.pending = self.pending or signum
-            return
-        raise Interrupted(signum)
-
-    @contextmanager
-    def held(self) -> Iterator[None]:
-        """A block no signal interrupts; a signal that arrived meanwhile is raised after it."""
-        self.holding = True
-        try:
-            yield
-        finally:
-            self.holding = False
-        if self.pending is not None:
-            raise Interrupted(self.pending)
-
-
-@contextmanager
-def _signals() -> Iterator[_Signals]:
-    """Install :class:`_Signals` for SIGINT and SIGTERM for the block, then restore the handlers
-    (only in the main thread, the one Python delivers signals to)."""
-    handler = _Signals()
-    if threading.current_thread() is not threading.main_thread():
-        yield handler
-        return
-    previous = {s: signal.getsignal(s) for s in SIGNALS}
-    for s in SIGNALS:
-        signal.signal(s, handler)
-    try:
-        yield handler
-    finally:
-        for s, old in previous.items():
-            signal.signal(s, old if old is not None else signal.SIG_DFL)
 
 
 # --------------------------------------------------------------------------------------------
@@ -247,13 +200,73 @@ def _write_report(analysis: Analysis, folder: Path, bar: tqdm) -> None:
     bar.update()
 
 
+def _prefix(out: Path) -> str:
+    """The name start of the staging and set-aside folders of ``out``: ``.<name>.<pid>.`` (the
+    process id tells a folder of a live run from one a killed run left, :func:`recover`)."""
+    return f".{out.name}.{os.getpid()}."
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
+
+
+def _leftovers(out: Path) -> list[tuple[Path, str]]:
+    """The staging (``partial``) and set-aside (``old``) folders of ``out`` left by runs that are
+    no longer alive, as ``(folder, kind)``."""
+    found = []
+    head = f".{out.name}."
+    try:
+        entries = sorted(out.parent.iterdir())
+    except OSError:
+        return []
+    for entry in entries:
+        if not entry.name.startswith(head) or entry.is_symlink() or not entry.is_dir():
+            continue
+        parts = entry.name[len(head):].split(".")
+        if len(parts) == 3 and parts[0].isdigit() and parts[2] in ("partial", "old") and not _alive(int(parts[0])):
+            found.append((entry, parts[2]))
+    return found
+
+
+def recover(out: Path) -> list[str]:
+    """Clean up after a run that was killed (SIGKILL, a power cut) while it wrote the report
+    ``out``: remove its staging folder; if it was killed between the two renames (``out`` gone,
+    the old report set aside), rename the old report back; remove a set-aside old report that
+    was already replaced (only when its manifest lists every file in it). Returns what was done,
+    one line each (the command prints them as warnings)."""
+    done = []
+    leftovers = _leftovers(out)
+    for folder, kind in leftovers:
+        if kind == "partial":
+            shutil.rmtree(folder, ignore_errors=True)
+            done.append(f"removed {folder.name}, the unfinished report of a run that was stopped")
+    olds = sorted((f for f, kind in leftovers if kind == "old"), key=lambda f: f.stat().st_mtime)
+    if olds and not out.exists():
+        os.replace(olds[-1], out)
+        done.append(f"restored the report {out} from {olds.pop().name}: a run was stopped between its renames")
+    for folder in olds:
+        if _foreign(folder) is None:
+            shutil.rmtree(folder, ignore_errors=True)
+            done.append(f"removed {folder.name}, a replaced report a stopped run had set aside")
+        else:
+            done.append(f"left {folder.name} beside {out.name}: a report set aside by a stopped run that holds "
+                        "files memdiag did not write; look at it and remove it")
+    return done
+
+
 def _swap(staging: Path, out: Path) -> None:
     """Put the complete ``staging`` folder at ``out``: rename the old folder aside, rename the new
     one in, delete the old one (an empty ``out`` is replaced by one rename)."""
     if not out.exists() or not any(out.iterdir()):
         os.replace(staging, out)
         return
-    aside = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
+    aside = Path(tempfile.mkdtemp(prefix=_prefix(out), suffix=".old", dir=out.parent))
     os.replace(out, aside)
     try:
         os.replace(staging, out)
@@ -271,14 +284,15 @@ def _publish(analysis: Analysis, out: Path, bar: tqdm, force: bool = False) -> P
     staging folder is removed and ``out`` is untouched.
     """
     out.parent.mkdir(parents=True, exist_ok=True)
-    with _signals() as signals:
+    with interruptible() as signals:
         with signals.held():
-            staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
+            staging = Path(tempfile.mkdtemp(prefix=_prefix(out), suffix=".partial", dir=out.parent))
         try:
             _write_report(analysis, staging, bar)
             staging.chmod(stat.S_IMODE(out.stat().st_mode) if out.is_dir() else 0o755)
             with signals.held():
                 check_target(out, force)
+                check_inputs(out, ())  # every file the run read, side files of a recipe included
                 _swap(staging, out)
         finally:
             with signals.held():

@@ -31,8 +31,13 @@ HTML_TEMPLATE = "report.html.j2"
 
 def _write_text(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="utf-8", newline="\n") as fh:
-        fh.write(text if text.endswith("\n") else text + "\n")
+    try:
+        with open(path, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text if text.endswith("\n") else text + "\n")
+    except OSError as error:  # a full disk (ENOSPC) names no file by itself
+        if error.filename:
+            raise
+        raise OSError(error.errno, error.strerror or str(error), str(path)) from None
 
 
 #: Where the per-query replay of the flows goes in a report folder.

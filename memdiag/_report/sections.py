@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Sequence
 from functools import partial
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -275,11 +276,25 @@ def _compare_section(ctx: _Context) -> Section:
                                  f"Accuracy difference of every system from {s.reference} with its "
                                  "interval; filled markers are significant after adjustment over the "
                                  f"comparisons with {s.reference}.")
-    section.figures["matrix"] = (partial(plots.matrix, pairs, systems=ctx.systems, labels=ctx.figure_labels),
-                                 "Every pairwise accuracy difference (row − column, points) with its "
-                                 "interval; * marks p < 0.05 for the comparison (as its interval), "
-                                 "bold an adjusted p < 0.05 over all pairs.")
+    if _matrix_fits(ctx.systems, "matrix"):
+        section.figures["matrix"] = (partial(plots.matrix, pairs, systems=ctx.systems, labels=ctx.figure_labels),
+                                     "Every pairwise accuracy difference (row − column, points) with its "
+                                     "interval; * marks p < 0.05 for the comparison (as its interval), "
+                                     "bold an adjusted p < 0.05 over all pairs.")
     return section
+
+
+def _matrix_fits(systems: Sequence[str], name: str) -> bool:
+    """Whether the matrix figure ``name`` can be drawn for ``systems``; if not, a warning (the
+    report lists it) says it is left out and why, instead of a figure of hundreds of MiB."""
+    from memdiag.plots.matrix import max_matrix_systems
+
+    if len(systems) <= max_matrix_systems():
+        return True
+    warnings.warn(f"figure {name} left out: it draws at most {max_matrix_systems()} systems (the matrix limit; "
+                  f"set MEMDIAG_MAX_MATRIX_SYSTEMS to raise it), the data have {len(systems)}; the tables hold "
+                  "every pair.", RuntimeWarning, stacklevel=2)
+    return False
 
 
 def _clustering_section(ctx: _Context) -> Section:
@@ -371,12 +386,13 @@ def _evidence_section(ctx: _Context) -> Section:
                                       confidence_level=ctx.settings.confidence_level, **ctx.resampling)
         section.tables["evidence_omnibus"] = tests
         section.tables["evidence_pairs"] = pairs
-        section.figures["evidence_matrix"] = (
-            partial(plots.matrix, _metric_rows(pairs, "coverage"), _metric_rows(pairs, "utilization"),
-                    systems=labelled, labels=ctx.figure_labels),
-            "Pairwise coverage differences (upper triangle) and utilization differences (lower "
-            "triangle), row − column in points, each triangle on its own colour scale; * marks "
-            "p < 0.05 for the comparison (as its interval), bold an adjusted p < 0.05.")
+        if _matrix_fits(labelled, "evidence_matrix"):
+            section.figures["evidence_matrix"] = (
+                partial(plots.matrix, _metric_rows(pairs, "coverage"), _metric_rows(pairs, "utilization"),
+                        systems=labelled, labels=ctx.figure_labels),
+                "Pairwise coverage differences (upper triangle) and utilization differences (lower "
+                "triangle), row − column in points, each triangle on its own colour scale; * marks "
+                "p < 0.05 for the comparison (as its interval), bold an adjusted p < 0.05.")
     return section
 
 

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING
 
 import yaml
 
+from memdiag._outputs import note_input
+from memdiag._strict import DuplicateJsonKey, json_object, load_yaml
 from memdiag.errors import SchemeError
 from memdiag._schemes._scheme import Scheme, match_key
 
@@ -31,8 +33,8 @@ DEFAULT = "mean"
 def _parse(text: str, where: str, is_json: bool) -> object:
     """The YAML or JSON value of a scheme file's text; a SchemeError naming ``where`` if unparsable."""
     try:
-        return json.loads(text) if is_json else yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError, RecursionError) as err:
+        return json.loads(text, object_pairs_hook=json_object) if is_json else load_yaml(text)
+    except (json.JSONDecodeError, yaml.YAMLError, RecursionError, DuplicateJsonKey) as err:
         raise SchemeError(f"{where}: not valid {'JSON' if is_json else 'YAML'} "
                           f"({' '.join(str(err).split())}). Fix the syntax.") from None
 
@@ -58,6 +60,7 @@ def from_file(path: str | Path, cls: type[Scheme] = Scheme) -> Scheme:
     if not path.is_file():
         raise SchemeError(f"{path}: no such scheme file. Check the path, or use a built-in "
                           f"scheme ({', '.join(known_schemes())}).")
+    note_input(path)
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as err:

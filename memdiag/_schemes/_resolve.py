@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,6 +30,20 @@ ALL = "all"
 
 #: The group of queries with no label in an open scheme (one that lists no groups).
 UNLABELLED = "(none)"
+
+
+def unlabelled_name(labels: Iterable[object]) -> str:
+    """The name of the group of unlabelled queries: ``(none)``, unless a real label is spelt so
+    (then ``(no label)``, ``(no label 2)``, ...: the two groups never share a name).
+
+    >>> unlabelled_name(["a", "b"]), unlabelled_name(["(none)", "a"])
+    ('(none)', '(no label)')
+    """
+    taken = {str(label) for label in labels}
+    if UNLABELLED not in taken:
+        return UNLABELLED
+    return next(name for k in range(1, len(taken) + 2)
+                for name in [f"(no label{'' if k == 1 else f' {k}'})"] if name not in taken)
 
 
 def _member(values: np.ndarray, names: Sequence[object]) -> np.ndarray:
@@ -85,8 +99,17 @@ def _assign(scheme: Scheme, queries: pd.DataFrame, query_ids: np.ndarray, for_se
                               f"have no '{column}' column. Add it (or map it with --field "
                               f"{column}=<column>), or choose another scheme.")
         lookup = scheme._lookup()
-        labels = np.array([None if _absent(v) else lookup.get(match_key(v), str(v))
-                           for v in queries[column].to_numpy(dtype=object)], dtype=object)
+        raw = [None if _absent(v) else str(v) for v in queries[column].to_numpy(dtype=object)]
+        labels = np.array([None if v is None else lookup.get(match_key(v), v) for v in raw], dtype=object)
+        spellings = pd.DataFrame({"raw": raw, "label": labels}).dropna().drop_duplicates()
+        for label, part in spellings.groupby("label", sort=True):
+            if len(part) > 1 and not for_selection:  # spellings pooled: never without a note (given once,
+                # by the layout of the kept queries)
+                count = int(np.isin(np.array(raw, dtype=object), part["raw"].to_numpy()).sum())
+                notes.append({"policy": f"scheme {scheme.name}", "count": count,
+                              "detail": f"{column} labels {listing([repr(r) for r in part['raw']])} are pooled as "
+                                        f"the group '{label}' ({count} queries; labels are matched ignoring "
+                                        "case, spaces and punctuation, or by the scheme's aliases)"})
     unlabelled = np.array([v is None for v in labels], dtype=bool)
     closed = scheme.declared_groups
     if closed:
@@ -96,11 +119,13 @@ def _assign(scheme: Scheme, queries: pd.DataFrame, query_ids: np.ndarray, for_se
         drop(outside, lambda k: f"{k} queries whose {column} is not in the scheme excluded ("
              + listing([f"{label} {c}" for label, c in counts.items()]) + ")")
     else:
-        labels[unlabelled] = UNLABELLED
+        none = unlabelled_name(labels[~unlabelled])
+        labels[unlabelled] = none
         if unlabelled.any():
             notes.append({"policy": f"scheme {scheme.name}", "count": int(unlabelled.sum()),
                           "detail": f"{int(unlabelled.sum())} queries without a {column} "
-                                    f"form the group '{UNLABELLED}'"})
+                                    f"form the group '{none}'" + ("" if none == UNLABELLED else
+                                    f" (a real {column} is spelt '{UNLABELLED}')")})
         for group in scheme.exclude:
             drop(labels == group, lambda k, group=group: f"{k} queries of {column} '{group}' excluded")
     if scheme.exclude_ids is not None:

@@ -26,6 +26,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
+from memdiag._escape import one_line
+
 #: Names up to this many characters are drawn in full.
 LABEL_CHARS = 24
 #: Words that name the benchmark, the evaluation or the file rather than the system.
@@ -122,12 +124,14 @@ def system_labels(systems: Iterable[str], labels: Mapping[str, str] | None = Non
     Returns
     -------
     dict
-        ``{system: label}``; the labels are distinct.
+        ``{system: label}``; the labels are distinct, on one line, with bidi controls, zero-width
+        characters and spaces at either end shown as escapes (:func:`memdiag._escape.one_line`).
 
     Raises
     ------
     ValueError
-        Two systems given the same alias, or an alias that is empty.
+        Two systems given the same alias (or an alias that is another system's name), or an
+        alias that is empty.
 
     Examples
     --------
@@ -166,7 +170,16 @@ def system_labels(systems: Iterable[str], labels: Mapping[str, str] | None = Non
                 if system not in aliases and out[system] != system:
                     out[system] = system
                     clash = True
-    return {s: out[s] for s in names}
+    # drawn as data: a line break, a control, a bidi override (U+202E) or a zero-width character
+    # becomes visible (memdiag._escape.one_line), so no label reorders or hides its text
+    shown = {s: one_line(out[s]) for s in names}
+    drawn: dict[str, str] = {}
+    for system in names:  # an alias that is another system's name: two systems under one label
+        if shown[system] in drawn:
+            raise ValueError(f"systems '{one_line(drawn[shown[system]])}' and '{one_line(system)}' would both be "
+                             f"drawn as '{shown[system]}'; give them different labels.")
+        drawn[shown[system]] = system
+    return shown
 
 
 def name_key(labels: Mapping[str, str], aliases: Mapping[str, str] | None = None) -> str:
@@ -177,6 +190,6 @@ def name_key(labels: Mapping[str, str], aliases: Mapping[str, str] | None = None
     'Names: Backboard = Backboard-io__Backboard-Locomo-Benchmark.'
     """
     aliases = aliases or {}
-    pairs = [f"{label} = {system}" for system, label in labels.items()
-             if label != system and system not in aliases]
+    pairs = [f"{label} = {one_line(system)}" for system, label in labels.items()
+             if label != one_line(system) and system not in aliases]  # names drawn as data, too
     return f"Names: {'; '.join(pairs)}." if pairs else ""

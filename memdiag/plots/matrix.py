@@ -20,6 +20,7 @@ and ``attrs["correction"]`` give them. The frames are :func:`memdiag._compare` o
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -31,6 +32,7 @@ from matplotlib.colors import ListedColormap, Normalize
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
+from memdiag.errors import VerdictError
 from memdiag.plots._names import name_key
 from memdiag.plots._reading import (
     adjusted_p_column, alpha, correction, labels_of, level, named_tests,
@@ -164,6 +166,18 @@ def _cells(upper: pd.DataFrame, lower: pd.DataFrame | None, names: Sequence[str]
     return cells, reads
 
 
+#: The most systems a matrix figure draws (cells sized for their text make the canvas grow with
+#: the square of the systems; 40 systems give an 11.6 x 9.1 inch figure, 3,500 x 2,700 pixels at 300 dpi);
+#: ``MEMDIAG_MAX_MATRIX_SYSTEMS`` raises it.
+MAX_SYSTEMS = 40
+
+
+def max_matrix_systems() -> int:
+    """The matrix limit: ``MEMDIAG_MAX_MATRIX_SYSTEMS`` when set to a whole number, else :data:`MAX_SYSTEMS`."""
+    value = os.environ.get("MEMDIAG_MAX_MATRIX_SYSTEMS", "").strip()
+    return int(value) if value.isdigit() else MAX_SYSTEMS
+
+
 @styled
 def matrix(
     upper_frame: pd.DataFrame,
@@ -204,7 +218,8 @@ def matrix(
     ValueError
         A compare frame without ``system_a, system_b, diff, ci_low, ci_high`` and a p-value,
         ``systems`` that are in no pair of the frames, or an alias in ``labels`` that is empty or
-        shared by two systems.
+        shared by two systems; more systems than :func:`max_matrix_systems` (a VerdictError
+        saying the limit and how to raise it).
 
     Notes
     -----
@@ -238,9 +253,14 @@ def matrix(
     unknown = [s for s in names if s not in present]
     if unknown:
         raise ValueError(f"system(s) {', '.join(unknown)} are in no pair of the frames.")
+    k = len(names)
+    if k > max_matrix_systems():  # each cell holds its text: the canvas grows as k squared
+        raise VerdictError(f"the matrix figure draws at most {max_matrix_systems()} systems (the matrix limit), "
+                           f"got {k}: a larger grid is unreadable and its 300-dpi PNG needs hundreds of MiB. "
+                           "Choose the systems to draw (systems=, or --systems), or set "
+                           "MEMDIAG_MAX_MATRIX_SYSTEMS to a larger number.")
     aliases = labels_of(upper_frame, labels)
     styles = system_styles(names, None, aliases)
-    k = len(names)
     cells, reads = _cells(upper_frame, lower_frame, names)
     metric = [f.attrs.get("metric", ("upper", "lower")[i]) for i, f in enumerate(frames)]
     two = lower_frame is not None and metric[1] != metric[0]  # one metric twice: one scale

@@ -67,6 +67,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure, SubFigure
 from matplotlib.font_manager import FontProperties
 
+from memdiag._outputs import write_file
 from memdiag.plots._names import system_labels
 
 #: The 20 system colours in the order they are given (module docstring: sources and checks).
@@ -467,7 +468,7 @@ def write_rendered(files: Mapping[str, bytes], path: str | Path) -> list[Path]:
     written = []
     for fmt, data in files.items():
         out = stem.parent / f"{stem.name}.{fmt}"
-        out.write_bytes(data)
+        write_file(out, data)  # whole or not at all (a temporary file renamed): no truncated figure
         written.append(out)
     return written
 
