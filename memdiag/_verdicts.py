@@ -17,6 +17,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from memdiag._notes import Note
 from memdiag.errors import VerdictError, listing, shown, where
 from memdiag._schema import BINARY_LABELS, CANONICAL, COSTS, JUDGE, PROVENANCE, QUERY_ATTRIBUTES, REQUIRED
 
@@ -540,8 +541,8 @@ def validate(df: pd.DataFrame) -> pd.DataFrame:
         })
         if n_queries < len(all_queries):
             lacking = all_queries.difference(per_query.loc[name].index)
-            notes.append(f"system '{name}' lacks {len(lacking)} of {len(all_queries)} queries: "
-                         f"{listing(lacking)}")
+            notes.append(Note(f"system '{name}' lacks {len(lacking)} of {len(all_queries)} queries: "
+                              f"{listing(lacking)}", code="missing-queries", severity="caution", concerns=(name,)))
     notes.extend(_label_gaps(df, rows))
     notes.extend(_attribute_conflicts(df))
     notes.extend(_label_disagreements(df))
@@ -582,8 +583,9 @@ def _attribute_conflicts(df: pd.DataFrame) -> list[str]:
             distinct = df.dropna(subset=[column]).groupby("query_id")[column].nunique()
             conflicted = distinct.index[distinct > 1]
             if len(conflicted):
-                notes.append(f"{len(conflicted)} queries carry different '{column}' values across "
-                             f"systems (the first non-missing value is used): {listing(conflicted)}")
+                notes.append(Note(f"{len(conflicted)} queries carry different '{column}' values across "
+                                  f"systems (the first non-missing value is used): {listing(conflicted)}",
+                                  code="attribute-conflict", severity="caution"))
     return notes
 
 
@@ -598,8 +600,8 @@ def _label_disagreements(df: pd.DataFrame) -> list[str]:
     notes = []
     counts = pairs.groupby(["system", "source_category", "category"], sort=True)["query_id"].nunique()
     for (system, label, canonical), n in counts.items():
-        notes.append(f"system '{system}' labels {n} '{canonical}' queries as '{label}' "
-                     "(the canonical category is used)")
+        notes.append(Note(f"system '{system}' labels {n} '{canonical}' queries as '{label}' "
+                          "(the canonical category is used)", code="category-relabel", concerns=(system,)))
     return notes
 
 
@@ -613,7 +615,7 @@ def _source_conventions(df: pd.DataFrame) -> list[str]:
     pairs = df.dropna(subset=["source_category", "category"])
     pairs = pairs[~pairs["source_category"].astype(str).str.fullmatch(r"\d+")]
     canonical = _conventions.canonical("locomo")
-    notes = []
+    named: dict[tuple[str, str, int, str], list[str]] = {}  # one note per convention and example
     for system, rows in pairs.groupby("system", sort=True):
         ids = _conventions.category_ids(pd.unique(rows["category"]), "locomo")
         if not ids or len(ids) < rows["category"].nunique():
@@ -622,9 +624,15 @@ def _source_conventions(df: pd.DataFrame) -> list[str]:
         found = _conventions.identify({ids[c]: labels[c] for c in ids}, "locomo")
         if found and canonical.name not in found:
             example = min(ids, key=ids.get)
-            notes.append(f"system '{system}' names LoCoMo's categories by the {' / '.join(found)} convention: "
-                         f"its '{labels[example]}' is category {ids[example]}, shown as "
-                         f"'{_conventions.labelled(example)}' (SPEC §6.2)")
+            key = (" / ".join(found), str(labels[example]), ids[example], _conventions.labelled(example))
+            named.setdefault(key, []).append(str(system))
+    notes = []
+    for (convention, label, integer, labelled), systems in named.items():
+        who = f"system '{systems[0]}' names" if len(systems) == 1 else \
+            f"{len(systems)} systems ({', '.join(repr(s) for s in systems)}) name"
+        notes.append(Note(f"{who} LoCoMo's categories by the {convention} convention: its '{label}' is category "
+                          f"{integer}, shown as '{labelled}' (SPEC §6.2)", code="category-convention",
+                          concerns=systems))
     return notes
 
 
@@ -741,8 +749,20 @@ class Panel:
         )
 
     def notes_text(self) -> list[str]:
-        """The notes as one readable line each."""
-        return [f"{n['policy']}: {n['detail']}" for n in self.notes]
+        """The notes as one readable line each (:class:`~memdiag._notes.Note`: a missing-data policy
+        that acted is a ``caution``, a judge policy ``info``)."""
+        return [Note(f"{n['policy']}: {n['detail']}", code=_policy_code(n["policy"]),
+                     severity="caution" if n["policy"].startswith("missing") and n.get("count") else "info")
+                for n in self.notes]
+
+
+def _policy_code(policy: str) -> str:
+    """The note code of an alignment policy record (``"missing queries drop"`` ->
+    ``"missing-queries"``, ``"judges mean"`` -> ``"judges"``)."""
+    for code in ("missing queries", "missing verdicts", "judges"):
+        if policy.startswith(code):
+            return code.replace(" ", "-")
+    return "policy"
 
 
 #: The judge policies of :func:`align`: the mean over judges, or one judge by name.

@@ -217,6 +217,17 @@ def _add_output(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
     p.add_argument("-o", "--output", metavar="FILE", help="write the table here instead of stdout")
     _add_force(p, "an existing --output file")
+    _add_verbosity(p)
+
+
+def _add_verbosity(p: argparse.ArgumentParser) -> None:
+    """``--quiet`` / ``--verbose``: which notes the formats for people print (each distinct note
+    once, warnings first, by default)."""
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--quiet", action="store_true",
+                       help="print only the notes that are warnings (a conclusion is at risk)")
+    group.add_argument("--verbose", action="store_true",
+                       help="print every note under every table, each relabelled category one a line")
 
 
 def _add_resampling(p: argparse.ArgumentParser, inference: bool = True, *, allow_zero: bool = False,
@@ -327,8 +338,9 @@ def _read(args: argparse.Namespace) -> pd.DataFrame:
         df = md.read_verdicts(args.files, format=args.layout, system=_named(args.system, "--system"),
                               fields=fields, records=args.records, judge=_named(args.judge, "--judge"),
                               join=join)
-    for note in df.attrs.get("read_notes", ()):
-        print(f"memdiag {args.command}: note: {note}", file=sys.stderr)
+    if args.command != "validate" and not getattr(args, "quiet", False):  # validate's table lists them
+        for note in df.attrs.get("read_notes", ()):
+            print(f"memdiag {args.command}: note: {note}", file=sys.stderr)
     _check_outputs(args, df)
     return df
 
@@ -381,6 +393,8 @@ def _emit(frames: pd.DataFrame | Sequence[pd.DataFrame], args: argparse.Namespac
         return
     if args.format == "html":
         text = html_document(frames)
+    elif args.format in ("table", "md") and not getattr(args, "verbose", False):
+        text = _with_notes_once(frames, args.format, quiet=getattr(args, "quiet", False))
     else:
         texts = [render(f, args.format) for f in frames]
         if args.format == "json" and len(texts) > 1:
@@ -395,6 +409,38 @@ def _emit(frames: pd.DataFrame | Sequence[pd.DataFrame], args: argparse.Namespac
         sys.stdout.write(text)
 
 
+#: How a note of each severity starts in the formats for people.
+_NOTE_PREFIX = {"info": "note", "caution": "caution", "warning": "warning"}
+
+
+def _with_notes_once(frames: Sequence[pd.DataFrame], fmt: str, quiet: bool = False) -> str:
+    """The tables as ``fmt`` (``table`` or ``md``) with each distinct note printed once: a table's
+    own notes under it, the notes several tables share after the last, with the number of tables
+    they apply to; each group warnings first, then cautions, then information (only warnings
+    with ``quiet``)."""
+    from memdiag._escape import markdown
+    from memdiag._notes import Note
+    from memdiag._report.notes import applies, report_notes, without_notes
+    from memdiag.tables import render
+
+    escape = markdown if fmt == "md" else one_line
+    split = report_notes({str(k): frame for k, frame in enumerate(frames)})
+
+    def lines(notes: list[tuple[Note, str]]) -> list[str]:
+        kept = [(n, extra) for n, extra in notes if not quiet or n.severity == "warning"]
+        return [("- " if fmt == "md" else "") + f"{_NOTE_PREFIX[n.severity]}: {escape(n)}{extra}" for n, extra in kept]
+
+    texts = []
+    for k, frame in enumerate(frames):
+        body, sign = render(without_notes(frame), fmt).rstrip("\n").rsplit("\n", 1)
+        own = lines([(n, "") for n in split.own[str(k)]])
+        texts.append("\n".join([body.rstrip("\n"), "", *own, *([""] if own and fmt == "md" else []), sign]))
+    shared = lines([(n, f" ({applies(count)})") for n, count in split.shared])
+    if shared:
+        texts.append("\n".join(shared))
+    return "\n".join(t + "\n" for t in texts)
+
+
 # --------------------------------------------------------------------------------------------
 # subcommands
 # --------------------------------------------------------------------------------------------
@@ -407,6 +453,10 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     summary.attrs["notes"] = ([f"{files} files, {len(df)} verdict rows, {summary.attrs['n_queries']} "
                                f"distinct queries, {len(summary)} systems"] + summary.attrs["notes"]
                               + validation_notes(df))
+    if not args.verbose:  # the relabelled categories counted in one line; --verbose lists them
+        from memdiag._report.notes import condensed
+
+        summary.attrs["notes"] = condensed(summary.attrs["notes"])
     _emit(summary, args)
     return 0
 
