@@ -14,6 +14,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
+import hashlib
+
 import numpy as np
 import pandas as pd
 
@@ -352,8 +354,9 @@ def check(df: pd.DataFrame) -> pd.DataFrame:
     pandas.DataFrame
         ``df`` with a fresh index, ids as strings, ``score`` and the labels and costs as floats,
         ``repeat`` as int (0 when absent), canonical columns first and the provenance columns
-        last. The frame carries a fingerprint in ``attrs`` so that passing exactly this frame
-        again (to :func:`check`, :func:`memdiag.prepare` or a diagnostic) is not re-checked.
+        last. The frame carries a digest of its checked contents in ``attrs`` so that passing it
+        again unedited (to :func:`check`, :func:`memdiag.prepare` or a diagnostic) is not
+        re-checked; an edit, in place or not, makes it checked again.
 
     Raises
     ------
@@ -445,13 +448,42 @@ def check(df: pd.DataFrame) -> pd.DataFrame:
 _CHECKED = "memdiag.checked"
 
 
-def _fingerprint(df: pd.DataFrame) -> tuple:
-    """What identifies a checked frame: the object, its shape, columns and dtypes, and the sum and
-    missing count of its scores. Any derived frame (a filter, a copy, an edited score column) has
-    another fingerprint and is checked again; only the very frame :func:`check` returned is not."""
-    scores = df["score"].to_numpy(dtype=float, na_value=np.nan) if "score" in df else np.empty(0)
-    return (id(df), len(df), tuple(map(str, df.columns)), tuple(map(str, df.dtypes)),
-            float(np.nansum(scores)), int(np.isnan(scores).sum()))
+def _fingerprint(df: pd.DataFrame) -> str:
+    """What identifies a checked frame: a digest of its shape, column names and dtypes and the
+    contents of every column :func:`check` checks (ids, scores, repeats, labels, costs). Any frame
+    whose checked contents differ — a filter, a copy with an edit, an edit in place such as a
+    copied query id — has another digest and is checked again; a frame equal to one
+    :func:`check` returned (the frame itself, an unedited copy) is not.
+
+    Arrow-backed columns (pandas' ``str``) are hashed through their buffers and numpy columns
+    through their bytes (SHA-1, hardware-accelerated and not used for security: about 0.07 s for
+    a million rows, against about 2.7 s to check them again; ``benchmarks/bench_load.py``);
+    object columns through :func:`pandas.util.hash_array`.
+    """
+    digest = hashlib.sha1(usedforsecurity=False)
+    digest.update(repr((len(df), tuple(map(str, df.columns)), tuple(map(str, df.dtypes)))).encode())
+    for column in _CHECKED_COLUMNS:
+        if column not in df:
+            continue
+        values = df[column].array
+        if hasattr(values, "__arrow_array__"):
+            arrow = values.__arrow_array__()
+            for chunk in getattr(arrow, "chunks", [arrow]):
+                digest.update(repr((chunk.offset, len(chunk))).encode())
+                for buffer in chunk.buffers():
+                    if buffer is not None:
+                        digest.update(buffer)
+        else:
+            data = values.to_numpy() if not isinstance(values, np.ndarray) else values
+            if data.dtype == object:
+                data = pd.util.hash_array(data)
+            digest.update(np.ascontiguousarray(data).view(np.uint8))
+    return digest.hexdigest()
+
+
+#: The columns whose contents :func:`check` checks, so whose edits void its fingerprint.
+_CHECKED_COLUMNS: tuple[str, ...] = tuple(dict.fromkeys(
+    ("system", "query_id", JUDGE, *QUERY_ATTRIBUTES, "score", "repeat", *BINARY_LABELS, *COSTS)))
 
 
 def _numeric(df: pd.DataFrame, column: str, low: float | None, high: float | None) -> pd.Series:

@@ -230,12 +230,20 @@ def _add_verbosity(p: argparse.ArgumentParser) -> None:
                        help="print every note under every table, each relabelled category one a line")
 
 
+def _add_correction(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--correction", choices=CORRECTIONS, default="holm",
+                   help="multiplicity adjustment of p_adj within each family: holm (default), bonferroni, or "
+                        "fdr_bh (Benjamini-Hochberg false discovery rate)")
+
+
 def _add_resampling(p: argparse.ArgumentParser, inference: bool = True, *, allow_zero: bool = False,
-                    default: str = "20000") -> None:
-    """``--design``, ``--resamples`` (0 allowed with ``allow_zero``: point estimates only; ``default``
-    other than ``"20000"`` leaves it None for the command to decide), ``--seed``, ``--ci``."""
-    p.add_argument("--design", choices=KINDS,
-                   help="resampling design (default: from the data and scheme; the choice is printed)")
+                    default: str = "20000", design: bool = True) -> None:
+    """``--design`` (unless ``design=False``: the command resamples without one), ``--resamples`` (0
+    allowed with ``allow_zero``: point estimates only; ``default`` other than ``"20000"`` leaves it
+    None for the command to decide), ``--seed``, ``--ci``."""
+    if design:
+        p.add_argument("--design", choices=KINDS,
+                       help="resampling design (default: from the data and scheme; the choice is printed)")
     p.add_argument("--resamples", type=_resamples_or_zero if allow_zero else _resamples,
                    default=20_000 if default == "20000" else None, metavar="B",
                    help=f"bootstrap replicates, {MIN_RESAMPLES} or more"
@@ -491,7 +499,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 def _cmd_leaderboard(args: argparse.Namespace) -> int:
     df = _prepared(args, _read(args), metric=args.metric, scheme=args.scheme)
     _emit(md.leaderboard(df, metric=args.metric, scheme=args.scheme, margin=args.margin, design=args.design,
-                         n_resamples=args.resamples, seed=args.seed, confidence_level=args.ci,
+                         inference=args.inference, n_resamples=args.resamples, seed=args.seed, confidence_level=args.ci,
                          correction=args.correction, threshold=args.threshold, missing=args.missing,
                          verdict_missing=args.verdict_missing), args)
     return 0
@@ -547,8 +555,8 @@ def _cmd_evidence(args: argparse.Namespace) -> int:
         matrix = md.pairwise_matrix(pairs[pairs["metric"] == "coverage"], pairs[pairs["metric"] == "utilization"])
         matrix = matrix.reset_index(names="row − column")
         matrix.attrs["function"] = "pairwise_matrix"
-        matrix.attrs["notes"] = ["upper triangle: coverage, lower triangle: utilization (paper Tables 27/28); "
-                                 "points [interval]; * Holm-adjusted p < 0.05"]
+        matrix.attrs["notes"] = ["upper triangle: coverage, lower triangle: utilization (paper Tables 27/28)",
+                                 *matrix.attrs["notes"]]  # the reading, with the correction of --correction
         frames += [omni, pairs, matrix]
     if "evidence_tokens" in raw:
         frames.append(md.evidence_length(df, budget=args.budget))
@@ -819,9 +827,19 @@ def _figure_labels(args: argparse.Namespace, df: pd.DataFrame) -> dict[str, str]
     return aliases(df, table, given) or None
 
 
+#: The figures that draw no interval: the resampling options have nothing to act on.
+_NO_INTERVAL = ("venn3", "writes", "actions", "ingestion")
+
+
 def _cmd_plot(args: argparse.Namespace) -> int:
     from memdiag import plots
 
+    if args.figure in _NO_INTERVAL:
+        given = [o for o, v in (("--design", args.design is not None), ("--inference", args.inference != "auto"),
+                                ("--resamples", args.resamples != 20_000), ("--seed", args.seed != 0),
+                                ("--ci", args.ci != 0.95)) if v]
+        if given:
+            raise UsageError(f"plot {args.figure} draws no interval or test; drop {given[0]}")
     if args.figure in ("writes", "actions", "ingestion"):
         what = "an ingestion log" if args.figure == "ingestion" else "one decision log"
         if len(args.files) != 1:
@@ -836,7 +854,7 @@ def _cmd_plot(args: argparse.Namespace) -> int:
     else:
         df = _read(args)
         common = dict(n_resamples=args.resamples, seed=args.seed, missing=args.missing,
-                      verdict_missing=args.verdict_missing)
+                      verdict_missing=args.verdict_missing, confidence_level=args.ci)
         inference = dict(inference=args.inference)
         systems = sorted(df["system"].unique())
         labels = _figure_labels(args, df)
@@ -923,7 +941,7 @@ def _venn3_systems(args: argparse.Namespace, systems: Sequence[str]) -> tuple[st
 def _overview(args: argparse.Namespace):
     """The scores of ``plot overview``: one setting per ``--setting NAME=PATH``, else per value of
     the verdicts' ``benchmark`` / ``model`` columns."""
-    common = dict(n_resamples=args.resamples, seed=args.seed, design=args.design,
+    common = dict(n_resamples=args.resamples, seed=args.seed, design=args.design, confidence_level=args.ci,
                   inference=getattr(args, "inference", "auto"), missing=args.missing,
                   verdict_missing=args.verdict_missing)
     if args.setting:
@@ -1056,7 +1074,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scheme", help="official aggregation recomputed in every replicate (locomo, meme, FILE.yaml)")
     p.add_argument("--pairs", choices=("all", "reference"), default="all")
     p.add_argument("--reference", help="reference system for --pairs reference")
-    p.add_argument("--correction", choices=CORRECTIONS, default="holm")
+    _add_correction(p)
     p.add_argument("--threshold", type=_threshold, help="binarise scores at > THRESHOLD first")
     p.add_argument("--omnibus", action="store_true", help="also print the omnibus test across systems")
     p.add_argument("--by", help="every pair within each group of this column (e.g. --by category), Holm within each")
@@ -1074,7 +1092,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scheme", help="official aggregation recomputed in every replicate (locomo, meme, FILE.yaml)")
     p.add_argument("--margin", type=lambda text: _number(text, "the margin"), metavar="POINTS",
                    help="also tie a system shown not worse than its tier's leader by more than POINTS")
-    p.add_argument("--correction", choices=CORRECTIONS, default="holm")
+    _add_correction(p)
     p.add_argument("--threshold", type=_threshold, help="binarise scores at > THRESHOLD first")
     _add_resampling(p)
     _add_output(p)
@@ -1087,7 +1105,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--by", help="per group of this column, e.g. --by category")
     p.add_argument("--scheme", help="apply a scheme's query selection (e.g. locomo drops adversarial questions)")
     p.add_argument("--threshold", type=_threshold, help="correct = score > THRESHOLD (default 0.5)")
-    p.add_argument("--correction", choices=CORRECTIONS, default="holm")
+    _add_correction(p)
     p.add_argument("--replay", metavar="DIR",
                    help="also write every query of every flow cell (benefit, tax, both, neither) with its question, "
                         "expected answer and the responses, as DIR/replay.csv and DIR/replay.jsonl")
@@ -1102,7 +1120,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="instead of --tests, a paper's procedure by name: raw-rag-c6 (Cochran's Q and exact "
                         "McNemar for coverage, max-range and sign tests for utilization, 50,000-replicate "
                         "percentile intervals; Raw-RAG C.6, A.5.1): its omnibus table, matrix and pairs")
-    p.add_argument("--correction", choices=CORRECTIONS, default="holm")
+    _add_correction(p)
     p.add_argument("--budget", type=_budget, default=5_000, help="evidence-token budget (default 5000)")
     _add_resampling(p, default="20000; with --procedure the procedure's own, 50000 for raw-rag-c6")
     _add_output(p)
@@ -1120,7 +1138,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scheme", help="apply a scheme's query selection (e.g. locomo drops adversarial questions)")
     p.add_argument("--threshold", type=_threshold, help="cost per correct answer: correct = score > THRESHOLD "
                                                        "(default: the score as it is)")
-    p.add_argument("--correction", choices=CORRECTIONS, default="holm")
+    _add_correction(p)
     p.add_argument("--systems-table", metavar="CSV", help="system-level costs (ingestion hours and tokens, ...) "
                                                           "with their ratios to --reference")
     p.add_argument("--ingestion-log", metavar="LOG", help="per-item ingestion durations (CSV or JSONL): "
@@ -1137,8 +1155,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "bootstrap floor, family adjustment, aggregates (docs/spec.md §7.7)")
     p.add_argument("--details", action="store_true", help="with --summaries: also print each check's full table")
     _add_input(p, option="--verdicts")
-    p.add_argument("--alpha", type=_alpha, default=0.05, help="significance level on Holm-adjusted p (default 0.05)")
-    _add_resampling(p)
+    p.add_argument("--alpha", type=_alpha, default=0.05,
+                   help="significance level of the family-adjusted p (Holm within each family; default 0.05)")
+    _add_resampling(p, design=False)  # each claim's design is its own (the claims file's, or its scheme's)
     _add_output(p)
     p.set_defaults(run=_cmd_audit)
 
@@ -1205,7 +1224,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scheme", help="official aggregation (locomo, meme, FILE.yaml)")
     p.add_argument("--threshold", type=_threshold, help="binarise scores at > THRESHOLD first")
     p.add_argument("--alpha", type=_alpha, default=0.05, help="significance level of the adjusted p (default 0.05)")
-    p.add_argument("--correction", choices=CORRECTIONS, default="holm")
+    _add_correction(p)
     _add_resampling(p)
     _add_output(p)
     p.set_defaults(run=_cmd_independence)
@@ -1222,7 +1241,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--judges", metavar="NAME", help="several judges of the same answers: check this judge's verdicts")
     p.add_argument("--scheme", help="official aggregation of the headline scores (locomo, meme, FILE.yaml)")
     p.add_argument("--reference", help="each system's difference from this one is a headline number too")
-    p.add_argument("--correction", choices=CORRECTIONS, default="holm")
+    _add_correction(p)
     _add_resampling(p, allow_zero=True)
     _add_output(p)
     p.set_defaults(run=_cmd_robustness)
@@ -1241,7 +1260,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "one judge; the agreement table always compares them all")
     p.set_defaults(verdict_missing="exclude")  # agreement leaves missing verdicts out, counted (issue 14)
     p.add_argument("--threshold", type=_threshold, help="correct = score > THRESHOLD (default 0.5)")
-    _add_resampling(p, inference=False)  # κ intervals resample answers; there is no design to follow
+    _add_resampling(p, inference=False, design=False)  # κ intervals resample answers: no design to follow
     _add_output(p)
     p.set_defaults(run=_cmd_agreement)
 
@@ -1285,7 +1304,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="per-item ingestion durations (CSV or JSONL) for the cumulative ingestion time")
     p.add_argument("--threshold", type=_threshold, default=0.5,
                    help="flows: correct = score > THRESHOLD (default 0.5)")
-    p.add_argument("--correction", choices=CORRECTIONS, default="holm")
+    _add_correction(p)
     _add_alias(p)
     p.add_argument("--rerun", action="store_true",
                    help="FILES is the analysis.json of an earlier report: re-run it exactly into --out")

@@ -14,13 +14,11 @@ from collections.abc import Mapping
 
 import pandas as pd
 
+from memdiag._checks import CORRECTION_NAMES
 from memdiag._escape import one_line
 
 #: Significance level of the markers and stars (a frame's ``attrs["alpha"]`` overrides it).
 ALPHA = 0.05
-#: How each correction of :data:`memdiag._checks.CORRECTIONS` is named in figures.
-CORRECTION_NAMES: dict[str, str] = {"holm": "Holm", "bonferroni": "Bonferroni",
-                                    "fdr_bh": "Benjamini–Hochberg", "none": "unadjusted"}
 #: Short names for column headers.
 CORRECTION_SHORT: dict[str, str] = {"holm": "Holm", "bonferroni": "Bonferroni", "fdr_bh": "BH"}
 #: Columns that may hold the family-adjusted p-value, in order of preference.
