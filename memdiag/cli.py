@@ -237,10 +237,11 @@ def _add_correction(p: argparse.ArgumentParser) -> None:
 
 
 def _add_resampling(p: argparse.ArgumentParser, inference: bool = True, *, allow_zero: bool = False,
-                    default: str = "20000", design: bool = True) -> None:
+                    default: str = "20000", design: bool = True, ci: bool = True) -> None:
     """``--design`` (unless ``design=False``: the command resamples without one), ``--resamples`` (0
     allowed with ``allow_zero``: point estimates only; ``default`` other than ``"20000"`` leaves it
-    None for the command to decide), ``--seed``, ``--ci``."""
+    None for the command to decide), ``--seed``, ``--ci`` (unless ``ci=False``: the command shows
+    no interval)."""
     if design:
         p.add_argument("--design", choices=KINDS,
                        help="resampling design (default: from the data and scheme; the choice is printed)")
@@ -249,7 +250,8 @@ def _add_resampling(p: argparse.ArgumentParser, inference: bool = True, *, allow
                    help=f"bootstrap replicates, {MIN_RESAMPLES} or more"
                         f"{' (0: point estimates only)' if allow_zero else ''} (default {default})")
     p.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
-    p.add_argument("--ci", type=_level, default=0.95, help="confidence level (default 0.95)")
+    if ci:
+        p.add_argument("--ci", type=_level, default=0.95, help="confidence level (default 0.95)")
     if inference:
         _add_inference(p)
 
@@ -666,8 +668,7 @@ def _cmd_power(args: argparse.Namespace) -> int:
     df = _prepared(args, _read(args), metric=args.metric, scheme=args.scheme)
     compared = md.compare(df, metric=args.metric, scheme=args.scheme, pairs=args.pairs, reference=args.reference,
                           design=args.design, inference=args.inference, n_resamples=args.resamples, seed=args.seed,
-                          confidence_level=args.ci, threshold=args.threshold, missing=args.missing,
-                          verdict_missing=args.verdict_missing)
+                          threshold=args.threshold, missing=args.missing, verdict_missing=args.verdict_missing)
     _emit(comparison_power(compared, alpha=args.alpha, power=args.power, delta=args.delta), args)
     return 0
 
@@ -1072,7 +1073,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--metric", default="accuracy",
                    help="accuracy (default), coverage, utilization, or a per-query column (f1, ...)")
     p.add_argument("--scheme", help="official aggregation recomputed in every replicate (locomo, meme, FILE.yaml)")
-    p.add_argument("--pairs", choices=("all", "reference"), default="all")
+    p.add_argument("--pairs", choices=("all", "reference"), default="all",
+                   help="all pairs of systems (default), or each system against --reference")
     p.add_argument("--reference", help="reference system for --pairs reference")
     _add_correction(p)
     p.add_argument("--threshold", type=_threshold, help="binarise scores at > THRESHOLD first")
@@ -1204,7 +1206,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("power", help="the smallest difference each comparison can detect, and its power, under its design")
     _add_input(p, judges=True)
     p.add_argument("--reference", help="compare every system with this one (--pairs reference, the default)")
-    p.add_argument("--pairs", choices=("reference", "all"), default="reference")
+    p.add_argument("--pairs", choices=("reference", "all"), default="reference",
+                   help="each system against --reference (default), or all pairs of systems")
     p.add_argument("--metric", default="accuracy", help="accuracy (default) or a per-query column")
     p.add_argument("--scheme", help="official aggregation (locomo, meme, FILE.yaml)")
     p.add_argument("--threshold", type=_threshold, help="binarise scores at > THRESHOLD first")
@@ -1212,13 +1215,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--power", type=_power_level, default=0.8, help="power of the detectable difference (default 0.8)")
     p.add_argument("--delta", type=_delta, action="append", metavar="POINTS",
                    help="also the power at this true difference in points (repeatable)")
-    _add_resampling(p)
+    _add_resampling(p, ci=False)  # the detectable difference and power use --alpha and --power, no interval
     _add_output(p)
     p.set_defaults(run=_cmd_power)
 
     p = sub.add_parser("independence", help="which pairwise conclusions of an iid analysis survive the cluster design")
     _add_input(p, judges=True)
-    p.add_argument("--pairs", choices=("all", "reference"), default="all")
+    p.add_argument("--pairs", choices=("all", "reference"), default="all",
+                   help="all pairs of systems (default), or each system against --reference")
     p.add_argument("--reference", help="reference system for --pairs reference")
     p.add_argument("--metric", default="accuracy", help="accuracy (default) or a per-query column")
     p.add_argument("--scheme", help="official aggregation (locomo, meme, FILE.yaml)")
@@ -1266,7 +1270,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("plot", help="publication figures (PDF + SVG + PNG)")
     p.add_argument("figure", choices=("venn", "venn3", "bubble", "forest", "matrix", "writes", "actions",
-                                      "sensitivity", "ingestion", "store-gap", "overview"))
+                                      "sensitivity", "ingestion", "store-gap", "overview"),
+                   help="the figure to draw")
     _add_input(p)
     p.add_argument("-o", "--output", required=True, metavar="OUT.pdf",
                    help="output stem: OUT.pdf, OUT.svg and OUT.png are written")
