@@ -1003,10 +1003,13 @@ def align(
         per = {name: int((~present[:, j]).sum()) for j, name in enumerate(wanted)}
         detail = ", ".join(f"{k} {v}" for k, v in per.items() if v)
         if missing == "error":
+            adversarial = all(str(q).startswith("locomo:") and ":adv" in str(q) for q in lacking_ids)
+            fix = ("they are LoCoMo's adversarial questions, which some runs dropped: use the LoCoMo scheme "
+                   "(--scheme locomo, scheme='locomo'), which excludes them for every system" if adversarial else
+                   "choose --missing drop (drop them for all) or --missing wrong (score them 0)")
             raise VerdictError(
                 f"{len(lacking_ids)} queries are missing for some systems ({detail}): "
-                f"{listing(lacking_ids)}. Paired analyses need the same queries for every system: "
-                "choose --missing drop (drop them for all) or --missing wrong (score them 0)."
+                f"{listing(lacking_ids)}. Paired analyses need the same queries for every system: {fix}."
             )
         if missing == "drop":
             notes.append({"policy": "missing queries drop", "count": int(lacking_rows.sum()),

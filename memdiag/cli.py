@@ -351,8 +351,23 @@ def _read(args: argparse.Namespace) -> pd.DataFrame:
     if args.command != "validate" and not getattr(args, "quiet", False):  # validate's table lists them
         for note in df.attrs.get("read_notes", ()):
             print(f"memdiag {args.command}: note: {note}", file=sys.stderr)
+    _imply_scheme(args, df)
     _check_outputs(args, df)
     return df
+
+
+def _imply_scheme(args: argparse.Namespace, df: pd.DataFrame) -> None:
+    """``--scheme`` not given: the scheme the rows imply (LoCoMo rows: ``locomo``), said in a note
+    on stderr (:func:`memdiag._schemes._default.implied_scheme`)."""
+    from memdiag._schemes._default import implied_scheme
+
+    if not hasattr(args, "scheme") or args.scheme is not None:
+        return
+    name, note = implied_scheme(df)
+    if name is not None:
+        args.scheme = name
+        if not getattr(args, "quiet", False):
+            print(f"memdiag {args.command}: note: {note}", file=sys.stderr)
 
 
 def _prepared(args: argparse.Namespace, df: pd.DataFrame, metric: str = "accuracy", scheme: str | None = None):
@@ -1055,13 +1070,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("score", help="official benchmark scores per system (overall and per group)")
     _add_input(p, judges=True)
-    p.add_argument("--scheme", default="mean", help="built-in scheme name or a YAML/JSON scheme file")
+    p.add_argument("--scheme", help="built-in scheme name or a YAML/JSON scheme file (default: locomo for LoCoMo "
+                                    "rows, else mean)")
     p.add_argument("--metric", default="score", help="per-query column to score (score, f1, bleu, ...)")
     p.add_argument("--design", choices=KINDS,
                    help="resampling design of the intervals (default: from the scheme and data)")
-    p.add_argument("--resamples", type=_resamples_or_zero, default=0, metavar="B",
-                   help=f"bootstrap replicates for intervals of the overall score, {MIN_RESAMPLES} or more "
-                        "(default 0: no intervals)")
+    p.add_argument("--resamples", type=_resamples_or_zero, default=20_000, metavar="B",
+                   help=f"bootstrap replicates for intervals of the scores, {MIN_RESAMPLES} or more (default "
+                        "20000; 0: point estimates only)")
     p.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
     p.add_argument("--ci", type=_level, default=0.95, help="confidence level (default 0.95)")
     _add_inference(p)
@@ -1281,7 +1297,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lower", help="matrix: metric of the lower triangle (e.g. utilization)")
     p.add_argument("--scheme", help="official aggregation (forest, matrix, bubble, sensitivity)")
     p.add_argument("--by", help="forest: one block per group of this column (e.g. --by category), Holm within each")
-    p.add_argument("--shared-scale", action="store_true", help="venn: circle areas comparable across panels")
+    p.add_argument("--shared-scale", action=argparse.BooleanOptionalAction, default=True,
+                   help="venn: circle areas to scale, comparable across panels (default, as in the report); "
+                        "--no-shared-scale draws every panel with the same layout")
     p.add_argument("--systems-table", metavar="CSV", help="bubble: system-level table (costs, store size); "
                                                           "store-gap: its system, base and variant columns")
     p.add_argument("--cost", default="tokens_per_query", help="bubble: cost column (default tokens_per_query)")

@@ -131,7 +131,7 @@ def baselines(f: dict[str, str]) -> dict[str, list[list[str]]]:
         "robustness": [["robustness", v, *r, *res, "--filtered", f["blocked"]]],
         "writes": [["writes", f["writes"]]],
         "agreement": [["agreement", v, *res]],
-        "plot": [[*plot, "venn", v, *r, *res, "--shared-scale"],
+        "plot": [[*plot, "venn", v, *r, *res, "--no-shared-scale"],
                  [*plot, "forest", v, *r, *res, "--by", "category", "--alias", "mem0=M"],
                  [*plot, "matrix", v, *res, "--lower", "score"],
                  [*plot, "bubble", v, *r, *res, "--systems-table", f["systems"], "--cost", "tokens_per_query"],

@@ -135,3 +135,9 @@ def test_the_real_19_run_locomo_report_says_each_note_once(real_data, tmp_path):
     assert len(notes) == len(set(notes))
     warnings = lines[lines.index("Warnings:") + 2]
     assert warnings.startswith("- the reference rag\\_observation\\_pgvector answers whole clusters all wrong")
+    # --rerun gives the same bytes (the first reading's notes are recorded, not the re-read files')
+    again = tmp_path / "again"
+    code, _, err = run("report", "--rerun", out / "analysis.json", "--out", again)
+    assert code == 0, err
+    for name in ("report.md", "analysis.json", "tables/validation.md"):
+        assert (again / name).read_bytes() == (out / name).read_bytes(), name
