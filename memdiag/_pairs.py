@@ -207,7 +207,8 @@ def pairwise_matrix(upper: pd.DataFrame, lower: pd.DataFrame | None = None,
     """The pairwise matrix of the paper's Tables 27/28 (SPEC §5) as a square table.
 
     Each off-diagonal cell is the row − column difference in points, its interval and a star
-    when the adjusted p (Holm, or the ``correction`` in the frame's ``attrs``) is below ``alpha``: ``upper`` (a :func:`memdiag.compare` frame with
+    when the adjusted p (the frame's ``attrs["correction"]``: Holm, Bonferroni, ...) is below
+    ``alpha``: ``upper`` (a :func:`memdiag.compare` frame with
     ``pairs="all"``) fills the cells above the diagonal, ``lower`` (another metric, e.g.
     utilization under coverage) those below; without ``lower`` both triangles show ``upper``.
 

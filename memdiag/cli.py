@@ -849,6 +849,18 @@ _NO_INTERVAL = ("venn3", "writes", "actions", "ingestion")
 
 def _cmd_plot(args: argparse.Namespace) -> int:
     from memdiag import plots
+    from memdiag.plots.style import width_preset
+
+    with width_preset(args.width):
+        fig = _figure(args)
+    for path in plots.save(fig, args.output):
+        print(path)
+    return 0
+
+
+def _figure(args: argparse.Namespace):
+    """The figure ``memdiag plot`` draws (under the caller's width preset)."""
+    from memdiag import plots
 
     if args.figure in _NO_INTERVAL:
         given = [o for o, v in (("--design", args.design is not None), ("--inference", args.inference != "auto"),
@@ -930,9 +942,7 @@ def _cmd_plot(args: argparse.Namespace) -> int:
             table = md.sensitivity(df, parameter=args.parameter, default=args.default, metric=args.metric,
                                    scheme=args.scheme, design=args.design, **common)
             fig = plots.sensitivity(table, parameter=args.parameter, default=table.attrs["default"], labels=labels)
-    for path in plots.save(fig, args.output):
-        print(path)
-    return 0
+    return fig
 
 
 def _venn3_systems(args: argparse.Namespace, systems: Sequence[str]) -> tuple[str, str | None]:
@@ -1297,6 +1307,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lower", help="matrix: metric of the lower triangle (e.g. utilization)")
     p.add_argument("--scheme", help="official aggregation (forest, matrix, bubble, sensitivity)")
     p.add_argument("--by", help="forest: one block per group of this column (e.g. --by category), Holm within each")
+    p.add_argument("--width", choices=("column", "page"), default="column",
+                   help="column (default): one paper column (3.5 in) unless the figure's text needs two; page: at "
+                        "least the two-column page width (7.2 in)")
     p.add_argument("--shared-scale", action=argparse.BooleanOptionalAction, default=True,
                    help="venn: circle areas to scale, comparable across panels (default, as in the report); "
                         "--no-shared-scale draws every panel with the same layout")

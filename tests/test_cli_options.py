@@ -102,7 +102,8 @@ def files(tmp_path_factory) -> dict[str, str]:
     claims.write_text("claims:\n  - id: mem0-beats-rag\n    system_a: mem0\n    system_b: raw-rag\n"
                       "    direction: greater\n    family: f\n  - id: raw-beats-rag\n    system_a: mem0+raw\n"
                       "    system_b: raw-rag\n    direction: greater\n    family: f\n", encoding="utf-8")
-    return {"verdicts": str(verdicts), "agreement": str(root / "judged.csv"), "before": str(root / "before.csv"), "after": str(root / "after.csv"),
+    return {"verdicts": str(verdicts), "agreement": str(root / "judged.csv"), "before": str(root / "before.csv"),
+            "after": str(root / "after.csv"),
             "meme": str(meme), "blocked": str(root / "blocked.csv"), "claims": str(claims), "out": str(root),
             "systems": str(EXAMPLE / "systems.csv"), "writes": str(EXAMPLE / "write_log.csv"),
             "ingestion": str(EXAMPLE / "ingestion_log.csv"),
@@ -132,7 +133,7 @@ def baselines(f: dict[str, str]) -> dict[str, list[list[str]]]:
         "writes": [["writes", f["writes"]]],
         "agreement": [["agreement", v, *res]],
         "plot": [[*plot, "venn", v, *r, *res, "--no-shared-scale"],
-                 [*plot, "forest", v, *r, *res, "--by", "category", "--alias", "mem0=M"],
+                 [*plot, "forest", v, *r, *res, "--by", "category", "--alias", "mem0=M", "--width", "page"],
                  [*plot, "matrix", v, *res, "--lower", "score"],
                  [*plot, "bubble", v, *r, *res, "--systems-table", f["systems"], "--cost", "tokens_per_query"],
                  [*plot, "venn3", v, *r, "--systems", "mem0"],

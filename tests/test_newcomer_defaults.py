@@ -1,7 +1,7 @@
 """Defaults a newcomer expects (issue 19, item 5): LoCoMo rows use the LoCoMo scheme unless
 another is named, said in a note; the missing-queries error names the fix that applies; ``score``
 gives intervals by default; ``plot venn`` draws areas to scale by default; the forest prints a
-p at its Monte-Carlo floor as a bound, as the tables do."""
+p at its Monte-Carlo floor as a bound, as the tables do; ``plot --width column|page``."""
 
 from __future__ import annotations
 
@@ -112,3 +112,26 @@ def test_the_forest_prints_a_floored_p_as_a_bound_as_the_table_does():
     fig = md.plot.forest(frame, reference="rag")
     drawn = [t.get_text() for ax in fig.axes for t in ax.texts] + [t.get_text() for t in fig.texts]
     assert "< 0.0086" in drawn
+
+
+def test_width_presets_draw_a_figure_a_column_or_a_page_wide(tmp_path):
+    from PIL import Image
+
+    from memdiag.plots.style import ONE_COLUMN, TWO_COLUMN, width_preset
+
+    frame = pd.DataFrame({"system_a": ["mem0"], "system_b": ["rag"], "diff": [3.0], "ci_low": [1.0],
+                          "ci_high": [5.0], "p_adj": [0.01], "n": [100]})
+    assert md.plot.forest(frame, reference="rag").get_size_inches()[0] == ONE_COLUMN
+    with width_preset("page"):
+        assert md.plot.forest(frame, reference="rag").get_size_inches()[0] == TWO_COLUMN
+    assert md.plot.forest(frame, reference="rag").get_size_inches()[0] == ONE_COLUMN  # the preset ends
+    with pytest.raises(ValueError, match="unknown width preset"), width_preset("poster"):
+        pass
+    verdicts = tmp_path / "v.csv"
+    md.simulate(n_queries=60, systems=("rag", "mem0"), reference="rag", n_clusters=6, seed=1).to_csv(verdicts,
+                                                                                        index=False)
+    for width, pixels in (("column", 300 * ONE_COLUMN), ("page", 300 * TWO_COLUMN)):
+        code, _, err = run("plot", "forest", verdicts, "--reference", "rag", "--resamples", 100, "--width", width,
+                           "-o", tmp_path / f"forest_{width}.png")
+        assert code == 0, err
+        assert Image.open(tmp_path / f"forest_{width}.png").size[0] == round(pixels)

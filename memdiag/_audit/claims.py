@@ -543,7 +543,9 @@ def audit_claims(
              for key in ("p", "ci_low", "ci_high")}
     out = pd.DataFrame(rows).reindex(columns=columns)
     out["n"] = out["n"].astype("Int64")
-    return stamp(out, "audit_claims", notes=_claim_notes(notes, sum(isinstance(r, dict) for r in results)), unit="points", alpha=alpha, power=power, inference=inference,
+    checked = sum(isinstance(r, dict) for r in results)
+    return stamp(out, "audit_claims", notes=_claim_notes(notes, checked), unit="points", alpha=alpha, power=power,
+                 inference=inference,
                  mc_se=mc_se,
                  n_resamples=n_resamples, seed=seed, confidence_level=confidence_level,
                  correction="holm per family", missing=missing, verdict_missing=verdict_missing,

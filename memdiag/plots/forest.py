@@ -30,7 +30,7 @@ from memdiag.plots._reading import (
     adjusted_p_column, alpha, correction, group_label, labels_of, level, named_tests, p_header, p_text,
 )
 from memdiag.plots.style import (
-    FONT_SIZE, MINUS, ONE_COLUMN, SMALL_FONT_SIZE, TWO_COLUMN, add_note, new_figure,
+    at_least, FONT_SIZE, MINUS, ONE_COLUMN, SMALL_FONT_SIZE, TWO_COLUMN, add_note, new_figure,
     note_height, plain, require, root_figure, signed, styled, system_styles, text_size, tidy_axes,
     wrap,
 )
@@ -411,8 +411,8 @@ def _own_figure(c: _Content) -> Figure:
     label_w = max([text_size(t)[0] for t in c.shown] +
                   [text_size(text, weight="bold")[0] - 0.06 for _, text, _ in c.heads])
     text_w = _MARGIN + label_w + 0.06 + _GAP + sum(w + _GAP for w in c.widths) + _MARGIN
-    width = ONE_COLUMN if text_w + _MIN_PLOT <= ONE_COLUMN else \
-        TWO_COLUMN if text_w + _MIN_PLOT <= TWO_COLUMN else text_w + _MIN_PLOT
+    width = at_least(ONE_COLUMN if text_w + _MIN_PLOT <= ONE_COLUMN else
+                     TWO_COLUMN if text_w + _MIN_PLOT <= TWO_COLUMN else text_w + _MIN_PLOT)
     plot_w = width - text_w
     left = _MARGIN + label_w + 0.06
     middle = left + plot_w / 2  # the x label is centred under the plot and stays in the figure
