@@ -71,8 +71,16 @@ _WHERE: dict[str, str] = {
 __all__ = sorted(["SchemeError", "VerdictError", "__version__", *_WHERE])
 
 
+#: Public submodules reachable as attributes after ``import memdiag`` (``md.tables.render``).
+_SUBMODULES: tuple[str, ...] = ("errors", "plots", "tables")
+
+
 def __getattr__(name: str) -> object:
     """Import a public name from its module on first use and cache it here."""
+    if name in _SUBMODULES:
+        value = importlib.import_module(f"memdiag.{name}")
+        globals()[name] = value
+        return value
     module = _WHERE.get(name)
     if module is None:
         raise AttributeError(f"module 'memdiag' has no attribute {name!r}")
@@ -83,7 +91,7 @@ def __getattr__(name: str) -> object:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_WHERE))
+    return sorted(set(globals()) | set(_WHERE) | set(_SUBMODULES))
 
 
 if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs

@@ -21,6 +21,9 @@ KINDS: tuple[str, ...] = ("iid", "stratified", "cluster", "stratified-cluster")
 INFERENCE: tuple[str, ...] = ("auto", "percentile", "jackknife", "cr2")
 #: The multiplicity corrections offered everywhere (statsmodels' names).
 CORRECTIONS: tuple[str, ...] = ("holm", "bonferroni", "fdr_bh")
+#: How each correction is named in notes and figures ("none": no adjustment).
+CORRECTION_NAMES: dict[str, str] = {"holm": "Holm", "bonferroni": "Bonferroni",
+                                    "fdr_bh": "Benjamini–Hochberg", "none": "unadjusted"}
 #: The missing-query policies of SPEC §1.
 MISSING: tuple[str, ...] = ("error", "drop", "wrong")
 #: The missing-verdict policies of SPEC §1.

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from memdiag import _checks
+from memdiag._notes import Note, prefixed
 from memdiag._pairs import THRESHOLD
 from memdiag._prepare import Prepared
 from memdiag._provenance import stamp
@@ -164,11 +165,12 @@ def _flagged(table: pd.DataFrame, by: str | None) -> dict[str, list[tuple[str, s
     return out
 
 
-def _note(system: str, items: list[tuple[str, str]], n_clusters: int) -> str:
+def _note(system: str, items: list[tuple[str, str]], n_clusters: int) -> Note:
     clusters = len({cluster for cluster, _ in items})
-    return (f"{system} answers whole clusters all wrong (or all right), far from its accuracy elsewhere — a run that "
-            f"failed there (ingestion, an empty store) rather than a weaker system; check it before comparing: "
-            f"{', '.join(text for _, text in items)} ({clusters} of {n_clusters} clusters)")
+    return Note(f"{system} answers whole clusters all wrong (or all right), far from its accuracy elsewhere — a run "
+                f"that failed there (ingestion, an empty store) rather than a weaker system; check it before "
+                f"comparing: {', '.join(text for _, text in items)} ({clusters} of {n_clusters} clusters)",
+                code="system-fails-clusters", severity="warning", concerns=(system,))
 
 
 def validation_notes(df: pd.DataFrame) -> list[str]:
@@ -180,7 +182,7 @@ def validation_notes(df: pd.DataFrame) -> list[str]:
         return []
     notes = list(cluster_accuracy(df).attrs["notes"])
     if "category" in df and df["category"].nunique() > 1:
-        notes += [f"by category: {n}" for n in cluster_accuracy(df, by="category").attrs["notes"]]
+        notes += [prefixed("by category: ", n) for n in cluster_accuracy(df, by="category").attrs["notes"]]
     return notes
 
 
@@ -208,7 +210,7 @@ def reference_notes(prepared: Prepared, reference: str, threshold: float | None)
     items = table.attrs["flagged"].get(reference)
     if not items:
         return []
-    return [f"the reference {reference} answers whole clusters all wrong (or all right): "
-            f"{', '.join(text for _, text in items)} — every "
-            "system's benefit (tax) there counts that run's failure, not a memory effect; check the reference "
-            "(md.cluster_accuracy)"]
+    return [Note(f"the reference {reference} answers whole clusters all wrong (or all right): "
+                 f"{', '.join(text for _, text in items)} — every "
+                 "system's benefit (tax) there counts that run's failure, not a memory effect; check the reference "
+                 "(md.cluster_accuracy)", code="reference-fails-clusters", severity="warning", concerns=(reference,))]

@@ -36,6 +36,7 @@ from memdiag._inference.boundary import near_boundary_notes
 from memdiag._inference.consistency import disagree, disagreement_notes, few_clusters_note, symmetry_note
 from memdiag._inference.margin import MARGIN_TESTS, one_sided
 from memdiag._metrics import MetricColumns, metric_columns
+from memdiag._notes import Note
 from memdiag._pairs import contrast_codes
 from memdiag._prepare import SCORE_METRICS, Prepared, as_prepared
 from memdiag._provenance import stamp
@@ -372,12 +373,14 @@ def undefined_notes(result: Inference, labels: Sequence[str]) -> list[str]:
     what = "leave-one-cluster-out estimates" if result.kind != "percentile" else "replicates"
     consequence = ("so its interval is undefined" if result.kind != "percentile"
                    else "left out of its interval and test")
-    notes = [f"{label}: undefined (empty denominator) in {share:.1%} of the {what}, {consequence}"
+    notes = [Note(f"{label}: undefined (empty denominator) in {share:.1%} of the {what}, {consequence}",
+                  code="undefined-replicates", severity="caution", concerns=(label,))
              for label, share in zip(labels, result.undefined) if 0 < share < 1]
     flat = np.isfinite(result.ci_low) & (result.ci_low == result.ci_high)
     source = "leave-one-cluster-out estimate" if result.kind != "percentile" else "replicate"
-    notes += [f"{label}: the interval has zero width because no {source} varied; the data cannot measure "
-              "its uncertainty, which is not zero" for label, zero in zip(labels, flat) if zero]
+    notes += [Note(f"{label}: the interval has zero width because no {source} varied; the data cannot measure "
+                   "its uncertainty, which is not zero", code="zero-width-interval", severity="caution",
+                   concerns=(label,)) for label, zero in zip(labels, flat) if zero]
     return notes
 
 

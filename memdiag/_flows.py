@@ -38,6 +38,7 @@ from memdiag._inference import adjust, mcnemar
 from memdiag._inference.boundary import near_boundary_notes
 from memdiag._inference.consistency import disagree, disagreement_notes, few_clusters_note, symmetry_note
 from memdiag._inference.intervals import describe, infer_cells
+from memdiag._notes import Note, prefixed
 from memdiag._pairs import CELLS, THRESHOLD, binarize, contrast_codes
 from memdiag._prepare import Prepared, as_prepared
 from memdiag._provenance import stamp
@@ -329,7 +330,7 @@ def flows(
                 block.insert(0, "by", by)
                 if by == "category" and benchmark is not None:   # the integer beside the name (SPEC §6.2)
                     block.insert(2, "category_id", _conventions.category_ids([label], benchmark).get(label))
-                block_notes = block_notes[:1] + [f"{by} {label}: {n}" for n in block_notes[1:]]
+                block_notes = block_notes[:1] + [prefixed(f"{by} {label}: ", n) for n in block_notes[1:]]
             blocks.append(block)
             notes += block_notes
     out = pd.concat(blocks, ignore_index=True)
@@ -341,8 +342,8 @@ def flows(
     for ref in references:
         notes += reference_notes(prepared, ref, threshold)
     if prepared.design != "iid":
-        notes.append(f"p is the {prepared.design} design's test; p_mcnemar is exact McNemar, which treats "
-                     "queries as independent")
+        notes.append(Note(f"p is the {prepared.design} design's test; p_mcnemar is exact McNemar, which treats "
+                          "queries as independent", code="p-columns"))
     return stamp(out, "flows", prepared, notes=list(dict.fromkeys(notes)), n_resamples=n_resamples, seed=seed,
                  confidence_level=confidence_level, correction=correction,
                  threshold=THRESHOLD if threshold is None else threshold, unit="points", inference=inference,

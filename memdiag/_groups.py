@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 import pandas as pd
 
 from memdiag import _conventions
+from memdiag._notes import prefixed
 from memdiag._prepare import Prepared
 from memdiag._schemes._resolve import unlabelled_name
 
@@ -59,7 +60,7 @@ def by_group(prepared: Prepared, by: str, run: Callable[..., pd.DataFrame], opti
     out = pd.concat(blocks, ignore_index=True)
     shared = set.intersection(*(set(n) for _, n in notes_by_group))
     notes = [n for n in notes_by_group[0][1] if n in shared]
-    notes += [f"{by} {label}: {n}" for label, lines in notes_by_group for n in lines if n not in shared]
+    notes += [prefixed(f"{by} {label}: ", n) for label, lines in notes_by_group for n in lines if n not in shared]
     attrs = dict(blocks[0].attrs)
     mc_se: dict[str, list] = {}
     for block in blocks:

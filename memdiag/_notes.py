@@ -87,3 +87,26 @@ def most_severe_first(notes: Iterable[str]) -> list[Note]:
     """
     distinct = list(dict.fromkeys(map(as_note, notes)))
     return sorted(distinct, key=lambda n: -SEVERITIES.index(n.severity))
+
+
+def prefixed(prefix: str, note: str) -> Note:
+    """``note`` with ``prefix`` before its text, keeping its code, severity and concerns (a note of
+    one group of a ``by=`` table: ``"category temporal: ..."``).
+
+    >>> n = prefixed("by category: ", Note("x", code="k", severity="caution"))
+    >>> n, n.code, n.severity
+    ('by category: x', 'k', 'caution')
+    """
+    note = as_note(note)
+    return Note(prefix + str(note), code=note.code, severity=note.severity, concerns=note.concerns)
+
+
+def shown(notes: Iterable[str], quiet: bool = False) -> list[Note]:
+    """The notes a reader is shown: each distinct note once, warnings first, then cautions, then
+    information; ``quiet`` keeps only the warnings.
+
+    >>> shown(["a", Note("b", severity="warning"), "a"], quiet=True)
+    ['b']
+    """
+    ordered = most_severe_first(notes)
+    return [n for n in ordered if n.severity == "warning"] if quiet else ordered

@@ -190,13 +190,25 @@ def oriented_pairs(frame: pd.DataFrame) -> dict[tuple[str, str], tuple[float, fl
     return out
 
 
+def _adjusted(upper: pd.DataFrame, lower: pd.DataFrame | None) -> str:
+    """``"Holm-adjusted"``, ``"Bonferroni-adjusted"`` … as the frames' ``attrs["correction"]`` say
+    (both triangles' when they differ; ``"adjusted"`` when a frame does not say)."""
+    from memdiag._checks import CORRECTION_NAMES
+
+    names = list(dict.fromkeys(f.attrs.get("correction") for f in (upper, lower) if f is not None))
+    if None in names:
+        return "adjusted"
+    return " / ".join("unadjusted" if n == "none" else f"{CORRECTION_NAMES.get(n, str(n))}-adjusted" for n in names)
+
+
 def pairwise_matrix(upper: pd.DataFrame, lower: pd.DataFrame | None = None,
                     systems: Sequence[str] | None = None, alpha: float = 0.05,
                     decimals: int = 2) -> pd.DataFrame:
     """The pairwise matrix of the paper's Tables 27/28 (SPEC §5) as a square table.
 
     Each off-diagonal cell is the row − column difference in points, its interval and a star
-    when the Holm-adjusted p is below ``alpha``: ``upper`` (a :func:`memdiag.compare` frame with
+    when the adjusted p (the frame's ``attrs["correction"]``: Holm, Bonferroni, ...) is below
+    ``alpha``: ``upper`` (a :func:`memdiag.compare` frame with
     ``pairs="all"``) fills the cells above the diagonal, ``lower`` (another metric, e.g.
     utilization under coverage) those below; without ``lower`` both triangles show ``upper``.
 
@@ -258,5 +270,5 @@ def pairwise_matrix(upper: pd.DataFrame, lower: pd.DataFrame | None = None,
                                     f"{d:.{decimals}f}{star} [{lo:.{decimals}f}, {hi:.{decimals}f}]")
     table.attrs = {"upper": upper.attrs.get("metric", "upper"),
                    "lower": (lower if lower is not None else upper).attrs.get("metric", "lower"),
-                   "notes": [f"row − column in points [interval]; * Holm-adjusted p < {alpha:g}"]}
+                   "notes": [f"row − column in points [interval]; * {_adjusted(upper, lower)} p < {alpha:g}"]}
     return table

@@ -35,6 +35,7 @@ from memdiag._verdicts import (
     MissingQueryPolicy, MissingVerdictPolicy, Panel, _attribute_conflicts, _label_disagreements, _source_conventions,
     align, check, judges_of, repeat_rule,
 )
+from memdiag._notes import Note
 from memdiag.errors import VerdictError, listing
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -207,9 +208,9 @@ class Prepared:
             hint = f" Systems without any label: {', '.join(empty)}; leave them out (systems=...)." if empty else ""
             raise VerdictError(f"no query has {names} labels for every system ({per_system} missing).{hint}")
         out = self.subset(rows)
-        note = (f"label missing exclude: {int((~rows).sum())} of {panel.n} queries without {names} labels for "
-                f"some system left out of this diagnostic (missing per system: {per_system}): "
-                f"{listing(panel.query_ids[~rows])}")
+        note = Note(f"label missing exclude: {int((~rows).sum())} of {panel.n} queries without {names} labels for "
+                    f"some system left out of this diagnostic (missing per system: {per_system}): "
+                    f"{listing(panel.query_ids[~rows])}", code="label-missing", severity="caution")
         return replace(out, notes=self.notes + (note,))
 
     def subset(self, rows: np.ndarray) -> Prepared:
@@ -226,10 +227,18 @@ def _conflicts(rows: pd.DataFrame) -> list[str]:
     notes = _attribute_conflicts(rows)
     labels = _label_disagreements(rows)
     if labels:
-        notes.append(f"{len(labels)} (system, label) pairs where a source's own category label names another "
-                     f"category (the canonical category is used; md.validate lists them): "
-                     + listing([line.removesuffix(" (the canonical category is used)") for line in labels], 2))
+        notes.append(Note(f"{len(labels)} (system, label) pairs where a source's own category label names another "
+                          f"category (the canonical category is used; md.validate lists them): "
+                          + listing([line.removesuffix(" (the canonical category is used)") for line in labels], 2),
+                          code="category-relabels", concerns=sorted({s for n in labels for s in n.concerns})))
     return notes + _source_conventions(rows)
+
+
+def scheme_notes(rows: pd.DataFrame) -> list[Note]:
+    """The notes of a scheme's selection (``rows.attrs["scheme_notes"]``: the queries it excluded
+    or could not place), one :class:`~memdiag._notes.Note` each with code ``scheme-selection``."""
+    return [Note(f"{n['policy']}: {n['detail']}", code="scheme-selection")
+            for n in rows.attrs.get("scheme_notes", ())]
 
 
 def prepare(
@@ -327,7 +336,7 @@ def prepare(
     notes: list[str] = []
     if chosen is not None:
         rows = chosen.select(rows)  # check() inside recognises the checked frame
-        notes += [f"{n['policy']}: {n['detail']}" for n in rows.attrs.get("scheme_notes", ())]
+        notes += scheme_notes(rows)
     column = metric_column(metric)
     panel = align(rows, missing=missing, verdict_missing=verdict_missing, systems=systems, metric=column,
                   checked=True, judges=judges)

@@ -20,7 +20,8 @@ Keys (absent when they do not apply to the result):
 ``threshold``       the correctness threshold when scores were binarised
 ``missing``         the missing-query policy, ``verdict_missing`` the missing-verdict policy
 ``judges``          the judge policy (``mean`` or one judge) when several judges rated the answers
-``notes``           every line a reader must see (exclusions, policies, undefined replicates)
+``notes``           every line a reader must see (exclusions, policies, undefined replicates), each
+                    a :class:`memdiag._notes.Note` (code, severity, concerns)
 ==================  ==================================================================
 """
 
@@ -29,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from memdiag._notes import Note
+from memdiag._notes import Note, as_note
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -62,11 +63,11 @@ def provenance(function: str, prepared: Prepared | None = None, *, notes: Iterab
                      verdict_missing=prepared.verdict_missing, judges=prepared.judges)
         if resampled:
             attrs.update(design=prepared.design, design_reason=prepared.design_reason)
-            lines.append(prepared.design_reason)
+            lines.append(Note(prepared.design_reason, code="design"))
         lines += prepared.notes
     attrs.update(settings)
     attrs = {key: value for key, value in attrs.items() if value is not None}
-    attrs["notes"] = lines + [n if isinstance(n, Note) else str(n) for n in notes]  # a Note keeps its code
+    attrs["notes"] = [as_note(n) for n in lines] + [as_note(n) for n in notes]
     return attrs
 
 

@@ -15,11 +15,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
+import hashlib
+
 import numpy as np
 import pandas as pd
 
-from memdiag.errors import VerdictError, listing, shown, where
 from memdiag._notes import Note
+from memdiag.errors import VerdictError, listing, shown, where
 from memdiag._schema import BINARY_LABELS, CANONICAL, COSTS, JUDGE, PROVENANCE, QUERY_ATTRIBUTES, REQUIRED, RUN
 
 MissingQueryPolicy = Literal["error", "drop", "wrong"]
@@ -424,8 +426,9 @@ def check(df: pd.DataFrame) -> pd.DataFrame:
     pandas.DataFrame
         ``df`` with a fresh index, ids as strings, ``score`` and the labels and costs as floats,
         ``repeat`` as int (0 when absent), canonical columns first and the provenance columns
-        last. The frame carries a fingerprint in ``attrs`` so that passing exactly this frame
-        again (to :func:`check`, :func:`memdiag.prepare` or a diagnostic) is not re-checked.
+        last. The frame carries a digest of its checked contents in ``attrs`` so that passing it
+        again unedited (to :func:`check`, :func:`memdiag.prepare` or a diagnostic) is not
+        re-checked; an edit, in place or not, makes it checked again.
 
     Raises
     ------
@@ -518,13 +521,42 @@ def check(df: pd.DataFrame) -> pd.DataFrame:
 _CHECKED = "memdiag.checked"
 
 
-def _fingerprint(df: pd.DataFrame) -> tuple:
-    """What identifies a checked frame: the object, its shape, columns and dtypes, and the sum and
-    missing count of its scores. Any derived frame (a filter, a copy, an edited score column) has
-    another fingerprint and is checked again; only the very frame :func:`check` returned is not."""
-    scores = df["score"].to_numpy(dtype=float, na_value=np.nan) if "score" in df else np.empty(0)
-    return (id(df), len(df), tuple(map(str, df.columns)), tuple(map(str, df.dtypes)),
-            float(np.nansum(scores)), int(np.isnan(scores).sum()))
+def _fingerprint(df: pd.DataFrame) -> str:
+    """What identifies a checked frame: a digest of its shape, column names and dtypes and the
+    contents of every column :func:`check` checks (ids, scores, repeats, labels, costs). Any frame
+    whose checked contents differ — a filter, a copy with an edit, an edit in place such as a
+    copied query id — has another digest and is checked again; a frame equal to one
+    :func:`check` returned (the frame itself, an unedited copy) is not.
+
+    Arrow-backed columns (pandas' ``str``) are hashed through their buffers and numpy columns
+    through their bytes (SHA-1, hardware-accelerated and not used for security: about 0.07 s for
+    a million rows, against about 2.7 s to check them again; ``benchmarks/bench_load.py``);
+    object columns through :func:`pandas.util.hash_array`.
+    """
+    digest = hashlib.sha1(usedforsecurity=False)
+    digest.update(repr((len(df), tuple(map(str, df.columns)), tuple(map(str, df.dtypes)))).encode())
+    for column in _CHECKED_COLUMNS:
+        if column not in df:
+            continue
+        values = df[column].array
+        if hasattr(values, "__arrow_array__"):
+            arrow = values.__arrow_array__()
+            for chunk in getattr(arrow, "chunks", [arrow]):
+                digest.update(repr((chunk.offset, len(chunk))).encode())
+                for buffer in chunk.buffers():
+                    if buffer is not None:
+                        digest.update(buffer)
+        else:
+            data = values.to_numpy() if not isinstance(values, np.ndarray) else values
+            if data.dtype == object:
+                data = pd.util.hash_array(data)
+            digest.update(np.ascontiguousarray(data).view(np.uint8))
+    return digest.hexdigest()
+
+
+#: The columns whose contents :func:`check` checks, so whose edits void its fingerprint.
+_CHECKED_COLUMNS: tuple[str, ...] = tuple(dict.fromkeys(
+    ("system", "query_id", JUDGE, *QUERY_ATTRIBUTES, "score", "repeat", *BINARY_LABELS, *COSTS)))
 
 
 def _numeric(df: pd.DataFrame, column: str, low: float | None, high: float | None) -> pd.Series:
@@ -617,8 +649,8 @@ def validate(df: pd.DataFrame) -> pd.DataFrame:
         })
         if n_queries < len(all_queries):
             lacking = all_queries.difference(per_query.loc[name].index)
-            notes.append(f"system '{name}' lacks {len(lacking)} of {len(all_queries)} queries: "
-                         f"{listing(lacking)}")
+            notes.append(Note(f"system '{name}' lacks {len(lacking)} of {len(all_queries)} queries: "
+                              f"{listing(lacking)}", code="missing-queries", severity="caution", concerns=(name,)))
     notes.extend(_label_gaps(df, rows))
     notes.extend(_attribute_conflicts(df))
     notes.extend(_label_disagreements(df))
@@ -659,8 +691,9 @@ def _attribute_conflicts(df: pd.DataFrame) -> list[str]:
             distinct = df.dropna(subset=[column]).groupby("query_id")[column].nunique()
             conflicted = distinct.index[distinct > 1]
             if len(conflicted):
-                notes.append(f"{len(conflicted)} queries carry different '{column}' values across "
-                             f"systems (the first non-missing value is used): {listing(conflicted)}")
+                notes.append(Note(f"{len(conflicted)} queries carry different '{column}' values across "
+                                  f"systems (the first non-missing value is used): {listing(conflicted)}",
+                                  code="attribute-conflict", severity="caution"))
     return notes
 
 
@@ -675,8 +708,8 @@ def _label_disagreements(df: pd.DataFrame) -> list[str]:
     notes = []
     counts = pairs.groupby(["system", "source_category", "category"], sort=True)["query_id"].nunique()
     for (system, label, canonical), n in counts.items():
-        notes.append(f"system '{system}' labels {n} '{canonical}' queries as '{label}' "
-                     "(the canonical category is used)")
+        notes.append(Note(f"system '{system}' labels {n} '{canonical}' queries as '{label}' "
+                          "(the canonical category is used)", code="category-relabel", concerns=(system,)))
     return notes
 
 
@@ -690,7 +723,7 @@ def _source_conventions(df: pd.DataFrame) -> list[str]:
     pairs = df.dropna(subset=["source_category", "category"])
     pairs = pairs[~pairs["source_category"].astype(str).str.fullmatch(r"\d+")]
     canonical = _conventions.canonical("locomo")
-    notes = []
+    named: dict[tuple[str, str, int, str], list[str]] = {}  # one note per convention and example
     for system, rows in pairs.groupby("system", sort=True):
         ids = _conventions.category_ids(pd.unique(rows["category"]), "locomo")
         if not ids or len(ids) < rows["category"].nunique():
@@ -699,9 +732,15 @@ def _source_conventions(df: pd.DataFrame) -> list[str]:
         found = _conventions.identify({ids[c]: labels[c] for c in ids}, "locomo")
         if found and canonical.name not in found:
             example = min(ids, key=ids.get)
-            notes.append(f"system '{system}' names LoCoMo's categories by the {' / '.join(found)} convention: "
-                         f"its '{labels[example]}' is category {ids[example]}, shown as "
-                         f"'{_conventions.labelled(example)}' (SPEC §6.2)")
+            key = (" / ".join(found), str(labels[example]), ids[example], _conventions.labelled(example))
+            named.setdefault(key, []).append(str(system))
+    notes = []
+    for (convention, label, integer, labelled), systems in named.items():
+        who = f"system '{systems[0]}' names" if len(systems) == 1 else \
+            f"{len(systems)} systems ({', '.join(repr(s) for s in systems)}) name"
+        notes.append(Note(f"{who} LoCoMo's categories by the {convention} convention: its '{label}' is category "
+                          f"{integer}, shown as '{labelled}' (SPEC §6.2)", code="category-convention",
+                          concerns=systems))
     return notes
 
 
@@ -818,8 +857,20 @@ class Panel:
         )
 
     def notes_text(self) -> list[str]:
-        """The notes as one readable line each."""
-        return [f"{n['policy']}: {n['detail']}" for n in self.notes]
+        """The notes as one readable line each (:class:`~memdiag._notes.Note`: a missing-data policy
+        that acted is a ``caution``, a judge policy ``info``)."""
+        return [Note(f"{n['policy']}: {n['detail']}", code=_policy_code(n["policy"]),
+                     severity="caution" if n["policy"].startswith("missing") and n.get("count") else "info")
+                for n in self.notes]
+
+
+def _policy_code(policy: str) -> str:
+    """The note code of an alignment policy record (``"missing queries drop"`` ->
+    ``"missing-queries"``, ``"judges mean"`` -> ``"judges"``)."""
+    for code in ("missing queries", "missing verdicts", "judges"):
+        if policy.startswith(code):
+            return code.replace(" ", "-")
+    return "policy"
 
 
 #: The judge policies of :func:`align`: the mean over judges, or one judge by name.
@@ -1120,10 +1171,13 @@ def align(
                                               f"systems lack it (handled by the missing-query policy {missing})"
                                               for c, k, who in lacked)})
         if missing == "error":
+            adversarial = all(str(q).startswith("locomo:") and ":adv" in str(q) for q in lacking_ids)
+            fix = ("they are LoCoMo's adversarial questions, which some runs dropped: use the LoCoMo scheme "
+                   "(--scheme locomo, scheme='locomo'), which excludes them for every system" if adversarial else
+                   "choose --missing drop (drop them for all) or --missing wrong (score them 0)")
             raise VerdictError(
                 f"{len(lacking_ids)} queries are missing for some systems ({detail}): "
-                f"{listing(lacking_ids)}. Paired analyses need the same queries for every system: "
-                "choose --missing drop (drop them for all) or --missing wrong (score them 0)."
+                f"{listing(lacking_ids)}. Paired analyses need the same queries for every system: {fix}."
                 + "".join(f" Category '{c}' ({k} queries) is only in {', '.join(who)}." for c, k, who in lacked)
             )
         if missing == "drop":

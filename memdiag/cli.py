@@ -231,20 +231,41 @@ def _add_output(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
     p.add_argument("-o", "--output", metavar="FILE", help="write the table here instead of stdout")
     _add_force(p, "an existing --output file")
+    _add_verbosity(p)
+
+
+def _add_verbosity(p: argparse.ArgumentParser) -> None:
+    """``--quiet`` / ``--verbose``: which notes the formats for people print (each distinct note
+    once, warnings first, by default)."""
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--quiet", action="store_true",
+                       help="print only the notes that are warnings (a conclusion is at risk)")
+    group.add_argument("--verbose", action="store_true",
+                       help="print every note under every table, each relabelled category one a line")
+
+
+def _add_correction(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--correction", choices=CORRECTIONS, default="holm",
+                   help="multiplicity adjustment of p_adj within each family: holm (default), bonferroni, or "
+                        "fdr_bh (Benjamini-Hochberg false discovery rate)")
 
 
 def _add_resampling(p: argparse.ArgumentParser, inference: bool = True, *, allow_zero: bool = False,
-                    default: str = "20000") -> None:
-    """``--design``, ``--resamples`` (0 allowed with ``allow_zero``: point estimates only; ``default``
-    other than ``"20000"`` leaves it None for the command to decide), ``--seed``, ``--ci``."""
-    p.add_argument("--design", choices=KINDS,
-                   help="resampling design (default: from the data and scheme; the choice is printed)")
+                    default: str = "20000", design: bool = True, ci: bool = True) -> None:
+    """``--design`` (unless ``design=False``: the command resamples without one), ``--resamples`` (0
+    allowed with ``allow_zero``: point estimates only; ``default`` other than ``"20000"`` leaves it
+    None for the command to decide), ``--seed``, ``--ci`` (unless ``ci=False``: the command shows
+    no interval)."""
+    if design:
+        p.add_argument("--design", choices=KINDS,
+                       help="resampling design (default: from the data and scheme; the choice is printed)")
     p.add_argument("--resamples", type=_resamples_or_zero if allow_zero else _resamples,
                    default=20_000 if default == "20000" else None, metavar="B",
                    help=f"bootstrap replicates, {MIN_RESAMPLES} or more"
                         f"{' (0: point estimates only)' if allow_zero else ''} (default {default})")
     p.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
-    p.add_argument("--ci", type=_level, default=0.95, help="confidence level (default 0.95)")
+    if ci:
+        p.add_argument("--ci", type=_level, default=0.95, help="confidence level (default 0.95)")
     if inference:
         _add_inference(p)
 
@@ -342,10 +363,26 @@ def _read(args: argparse.Namespace) -> pd.DataFrame:
         df = md.read_verdicts(args.files, format=args.layout, system=_named(args.system, "--system"),
                               fields=fields, records=args.records, judge=_named(args.judge, "--judge"),
                               join=join, dataset=getattr(args, "dataset", None))
-    for note in df.attrs.get("read_notes", ()):
-        print(f"memdiag {args.command}: note: {note}", file=sys.stderr)
+    if args.command != "validate" and not getattr(args, "quiet", False):  # validate's table lists them
+        for note in df.attrs.get("read_notes", ()):
+            print(f"memdiag {args.command}: note: {note}", file=sys.stderr)
+    _imply_scheme(args, df)
     _check_outputs(args, df)
     return df
+
+
+def _imply_scheme(args: argparse.Namespace, df: pd.DataFrame) -> None:
+    """``--scheme`` not given: the scheme the rows imply (LoCoMo rows: ``locomo``), said in a note
+    on stderr (:func:`memdiag._schemes._default.implied_scheme`)."""
+    from memdiag._schemes._default import implied_scheme
+
+    if not hasattr(args, "scheme") or args.scheme is not None:
+        return
+    name, note = implied_scheme(df)
+    if name is not None:
+        args.scheme = name
+        if not getattr(args, "quiet", False):
+            print(f"memdiag {args.command}: note: {note}", file=sys.stderr)
 
 
 def _prepared(args: argparse.Namespace, df: pd.DataFrame, metric: str = "accuracy", scheme: str | None = None):
@@ -396,6 +433,8 @@ def _emit(frames: pd.DataFrame | Sequence[pd.DataFrame], args: argparse.Namespac
         return
     if args.format == "html":
         text = html_document(frames)
+    elif args.format in ("table", "md") and not getattr(args, "verbose", False):
+        text = _with_notes_once(frames, args.format, quiet=getattr(args, "quiet", False))
     else:
         texts = [render(f, args.format) for f in frames]
         if args.format == "json" and len(texts) > 1:
@@ -407,6 +446,38 @@ def _emit(frames: pd.DataFrame | Sequence[pd.DataFrame], args: argparse.Namespac
         write_file(args.output, text)  # whole or not at all (a temporary file renamed)
     else:
         sys.stdout.write(text)
+
+
+#: How a note of each severity starts in the formats for people.
+_NOTE_PREFIX = {"info": "note", "caution": "caution", "warning": "warning"}
+
+
+def _with_notes_once(frames: Sequence[pd.DataFrame], fmt: str, quiet: bool = False) -> str:
+    """The tables as ``fmt`` (``table`` or ``md``) with each distinct note printed once: a table's
+    own notes under it, the notes several tables share after the last, with the number of tables
+    they apply to; each group warnings first, then cautions, then information (only warnings
+    with ``quiet``)."""
+    from memdiag._escape import markdown
+    from memdiag._notes import Note
+    from memdiag._report.notes import applies, report_notes, without_notes
+    from memdiag.tables import render
+
+    escape = markdown if fmt == "md" else one_line
+    split = report_notes({str(k): frame for k, frame in enumerate(frames)})
+
+    def lines(notes: list[tuple[Note, str]]) -> list[str]:
+        kept = [(n, extra) for n, extra in notes if not quiet or n.severity == "warning"]
+        return [("- " if fmt == "md" else "") + f"{_NOTE_PREFIX[n.severity]}: {escape(n)}{extra}" for n, extra in kept]
+
+    texts = []
+    for k, frame in enumerate(frames):
+        body, sign = render(without_notes(frame), fmt).rstrip("\n").rsplit("\n", 1)
+        own = lines([(n, "") for n in split.own[str(k)]])
+        texts.append("\n".join([body.rstrip("\n"), "", *own, *([""] if own and fmt == "md" else []), sign]))
+    shared = lines([(n, f" ({applies(count)})") for n, count in split.shared])
+    if shared:
+        texts.append("\n".join(shared))
+    return "\n".join(t + "\n" for t in texts)
 
 
 # --------------------------------------------------------------------------------------------
@@ -421,6 +492,10 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     summary.attrs["notes"] = ([f"{files} files, {len(df)} verdict rows, {summary.attrs['n_queries']} "
                                f"distinct queries, {len(summary)} systems"] + summary.attrs["notes"]
                               + validation_notes(df))
+    if not args.verbose:  # the relabelled categories counted in one line; --verbose lists them
+        from memdiag._report.notes import condensed
+
+        summary.attrs["notes"] = condensed(summary.attrs["notes"])
     _emit(summary, args)
     return 0
 
@@ -455,7 +530,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 def _cmd_leaderboard(args: argparse.Namespace) -> int:
     df = _prepared(args, _read(args), metric=args.metric, scheme=args.scheme)
     _emit(md.leaderboard(df, metric=args.metric, scheme=args.scheme, margin=args.margin, design=args.design,
-                         n_resamples=args.resamples, seed=args.seed, confidence_level=args.ci,
+                         inference=args.inference, n_resamples=args.resamples, seed=args.seed, confidence_level=args.ci,
                          correction=args.correction, threshold=args.threshold, missing=args.missing,
                          verdict_missing=args.verdict_missing), args)
     return 0
@@ -511,8 +586,8 @@ def _cmd_evidence(args: argparse.Namespace) -> int:
         matrix = md.pairwise_matrix(pairs[pairs["metric"] == "coverage"], pairs[pairs["metric"] == "utilization"])
         matrix = matrix.reset_index(names="row − column")
         matrix.attrs["function"] = "pairwise_matrix"
-        matrix.attrs["notes"] = ["upper triangle: coverage, lower triangle: utilization (paper Tables 27/28); "
-                                 "points [interval]; * Holm-adjusted p < 0.05"]
+        matrix.attrs["notes"] = ["upper triangle: coverage, lower triangle: utilization (paper Tables 27/28)",
+                                 *matrix.attrs["notes"]]  # the reading, with the correction of --correction
         frames += [omni, pairs, matrix]
     if "evidence_tokens" in raw:
         frames.append(md.evidence_length(df, budget=args.budget))
@@ -622,8 +697,7 @@ def _cmd_power(args: argparse.Namespace) -> int:
     df = _prepared(args, _read(args), metric=args.metric, scheme=args.scheme)
     compared = md.compare(df, metric=args.metric, scheme=args.scheme, pairs=args.pairs, reference=args.reference,
                           design=args.design, inference=args.inference, n_resamples=args.resamples, seed=args.seed,
-                          confidence_level=args.ci, threshold=args.threshold, missing=args.missing,
-                          verdict_missing=args.verdict_missing)
+                          threshold=args.threshold, missing=args.missing, verdict_missing=args.verdict_missing)
     _emit(comparison_power(compared, alpha=args.alpha, power=args.power, delta=args.delta), args)
     return 0
 
@@ -844,11 +918,34 @@ def _cmd_judge_error(args: argparse.Namespace) -> int:
     return 0
 
 
+#: The figures that draw no interval: the resampling options have nothing to act on.
+_NO_INTERVAL = ("venn3", "writes", "actions", "ingestion")
+
+
 def _cmd_plot(args: argparse.Namespace) -> int:
     from memdiag import plots
+    from memdiag.plots.style import width_preset
 
     if args.pooled and args.figure != "overview":
         raise UsageError(f"--pooled adds a panel to plot overview; plot {args.figure} takes no --pooled")
+
+    with width_preset(args.width):
+        fig = _figure(args)
+    for path in plots.save(fig, args.output):
+        print(path)
+    return 0
+
+
+def _figure(args: argparse.Namespace):
+    """The figure ``memdiag plot`` draws (under the caller's width preset)."""
+    from memdiag import plots
+
+    if args.figure in _NO_INTERVAL:
+        given = [o for o, v in (("--design", args.design is not None), ("--inference", args.inference != "auto"),
+                                ("--resamples", args.resamples != 20_000), ("--seed", args.seed != 0),
+                                ("--ci", args.ci != 0.95)) if v]
+        if given:
+            raise UsageError(f"plot {args.figure} draws no interval or test; drop {given[0]}")
     if args.figure in ("writes", "actions", "ingestion"):
         what = "an ingestion log" if args.figure == "ingestion" else "one decision log"
         if len(args.files) != 1:
@@ -874,7 +971,7 @@ def _cmd_plot(args: argparse.Namespace) -> int:
     else:
         df = _read(args)
         common = dict(n_resamples=args.resamples, seed=args.seed, missing=args.missing,
-                      verdict_missing=args.verdict_missing)
+                      verdict_missing=args.verdict_missing, confidence_level=args.ci)
         inference = dict(inference=args.inference)
         systems = sorted(df["system"].unique())
         labels = _figure_labels(args, df)
@@ -934,9 +1031,7 @@ def _cmd_plot(args: argparse.Namespace) -> int:
             table = md.sensitivity(df, parameter=args.parameter, default=args.default, metric=args.metric,
                                    scheme=args.scheme, design=args.design, **common)
             fig = plots.sensitivity(table, parameter=args.parameter, default=table.attrs["default"], labels=labels)
-    for path in plots.save(fig, args.output):
-        print(path)
-    return 0
+    return fig
 
 
 def _venn3_systems(args: argparse.Namespace, systems: Sequence[str]) -> tuple[str, str | None]:
@@ -961,7 +1056,7 @@ def _venn3_systems(args: argparse.Namespace, systems: Sequence[str]) -> tuple[st
 def _overview(args: argparse.Namespace):
     """The scores of ``plot overview``: one setting per ``--setting NAME=PATH``, else per value of
     the verdicts' ``benchmark`` / ``model`` columns."""
-    common = dict(n_resamples=args.resamples, seed=args.seed, design=args.design,
+    common = dict(n_resamples=args.resamples, seed=args.seed, design=args.design, confidence_level=args.ci,
                   inference=getattr(args, "inference", "auto"), missing=args.missing,
                   verdict_missing=args.verdict_missing)
     if args.setting:
@@ -1122,13 +1217,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("score", help="official benchmark scores per system (overall and per group)")
     _add_input(p, judges=True)
-    p.add_argument("--scheme", default="mean", help="built-in scheme name or a YAML/JSON scheme file")
+    p.add_argument("--scheme", help="built-in scheme name or a YAML/JSON scheme file (default: locomo for LoCoMo "
+                                    "rows, else mean)")
     p.add_argument("--metric", default="score", help="per-query column to score (score, f1, bleu, ...)")
     p.add_argument("--design", choices=KINDS,
                    help="resampling design of the intervals (default: from the scheme and data)")
-    p.add_argument("--resamples", type=_resamples_or_zero, default=0, metavar="B",
-                   help=f"bootstrap replicates for intervals of the overall score, {MIN_RESAMPLES} or more "
-                        "(default 0: no intervals)")
+    p.add_argument("--resamples", type=_resamples_or_zero, default=20_000, metavar="B",
+                   help=f"bootstrap replicates for intervals of the scores, {MIN_RESAMPLES} or more (default "
+                        "20000; 0: point estimates only)")
     p.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
     p.add_argument("--ci", type=_level, default=0.95, help="confidence level (default 0.95)")
     _add_inference(p)
@@ -1140,9 +1236,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--metric", default="accuracy",
                    help="accuracy (default), coverage, utilization, or a per-query column (f1, ...)")
     p.add_argument("--scheme", help="official aggregation recomputed in every replicate (locomo, meme, FILE.yaml)")
-    p.add_argument("--pairs", choices=("all", "reference"), default="all")
+    p.add_argument("--pairs", choices=("all", "reference"), default="all",
+                   help="all pairs of systems (default), or each system against --reference")
     p.add_argument("--reference", help="reference system for --pairs reference")
-    p.add_argument("--correction", choices=CORRECTIONS, default="holm")
+    _add_correction(p)
     p.add_argument("--threshold", type=_threshold, help="binarise scores at > THRESHOLD first")
     p.add_argument("--omnibus", action="store_true", help="also print the omnibus test across systems")
     p.add_argument("--by", help="every pair within each group of this column (e.g. --by category), Holm within each")
@@ -1160,7 +1257,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scheme", help="official aggregation recomputed in every replicate (locomo, meme, FILE.yaml)")
     p.add_argument("--margin", type=lambda text: _number(text, "the margin"), metavar="POINTS",
                    help="also tie a system shown not worse than its tier's leader by more than POINTS")
-    p.add_argument("--correction", choices=CORRECTIONS, default="holm")
+    _add_correction(p)
     p.add_argument("--threshold", type=_threshold, help="binarise scores at > THRESHOLD first")
     _add_resampling(p)
     _add_output(p)
@@ -1173,7 +1270,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--by", help="per group of this column, e.g. --by category")
     p.add_argument("--scheme", help="apply a scheme's query selection (e.g. locomo drops adversarial questions)")
     p.add_argument("--threshold", type=_threshold, help="correct = score > THRESHOLD (default 0.5)")
-    p.add_argument("--correction", choices=CORRECTIONS, default="holm")
+    _add_correction(p)
     p.add_argument("--replay", metavar="DIR",
                    help="also write every query of every flow cell (benefit, tax, both, neither) with its question, "
                         "expected answer and the responses, as DIR/replay.csv and DIR/replay.jsonl")
@@ -1188,7 +1285,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="instead of --tests, a paper's procedure by name: raw-rag-c6 (Cochran's Q and exact "
                         "McNemar for coverage, max-range and sign tests for utilization, 50,000-replicate "
                         "percentile intervals; Raw-RAG C.6, A.5.1): its omnibus table, matrix and pairs")
-    p.add_argument("--correction", choices=CORRECTIONS, default="holm")
+    _add_correction(p)
     p.add_argument("--budget", type=_budget, default=5_000, help="evidence-token budget (default 5000)")
     _add_resampling(p, default="20000; with --procedure the procedure's own, 50000 for raw-rag-c6")
     _add_output(p)
@@ -1206,7 +1303,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scheme", help="apply a scheme's query selection (e.g. locomo drops adversarial questions)")
     p.add_argument("--threshold", type=_threshold, help="cost per correct answer: correct = score > THRESHOLD "
                                                        "(default: the score as it is)")
-    p.add_argument("--correction", choices=CORRECTIONS, default="holm")
+    _add_correction(p)
     p.add_argument("--systems-table", metavar="CSV", help="system-level costs (ingestion hours and tokens, ...) "
                                                           "with their ratios to --reference")
     p.add_argument("--ingestion-log", metavar="LOG", help="per-item ingestion durations (CSV or JSONL): "
@@ -1223,8 +1320,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "bootstrap floor, family adjustment, aggregates (docs/spec.md §7.7)")
     p.add_argument("--details", action="store_true", help="with --summaries: also print each check's full table")
     _add_input(p, option="--verdicts")
-    p.add_argument("--alpha", type=_alpha, default=0.05, help="significance level on Holm-adjusted p (default 0.05)")
-    _add_resampling(p)
+    p.add_argument("--alpha", type=_alpha, default=0.05,
+                   help="significance level of the family-adjusted p (Holm within each family; default 0.05)")
+    _add_resampling(p, design=False)  # each claim's design is its own (the claims file's, or its scheme's)
     _add_output(p)
     p.set_defaults(run=_cmd_audit)
 
@@ -1271,7 +1369,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("power", help="the smallest difference each comparison can detect, and its power, under its design")
     _add_input(p, judges=True)
     p.add_argument("--reference", help="compare every system with this one (--pairs reference, the default)")
-    p.add_argument("--pairs", choices=("reference", "all"), default="reference")
+    p.add_argument("--pairs", choices=("reference", "all"), default="reference",
+                   help="each system against --reference (default), or all pairs of systems")
     p.add_argument("--metric", default="accuracy", help="accuracy (default) or a per-query column")
     p.add_argument("--scheme", help="official aggregation (locomo, meme, FILE.yaml)")
     p.add_argument("--threshold", type=_threshold, help="binarise scores at > THRESHOLD first")
@@ -1279,19 +1378,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--power", type=_power_level, default=0.8, help="power of the detectable difference (default 0.8)")
     p.add_argument("--delta", type=_delta, action="append", metavar="POINTS",
                    help="also the power at this true difference in points (repeatable)")
-    _add_resampling(p)
+    _add_resampling(p, ci=False)  # the detectable difference and power use --alpha and --power, no interval
     _add_output(p)
     p.set_defaults(run=_cmd_power)
 
     p = sub.add_parser("independence", help="which pairwise conclusions of an iid analysis survive the cluster design")
     _add_input(p, judges=True)
-    p.add_argument("--pairs", choices=("all", "reference"), default="all")
+    p.add_argument("--pairs", choices=("all", "reference"), default="all",
+                   help="all pairs of systems (default), or each system against --reference")
     p.add_argument("--reference", help="reference system for --pairs reference")
     p.add_argument("--metric", default="accuracy", help="accuracy (default) or a per-query column")
     p.add_argument("--scheme", help="official aggregation (locomo, meme, FILE.yaml)")
     p.add_argument("--threshold", type=_threshold, help="binarise scores at > THRESHOLD first")
     p.add_argument("--alpha", type=_alpha, default=0.05, help="significance level of the adjusted p (default 0.05)")
-    p.add_argument("--correction", choices=CORRECTIONS, default="holm")
+    _add_correction(p)
     _add_resampling(p)
     _add_output(p)
     p.set_defaults(run=_cmd_independence)
@@ -1308,7 +1408,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--judges", metavar="NAME", help="several judges of the same answers: check this judge's verdicts")
     p.add_argument("--scheme", help="official aggregation of the headline scores (locomo, meme, FILE.yaml)")
     p.add_argument("--reference", help="each system's difference from this one is a headline number too")
-    p.add_argument("--correction", choices=CORRECTIONS, default="holm")
+    _add_correction(p)
     _add_resampling(p, allow_zero=True)
     _add_output(p)
     p.set_defaults(run=_cmd_robustness)
@@ -1327,7 +1427,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "one judge; the agreement table always compares them all")
     p.set_defaults(verdict_missing="exclude")  # agreement leaves missing verdicts out, counted (issue 14)
     p.add_argument("--threshold", type=_threshold, help="correct = score > THRESHOLD (default 0.5)")
-    _add_resampling(p, inference=False)  # κ intervals resample answers; there is no design to follow
+    _add_resampling(p, inference=False, design=False)  # κ intervals resample answers: no design to follow
     _add_output(p)
     p.set_defaults(run=_cmd_agreement)
 
@@ -1360,7 +1460,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("plot", help="publication figures (PDF + SVG + PNG)")
     p.add_argument("figure", choices=("venn", "venn3", "bubble", "forest", "matrix", "writes", "actions",
-                                      "sensitivity", "ingestion", "store-gap", "overview", "critical"))
+                                      "sensitivity", "ingestion", "store-gap", "overview", "critical"),
+                   help="the figure to draw")
     _add_input(p)
     p.add_argument("-o", "--output", required=True, metavar="OUT.pdf",
                    help="output stem: OUT.pdf, OUT.svg and OUT.png are written")
@@ -1370,7 +1471,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lower", help="matrix: metric of the lower triangle (e.g. utilization)")
     p.add_argument("--scheme", help="official aggregation (forest, matrix, bubble, sensitivity)")
     p.add_argument("--by", help="forest: one block per group of this column (e.g. --by category), Holm within each")
-    p.add_argument("--shared-scale", action="store_true", help="venn: circle areas comparable across panels")
+    p.add_argument("--width", choices=("column", "page"), default="column",
+                   help="column (default): one paper column (3.5 in) unless the figure's text needs two; page: at "
+                        "least the two-column page width (7.2 in)")
+    p.add_argument("--shared-scale", action=argparse.BooleanOptionalAction, default=True,
+                   help="venn: circle areas to scale, comparable across panels (default, as in the report); "
+                        "--no-shared-scale draws every panel with the same layout")
     p.add_argument("--systems-table", metavar="CSV", help="bubble: system-level table (costs, store size); "
                                                           "store-gap: its system, base and variant columns")
     p.add_argument("--cost", default="tokens_per_query", help="bubble: cost column (default tokens_per_query)")
@@ -1434,7 +1540,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="per-item ingestion durations (CSV or JSONL) for the cumulative ingestion time")
     p.add_argument("--threshold", type=_threshold, default=0.5,
                    help="flows: correct = score > THRESHOLD (default 0.5)")
-    p.add_argument("--correction", choices=CORRECTIONS, default="holm")
+    _add_correction(p)
     _add_alias(p)
     p.add_argument("--rerun", action="store_true",
                    help="FILES is the analysis.json of an earlier report: re-run it exactly into --out")

@@ -42,6 +42,7 @@ from tabulate import tabulate
 
 from memdiag._checks import FORMATS
 from memdiag._escape import csv_cell, latex, latex_comment, markdown, one_line
+from memdiag._notes import as_note
 
 Format = Literal["table", "md", "csv", "json", "latex", "html"]
 
@@ -517,6 +518,9 @@ def render(df: pd.DataFrame, fmt: Format = "table") -> str:
     if fmt == "json":
         records = [{str(k): _jsonable(v) for k, v in row.items()} for row in df.to_dict("records")]
         provenance = {k: _jsonable(v) for k, v in attrs.items()}
+        if notes:  # each note's code, severity and concerns, in the order of ``notes``
+            provenance["note_records"] = [{k: v for k, v in as_note(n).record().items() if k != "text"}
+                                          for n in attrs["notes"]]
         return json.dumps({"rows": records, "provenance": provenance, "signature": signature(attrs)},
                           indent=2, sort_keys=False, allow_nan=False)
     if fmt == "html":

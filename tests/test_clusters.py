@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 import memdiag as md
+from memdiag._notes import with_code
 from memdiag.cli import main
 
 
@@ -54,8 +55,9 @@ def test_flows_name_a_reference_that_fails_whole_clusters():
     ref = verdicts("rag", {"a": [0] * 12, "b": [1, 0] * 6, "c": [0, 1] * 6})
     mem = verdicts("mem", {"a": [1, 0] * 6, "b": [1, 0] * 6, "c": [0, 1] * 6})
     out = md.flows(pd.concat([ref, mem]), reference="rag", n_resamples=200)
-    [note] = [n for n in out.attrs["notes"] if n.startswith("the reference rag answers whole clusters")]
-    assert "a (0/12, all wrong)" in note
+    [note] = with_code(out.attrs["notes"], "reference-fails-clusters")
+    assert note.startswith("the reference rag answers whole clusters") and "a (0/12, all wrong)" in note
+    assert note.severity == "warning" and note.concerns == ("rag",)
     clean = md.flows(pd.concat([mem.assign(system="rag"), mem]), reference="rag", n_resamples=200)
     assert not [n for n in clean.attrs["notes"] if "whole clusters" in n]
 
@@ -67,8 +69,8 @@ def test_validate_flags_the_real_trpc_rag_runs(real_data):
     assert code == 0, err.getvalue()
     notes = [line for line in out.getvalue().splitlines() if "whole clusters" in line]
     # adversarial questions answered "not mentioned" hide the failure per conversation; per category it shows
-    assert [n.split(" answers")[0] for n in notes] == ["note: by category: rag_observation_mysql",
-                                                       "note: by category: rag_observation_pgvector"]
+    assert [n.split(" answers")[0] for n in notes] == ["warning: by category: rag_observation_mysql",
+                                                       "warning: by category: rag_observation_pgvector"]
     assert "conv-43 single-hop (0/107, all wrong)" in notes[1]
 
 

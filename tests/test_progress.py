@@ -11,9 +11,24 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+#: A real md.report whose sections are stand-ins that compute nothing (each omitted after a short
+#: pause, so the bar draws): the bar, its wiring and the writing steps are the report's own, without
+#: the cost of a whole analysis (issue 19: the progress test need not run a whole report).
 SCRIPT = """
+import time
 import memdiag as md
-df = md.simulate(n_queries=120, systems=("raw-rag", "mem0", "zep"), seed=1)
+import memdiag._report as report_module
+from memdiag._report.sections import Section
+
+def stand_in(name):
+    def step(ctx):
+        time.sleep(0.15)
+        return Section(name, name, "a stand-in section", omitted="not computed by the progress test")
+    step.__name__ = f"_{{name}}_section"
+    return step
+
+report_module.SECTIONS = tuple(stand_in(name) for name in ("data", "scores", "flows", "compare"))
+df = md.simulate(n_queries=60, systems=("raw-rag", "mem0"), n_clusters=6, sufficiency=False, costs=False, seed=1)
 md.report(df, "raw-rag", {out!r}, n_resamples=200)
 """
 

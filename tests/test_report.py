@@ -114,6 +114,25 @@ def test_report_md_has_every_section_with_a_sentence_and_signatures(demo):
         assert f"](figures/{figure}.png)" in text
 
 
+def test_report_md_says_every_note_once_most_severe_first(demo):
+    out, _ = demo
+    lines = (out / "report.md").read_text(encoding="utf-8").splitlines()
+    notes = [line for line in lines if line.startswith("- ")]
+    repeated = sorted({line for line in notes if notes.count(line) > 1})
+    assert not repeated, repeated
+    start = lines.index("Notes shared by several tables (each said once, here):")
+    headings = [line for line in lines[start:lines.index("## 1. Data and validation")] if line.endswith(":")]
+    order = ["Warnings:", "Cautions:", "Information:"]
+    assert headings[1:] == sorted(headings[1:], key=order.index) and "Information:" in headings
+    shared = [line for line in lines[start:] if re.search(r" \(applies to \d+ tables\)$", line)]
+    assert any("design cluster" in line for line in shared)  # the design reason: once, not under every table
+    doc = json.loads((out / "analysis.json").read_text())
+    records = [r for s in doc["sections"] for t in s["tables"].values()
+               for r in t["provenance"].get("note_records", [])]
+    assert {"design", "inference-method"} <= {r["code"] for r in records}
+    assert {r["severity"] for r in records} <= {"info", "caution", "warning"}
+
+
 def test_analysis_json_records_version_hashes_settings_and_numbers(demo):
     out, _ = demo
     doc = json.loads((out / "analysis.json").read_text(encoding="utf-8"))

@@ -24,6 +24,7 @@ from memdiag._fragility import FRAGILITY_COLUMNS, pair_fragility
 from memdiag._inference import adjust, design_detectable_effect, design_power, detectable_effect, mcnemar_power
 from memdiag._inference.intervals import infer
 from memdiag._metrics import EVIDENCE_METRICS, metric_columns
+from memdiag._notes import Note, prefixed
 from memdiag._prepare import prepare
 from memdiag._provenance import stamp
 from memdiag._resampling import run_seed
@@ -358,6 +359,28 @@ def _verdict(claim: Mapping, row: Mapping, alpha: float, family_size: int, level
     return "not significant", f"{numbers} > α = {alpha:g}"
 
 
+def _claim_notes(notes: list[tuple[str, str]], n_claims: int) -> list[Note]:
+    """Each distinct note of the claims once, led by the claims it concerns ("every checked claim:
+    ...", "claims a, b: ...", "a: ..."), in the order first seen; code and severity kept.
+    ``n_claims`` is the number of claims checked.
+
+    >>> _claim_notes([("a", "x"), ("b", "x"), ("b", "y")], 2)
+    ['every checked claim: x', 'b: y']
+    """
+    ids: dict[str, list[str]] = {}
+    first: dict[str, str] = {}
+    for claim, note in notes:
+        ids.setdefault(str(note), []).append(claim)
+        first.setdefault(str(note), note)
+    out = []
+    for text, claims in ids.items():
+        claims = list(dict.fromkeys(claims))
+        who = ("every checked claim" if len(claims) == n_claims and n_claims > 1 else
+               f"claims {', '.join(claims)}" if len(claims) > 1 else claims[0])
+        out.append(prefixed(f"{who}: ", first[text]))
+    return out
+
+
 def audit_claims(
     df: pd.DataFrame,
     claims: str | Path | pd.DataFrame | Sequence[Mapping],
@@ -518,7 +541,7 @@ def audit_claims(
         else:
             row.update(_power_columns(row, alpha / m, power, confidence_level))
         row["verdict"], row["reason"] = _verdict(claim, row, alpha, m, confidence_level)
-        notes += [f"{claim['id']}: {note}" for note in result["_notes"]]
+        notes += [(claim["id"], note) for note in result["_notes"]]
         rows.append(row)
     columns = ["id", "family", "verdict", "reason", "system_a", "system_b", "threshold", "metric", "scheme",
                "direction", "margin", "estimate_a", "estimate_b", "diff", "ci_low", "ci_high", "p", "p_adj", "test",
@@ -528,7 +551,9 @@ def audit_claims(
              for key in ("p", "ci_low", "ci_high")}
     out = pd.DataFrame(rows).reindex(columns=columns)
     out["n"] = out["n"].astype("Int64")
-    return stamp(out, "audit_claims", notes=notes, unit="points", alpha=alpha, power=power, inference=inference,
+    checked = sum(isinstance(r, dict) for r in results)
+    return stamp(out, "audit_claims", notes=_claim_notes(notes, checked), unit="points", alpha=alpha, power=power,
+                 inference=inference,
                  mc_se=mc_se,
                  n_resamples=n_resamples, seed=seed, confidence_level=confidence_level,
                  correction="holm per family", missing=missing, verdict_missing=verdict_missing,

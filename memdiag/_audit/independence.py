@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from memdiag._compare import compare
+from memdiag._notes import with_code
 from memdiag._prepare import Prepared, as_prepared
 from memdiag._provenance import stamp
 from memdiag._resampling import run_seed
@@ -135,7 +136,8 @@ def audit_independence(
     out["outcome"] = np.select([before & after, before, after], list(OUTCOMES[:3]), default=OUTCOMES[3])
     n_before, n_after = int(before.sum()), int((before & after).sum())
     notes = [f"iid analysis: {', '.join(sorted(set(iid['test'])))}, percentile intervals, {correction} over "
-             f"{len(out)} pairs", *(n for n in design_.attrs["notes"] if n.startswith("intervals:")),
+             f"{len(out)} pairs", *with_code(design_.attrs["notes"], "inference-method"),
+             *with_code(design_.attrs["notes"], "cr2-unequal-clusters"),
              f"{n_after} of the {n_before} pairs significant at {alpha:g} under iid stay significant under the "
              f"{clustered.design} design ({clustered.n_clusters} clusters)"]
     return stamp(out, "audit_independence", clustered, notes=[n for n in notes if n], metric=design_.attrs["metric"],

@@ -21,6 +21,7 @@ from importlib import resources
 
 import yaml
 
+from memdiag._notes import Note
 from memdiag.errors import VerdictError
 
 __all__ = ["Convention", "aliases", "benchmark_of", "canonical", "category_ids", "column_labels", "convention",
@@ -240,5 +241,5 @@ def naming_note(benchmark: str = "locomo") -> str:
 
     others = [f"{c.name}: {names(c)}" for c in conventions(benchmark).values()
               if c.name not in (main.name, "dataset")]
-    return (f"{benchmark} categories are the dataset's integers, shown with the {main.name} names "
-            f"({names(main)}); " + "; ".join(others) + " (SPEC §6.2)")
+    return Note(f"{benchmark} categories are the dataset's integers, shown with the {main.name} names "
+                f"({names(main)}); " + "; ".join(others) + " (SPEC §6.2)", code="category-naming")

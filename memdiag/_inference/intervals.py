@@ -37,6 +37,7 @@ from memdiag._resampling import (
     BootstrapResult, _evaluate, bootstrap_sums, cell_bootstrap, quantile_bootstrap, run_seed, unit_sums,
 )
 from memdiag._inference.wild import EXACT_UP_TO, nonzero_contributions, wild_test
+from memdiag._notes import Note
 
 __all__ = ["Inference", "describe", "infer", "infer_cells", "infer_quantiles", "jackknife", "linearize",
            "provenance_of"]
@@ -499,9 +500,8 @@ def describe(inf: Inference, n_clusters: int | None, tests: Sequence[str] | None
         else:
             why = f"{n_clusters} clusters: fewer than {PERCENTILE_FROM}, SPEC §4.1"
         line += f" ({why})"
-    if inf.kind == "cr2":   # the degrees of freedom follow the design (SPEC §4.1 rule, unequal clusters)
-        return Note(line, code="cr2-unequal-clusters")
-    return line
+    # the degrees of freedom follow the design (SPEC §4.1 rule, unequal clusters)
+    return Note(line, code="cr2-unequal-clusters" if inf.kind == "cr2" else "inference-method")
 
 
 def provenance_of(inf: Inference, inference: str, scale: float = 1.0) -> dict:

@@ -119,6 +119,8 @@ def _records(frame: pd.DataFrame) -> list[dict]:
 def _verdict_recipe(df: pd.DataFrame, read_options: Mapping | None) -> dict:
     """How to read the verdicts again: files with hashes, per-file system names, read options."""
     recipe: dict = {"data_sha256": _data_hash(df)}
+    if df.attrs.get("read_notes"):  # what reading said (skipped files, names): the rerun says the same
+        recipe["read_notes"] = [str(n) for n in df.attrs["read_notes"]]
     files = sorted(pd.unique(df["source_file"].dropna().astype(str))) if "source_file" in df else []
     absent = [f for f in files if not Path(f).is_file()]
     if not files or absent:
@@ -261,6 +263,8 @@ def _reread_verdicts(recipe: Mapping, origin: str | Path) -> pd.DataFrame:
     if recipe["data_sha256"] not in (_data_hash(df), _data_hash(df, sort_columns=False)):
         raise VerdictError(f"{origin}: re-reading the input files does not give the verdicts the report "
                            "was made from (they were changed in memory, or read with other options).")
+    if isinstance(recipe.get("read_notes"), list):  # the notes of the first reading (of the folders given)
+        df.attrs["read_notes"] = [str(n) for n in recipe["read_notes"]]
     return df
 
 

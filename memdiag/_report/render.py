@@ -19,6 +19,7 @@ from memdiag._report.provenance import _with_signature
 from memdiag._escape import code_span, markdown
 from memdiag._replay import FILES as REPLAY_FILES
 from memdiag._replay import write_replay
+from memdiag._report.notes import ReportNotes, applies, label, report_notes, without_notes
 from memdiag._report.sections import TABLE_TITLES, Analysis, Section
 from memdiag.plots.style import write_rendered
 from memdiag.tables import HTML_STYLE, html, render, signature
@@ -90,15 +91,51 @@ def _shown(analysis: Analysis) -> list[tuple[int, Section]]:
     return list(enumerate((s for s in analysis.sections if s.omitted is None), start=1))
 
 
+def _notes(analysis: Analysis) -> ReportNotes:
+    """The notes of the shown tables, each said once (:func:`memdiag._report.notes.report_notes`)."""
+    tables = {name: table for _, section in _shown(analysis) for name, table in section.tables.items()}
+    return report_notes(tables, said=analysis.provenance["policies"])
+
+
+#: The most rows a table shows in report.md; a longer one (the 171 pairs of 19 systems) is in
+#: ``tables/`` and report.html, and report.md points there.
+MD_ROWS = 60
+
+
+def _md_rows(name: str, table: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """The rows of ``table`` report.md shows and the line that says where the others are: every row
+    up to :data:`MD_ROWS`; of a longer clustered-queries table the pairs whose conclusion changes
+    (if they fit); else none."""
+    if len(table) <= MD_ROWS:
+        return table, ""
+    where = (f"[tables/{name}.md](tables/{name}.md) (also .csv and .tex) and report.html")
+    if name == "independence" and "outcome" in table:
+        changed = table[table["outcome"].isin(["lost", "gained"])]
+        if len(changed) <= MD_ROWS:
+            kept = changed.copy()
+            kept.attrs = table.attrs
+            return kept, (f"The {len(changed)} of {len(table)} pairs whose conclusion changes between the designs "
+                          f"(lost or gained); every pair is in {where}.")
+    empty = table.iloc[:0].copy()
+    empty.attrs = table.attrs
+    return empty, f"The table has {len(table)} rows, too many to read here: it is in {where}."
+
+
 def _markdown(analysis: Analysis) -> str:
     """report.md: every text that can hold a name (summary, policies, titles, sentences, captions,
-    notes, cells) escaped by :func:`memdiag._escape.markdown`, the signature as a code span."""
+    notes, cells) escaped by :func:`memdiag._escape.markdown`, the signature as a code span. Each
+    distinct note is printed once: those of several tables in one block at the top, warnings first."""
     lines = ["# memdiag report", "", markdown(_summary(analysis)), "", code_span(signature(analysis.signature)),
              "", "Policies applied:", ""] + [f"- {markdown(line)}" for line in analysis.provenance["policies"]]
     lines.append("")
     if analysis.provenance.get("warnings"):
         lines += ["Warnings raised during the analysis:", ""] + \
             [f"- {markdown(line)}" for line in analysis.provenance["warnings"]] + [""]
+    notes = _notes(analysis)
+    if notes.shared:
+        lines += ["Notes shared by several tables (each said once, here):", ""]
+        for heading, group in notes.grouped():
+            lines += [f"{heading}:", ""] + [f"- {markdown(n)} ({applies(k)})" for n, k in group] + [""]
     numbers = {id(s): k for k, s in _shown(analysis)}
     for section in analysis.sections:
         title = markdown(section.title)
@@ -110,8 +147,12 @@ def _markdown(analysis: Analysis) -> str:
             lines += [f"![{markdown(caption)}](figures/{name}.png)", "", f"*Figure ({name}): {markdown(caption)}*",
                       ""]
         for name, table in section.tables.items():
-            text = render(_with_signature(table, analysis.signature), "md")
-            lines += [f"### {TABLE_TITLES[name]}", "", text.rstrip("\n"), ""]
+            shown, pointer = _md_rows(name, table)
+            text = render(without_notes(_with_signature(shown, analysis.signature)), "md").rstrip("\n")
+            body, sign = text.rsplit("\n", 1)
+            body = pointer if shown.empty else body.rstrip("\n") + ("\n\n" + pointer if pointer else "")
+            own = [f"- {label(n)}{markdown(n)}" for n in notes.own.get(name, [])]
+            lines += [f"### {TABLE_TITLES[name]}", "", body, ""] + (own + [""] if own else []) + [sign, ""]
         if section.replay is not None:
             links = " and ".join(f"[{path}]({path})" for path in replay_files(section))
             lines += [f"Per-query replay: every query of every cell — benefit, tax, both, neither — with its "
@@ -134,11 +175,12 @@ def _html_table(table: pd.DataFrame) -> Markup:
 
 def _html(analysis: Analysis, figures: Path) -> str:
     numbers = {id(s): k for k, s in _shown(analysis)}
+    notes = _notes(analysis)
     sections = []
     for section in analysis.sections:
         signed = {name: _with_signature(t, analysis.signature) for name, t in section.tables.items()}
         tables = [{"name": name, "title": TABLE_TITLES[name], "html": _html_table(table),
-                   "notes": [str(n) for n in table.attrs.get("notes", [])],
+                   "notes": [label(n) + str(n) for n in notes.own.get(name, [])],
                    "signature": signature(table.attrs)} for name, table in signed.items()]
         images = [{"name": name, "caption": caption,
                    "width": round(analysis.figures.result(name).size[0] * CSS_DPI),
@@ -150,4 +192,6 @@ def _html(analysis: Analysis, figures: Path) -> str:
     return _template().render(summary=_summary(analysis), signature=signature(analysis.signature),
                               policies=analysis.provenance["policies"],
                               warnings=analysis.provenance.get("warnings", []), shown=_shown(analysis),
+                              shared_notes=[(heading, [f"{n} ({applies(k)})" for n, k in group])
+                                            for heading, group in notes.grouped()],
                               sections=sections, table_style=Markup(HTML_STYLE))

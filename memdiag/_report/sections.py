@@ -30,6 +30,8 @@ from memdiag._clusters import cluster_accuracy
 from memdiag._costs import cost_ratios, cost_values, costs, quantities_of, system_costs
 from memdiag._evidence import evidence, evidence_length, evidence_tests, path_given_result
 from memdiag._flows import flows
+from memdiag._notes import with_code
+from memdiag._report.notes import condensed
 from memdiag._ingestion import ingestion, ingestion_curve
 from memdiag._power import comparison_power
 from memdiag._prepare import Prepared, prepare
@@ -168,7 +170,7 @@ def _data_section(ctx: _Context) -> Section:
     if "source_file" in ctx.df:
         section.tables["inputs"] = _inputs_table(ctx.df)
     validation = validate(ctx.df)
-    validation.attrs["notes"] = _condensed(validation.attrs.get("notes", []))
+    validation.attrs["notes"] = condensed(validation.attrs.get("notes", []))
     if ctx.labels:  # the short names the figures draw, beside the names
         validation.insert(1, "label", validation["system"].map(ctx.labels))
     section.tables["validation"] = validation
@@ -183,22 +185,6 @@ def _data_section(ctx: _Context) -> Section:
                                                            in clusters.attrs["flagged"].items())
                                  + ". Check those runs before reading their comparisons.")
     return section
-
-
-#: A validation note saying that a source's own category label names another category.
-_RELABEL = re.compile(r"system '.*' labels \d+ '.*' queries as '.*' \(the canonical category is used\)")
-
-
-def _condensed(notes: list[str]) -> list[str]:
-    """The validation notes with the per-(system, label) relabelling lines (four per LoCoMo run)
-    as one line counting them; ``memdiag validate`` prints them all."""
-    relabels = [n for n in notes if _RELABEL.fullmatch(n)]
-    if len(relabels) <= 3:
-        return list(notes)
-    line = (f"{len(relabels)} (system, label) pairs where a source's own category label names another category "
-            f"(the canonical category is used; memdiag validate lists them): "
-            + listing([n.removesuffix(" (the canonical category is used)") for n in relabels], 2))
-    return [n for n in notes if n not in relabels] + [line]
 
 
 def _inputs_table(df: pd.DataFrame) -> pd.DataFrame:
@@ -239,8 +225,7 @@ def _flows_section(ctx: _Context) -> Section:
                   **ctx.resampling)
     table = flows(ctx.prepared, ref, **common)
     section.tables["flows"] = table
-    failed = [n for n in table.attrs["notes"] if n.startswith(f"the reference {ref} answers whole clusters")]
-    if failed:
+    if with_code(table.attrs["notes"], "reference-fails-clusters"):
         section.sentence += (f" Warning: {ref} answers whole clusters all wrong (or all right), so part of every "
                              "benefit (tax) is that run's failure, not memory (see the note under the table).")
     if "category" in ctx.selected and ctx.selected["category"].nunique() > 1:

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 import regex
 
+from memdiag._notes import Note
 from memdiag.errors import SchemeError, listing
 from memdiag._schema import QUERY_ATTRIBUTES
 from memdiag._schemes._scheme import PATTERN_SECONDS, Scheme, match_key
@@ -387,5 +388,5 @@ class SchemeLayout:
         return self.statistic(self.columns().sum(axis=0))
 
     def notes_text(self) -> list[str]:
-        """The notes as one readable line each."""
-        return [f"{n['policy']}: {n['detail']}" for n in self.notes]
+        """The notes as one readable line each (code ``scheme-selection``)."""
+        return [Note(f"{n['policy']}: {n['detail']}", code="scheme-selection") for n in self.notes]

@@ -14,13 +14,11 @@ from collections.abc import Mapping
 
 import pandas as pd
 
+from memdiag._checks import CORRECTION_NAMES
 from memdiag._escape import one_line
 
 #: Significance level of the markers and stars (a frame's ``attrs["alpha"]`` overrides it).
 ALPHA = 0.05
-#: How each correction of :data:`memdiag._checks.CORRECTIONS` is named in figures.
-CORRECTION_NAMES: dict[str, str] = {"holm": "Holm", "bonferroni": "Bonferroni",
-                                    "fdr_bh": "Benjamini–Hochberg", "none": "unadjusted"}
 #: Short names for column headers.
 CORRECTION_SHORT: dict[str, str] = {"holm": "Holm", "bonferroni": "Bonferroni", "fdr_bh": "BH"}
 #: Columns that may hold the family-adjusted p-value, in order of preference.
@@ -92,17 +90,22 @@ def named_tests(frame: pd.DataFrame) -> str:
     return str(frame.attrs.get("test", ""))
 
 
-def p_text(p: float, alpha_: float = ALPHA) -> str:
+def p_text(p: float, alpha_: float = ALPHA, floor: bool = False) -> str:
     """A p-value for a figure: ``< 0.001``, else two significant figures (three when two would
-    put it on the other side of ``alpha_``); ``–`` when undefined.
+    put it on the other side of ``alpha_``); ``–`` when undefined. ``floor``: the p sits at its
+    Monte-Carlo floor (``p_floor``), so it is a bound, ``< p``, as the tables print it (SPEC §4.4).
 
     >>> [p_text(v) for v in (3e-14, 0.00053, 0.0312, 0.0496, 0.4035, 1.0, float("nan"))]
     ['< 0.001', '< 0.001', '0.031', '0.0496', '0.40', '1.0', '–']
+    >>> p_text(0.0086, floor=True)
+    '< 0.0086'
     """
     if p is None or (isinstance(p, float) and math.isnan(p)) or pd.isna(p):
         return "–"
     if p < 0.001:
         return "< 0.001"
+    if floor:
+        return "< " + p_text(p, alpha_)
     text = f"{float(f'{p:.2g}'):.{max(2 - 1 - math.floor(math.log10(p)), 1)}f}"
     if (float(text) < alpha_) != (p < alpha_):
         text = f"{float(f'{p:.3g}'):.{max(3 - 1 - math.floor(math.log10(p)), 1)}f}"

@@ -30,7 +30,7 @@ from memdiag.plots._labels import FAR_RINGS, place_labels
 from memdiag.plots._names import name_key
 from memdiag.plots._reading import labels_of, level
 from memdiag.plots.style import (
-    ONE_COLUMN, REFERENCE_COLOR, REFERENCE_EDGE, SMALL_FONT_SIZE, TWO_COLUMN, add_note,
+    at_least, ONE_COLUMN, REFERENCE_COLOR, REFERENCE_EDGE, SMALL_FONT_SIZE, TWO_COLUMN, add_note,
     break_label, figure_and_axes, note_height, renderer, require, styled, system_styles,
     text_size, tidy_axes,
 )
@@ -275,7 +275,7 @@ def bubble(
 
     wide = len(data) > 6 or max(text_size(styles[s].label)[0] for s in names) > 1.6
     own_figure = ax is None
-    width = TWO_COLUMN if wide else ONE_COLUMN
+    width = at_least(TWO_COLUMN if wide else ONE_COLUMN)
     fig, ax = figure_and_axes(ax, width, 3.6 if wide else 3.0)
     tidy_axes(ax)
     if log:

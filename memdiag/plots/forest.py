@@ -30,7 +30,7 @@ from memdiag.plots._reading import (
     adjusted_p_column, alpha, correction, group_label, labels_of, level, named_tests, p_header, p_text,
 )
 from memdiag.plots.style import (
-    FONT_SIZE, MINUS, ONE_COLUMN, SMALL_FONT_SIZE, TWO_COLUMN, add_note, new_figure,
+    at_least, FONT_SIZE, MINUS, ONE_COLUMN, SMALL_FONT_SIZE, TWO_COLUMN, add_note, new_figure,
     note_height, plain, require, root_figure, signed, styled, system_styles, text_size, tidy_axes,
     wrap,
 )
@@ -75,19 +75,21 @@ def oriented(compare_frame: pd.DataFrame, reference: str | None) -> tuple[pd.Dat
     rows = []
     for rec in compare_frame.to_dict("records"):
         n, p, group = rec.get("n", np.nan), rec[p_column], tuple(rec[c] for c in keys)
+        floor = rec.get("p_floor", False)  # the p at its Monte-Carlo floor: a bound (NaN: not resampled)
+        floor = bool(floor) if isinstance(floor, (bool, np.bool_)) else False
         if reference is None:
             rows.append((*group, rec["system_a"], rec["system_b"], rec["diff"], rec["ci_low"],
-                         rec["ci_high"], p, n))
+                         rec["ci_high"], p, n, floor))
         elif rec["system_b"] == reference:
             rows.append((*group, rec["system_a"], reference, rec["diff"], rec["ci_low"], rec["ci_high"],
-                         p, n))
+                         p, n, floor))
         elif rec["system_a"] == reference:
             rows.append((*group, rec["system_b"], reference, -rec["diff"], -rec["ci_high"],
-                         -rec["ci_low"], p, n))
+                         -rec["ci_low"], p, n, floor))
     if not rows:
         raise ValueError(f"no pair in the compare frame involves the reference '{reference}'.")
     return pd.DataFrame(rows, columns=[*keys, "system", "other", "diff", "ci_low", "ci_high", "p_adj",
-                                       "n"]), reference
+                                       "n", "p_floor"]), reference
 
 
 def segments(low: np.ndarray, high: np.ndarray) -> list[tuple[float, float]]:
@@ -355,7 +357,7 @@ def _content(frame: pd.DataFrame, rows: pd.DataFrame, reference: str | None, sty
     y, slots, heads = _layout(rows, n_in_heading)
     headers = [f"difference\n[{level(frame)}]", p_header(frame)] + (["n"] if n_column else [])
     columns = [[_estimate(r) for r in rows.itertuples(index=False)],
-               [p_text(p, threshold) for p in rows["p_adj"]]]
+               [p_text(p, threshold, floor) for p, floor in zip(rows["p_adj"], rows["p_floor"])]]
     if n_column:
         columns.append([f"{int(v):,}" if pd.notna(v) else "" for v in rows["n"]])
     widths = [max([text_size(t)[0] for t in values] + [text_size(header, weight="bold")[0]])
@@ -409,8 +411,8 @@ def _own_figure(c: _Content) -> Figure:
     label_w = max([text_size(t)[0] for t in c.shown] +
                   [text_size(text, weight="bold")[0] - 0.06 for _, text, _ in c.heads])
     text_w = _MARGIN + label_w + 0.06 + _GAP + sum(w + _GAP for w in c.widths) + _MARGIN
-    width = ONE_COLUMN if text_w + _MIN_PLOT <= ONE_COLUMN else \
-        TWO_COLUMN if text_w + _MIN_PLOT <= TWO_COLUMN else text_w + _MIN_PLOT
+    width = at_least(ONE_COLUMN if text_w + _MIN_PLOT <= ONE_COLUMN else
+                     TWO_COLUMN if text_w + _MIN_PLOT <= TWO_COLUMN else text_w + _MIN_PLOT)
     plot_w = width - text_w
     left = _MARGIN + label_w + 0.06
     middle = left + plot_w / 2  # the x label is centred under the plot and stays in the figure

@@ -22,7 +22,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator
 from memdiag.plots._names import name_key
 from memdiag.plots._reading import labels_of
 from memdiag.plots.style import (
-    FONT_SIZE, ONE_COLUMN, SMALL_FONT_SIZE, TWO_COLUMN, add_note, break_label,
+    at_least, FONT_SIZE, ONE_COLUMN, SMALL_FONT_SIZE, TWO_COLUMN, add_note, break_label,
     new_figure, note_height, require, root_figure, styled, system_styles, text_size, tidy_axes,
 )
 
@@ -178,8 +178,8 @@ def ingestion(
     texts = [break_label(t, _MAX_LABEL) for t in texts]
     label_w = max(text_size(t)[0] for t in texts)
     heights = np.array([text_size(t)[1] for t in texts])
-    width = ONE_COLUMN if _LEFT + _MIN_PLOT[0] + _GAP + label_w + 0.1 <= ONE_COLUMN else \
-        max(TWO_COLUMN, _LEFT + _MIN_PLOT[0] + _GAP + label_w + 0.1)
+    width = at_least(ONE_COLUMN if _LEFT + _MIN_PLOT[0] + _GAP + label_w + 0.1 <= ONE_COLUMN else
+                     max(TWO_COLUMN, _LEFT + _MIN_PLOT[0] + _GAP + label_w + 0.1))
     plot_w = width - _LEFT - _GAP - label_w - 0.1
     notes_h = note_height(notes, width)
     plot_h = max(_MIN_PLOT[1], float(heights.sum()) + 0.02 * len(present))

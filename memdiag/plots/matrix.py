@@ -38,7 +38,7 @@ from memdiag.plots._reading import (
     adjusted_p_column, alpha, correction, labels_of, level, named_tests,
 )
 from memdiag.plots.style import (
-    MINUS, ONE_COLUMN, SMALL_FONT_SIZE, TWO_COLUMN, add_note, break_label, new_figure,
+    at_least, MINUS, ONE_COLUMN, SMALL_FONT_SIZE, TWO_COLUMN, add_note, break_label, new_figure,
     note_height, renderer, require, root_figure, styled, system_styles, text_size, tidy_axes,
 )
 
@@ -348,7 +348,7 @@ def _layout(k: int, texts: Mapping, ticks: Sequence[str], notes: Sequence[str],
             break
     label_w = [text_size(_bar_label(b))[0] for b in bar_labels]
     need = max(side + k * max(cell_w, tick_h + 0.04) + _MARGIN, max(label_w) + 2 * _MARGIN)
-    width = ONE_COLUMN if need <= ONE_COLUMN else TWO_COLUMN if need <= TWO_COLUMN else need
+    width = at_least(ONE_COLUMN if need <= ONE_COLUMN else TWO_COLUMN if need <= TWO_COLUMN else need)
     cell_w = (width - side - _MARGIN) / k  # spread into the chosen width
     cell_h = max(min(max(cell_h, 0.7 * cell_w), cell_h + 0.12, 0.6), tick_h + 0.04)
     bar_w = [max(min(2.2, width - 2 * _MARGIN), w) for w in label_w]

@@ -24,7 +24,7 @@ from matplotlib.ticker import MaxNLocator
 from memdiag.plots._names import name_key
 from memdiag.plots._reading import labels_of, level
 from memdiag.plots.style import (
-    ONE_COLUMN, SMALL_FONT_SIZE, TWO_COLUMN, add_note, new_figure, note_height, plain, require, styled,
+    at_least, ONE_COLUMN, SMALL_FONT_SIZE, TWO_COLUMN, add_note, new_figure, note_height, plain, require, styled,
     system_styles, text_size, tidy_axes, wrap,
 )
 
@@ -150,7 +150,7 @@ def overview(
     shown = [styles[s].label for s in order]
     label_w = max(text_size(t)[0] for t in shown)
     need = 2 * _MARGIN + label_w + 0.08 + ncols * _MIN_PANEL + (ncols - 1) * _GAP
-    width = ONE_COLUMN if need <= ONE_COLUMN else TWO_COLUMN if need <= TWO_COLUMN else need
+    width = at_least(ONE_COLUMN if need <= ONE_COLUMN else TWO_COLUMN if need <= TWO_COLUMN else need)
     panel_w = (width - 2 * _MARGIN - label_w - 0.08 - (ncols - 1) * _GAP) / ncols
     if pooled is not None:
         ref = str(pooled["reference"].iloc[0])

@@ -21,7 +21,7 @@ from matplotlib.ticker import NullLocator
 
 from memdiag.plots._reading import labels_of
 from memdiag.plots.style import (
-    ONE_COLUMN, PALETTE, TWO_COLUMN, break_label, figure_and_axes, new_figure, require, styled,
+    at_least, ONE_COLUMN, PALETTE, TWO_COLUMN, break_label, figure_and_axes, new_figure, require, styled,
     system_styles, text_size, tidy_axes,
 )
 
@@ -133,7 +133,7 @@ def sensitivity(
     values = np.sort(frame["value"].astype(float).unique())
     shown = values if default is None else np.union1d(values, [float(default)])
     log = bool((shown > 0).all() and shown.max() > LOG_SPAN * shown.min())
-    width = ONE_COLUMN if len(names) <= 6 else TWO_COLUMN
+    width = at_least(ONE_COLUMN if len(names) <= 6 else TWO_COLUMN)
     entries = ([break_label(styles[n].label, width - 0.7) for n in names] if has_systems else []) + \
         ([f"default ({parameter.replace('_', ' ')} = {default:g})"] if default is not None else [])
     widest = max((text_size(e)[0] for e in entries), default=0.0) + 0.5  # with handle and gap

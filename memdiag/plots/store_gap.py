@@ -25,7 +25,7 @@ from matplotlib.transforms import blended_transform_factory
 from memdiag.plots._names import name_key
 from memdiag.plots._reading import correction, labels_of, level, p_header, p_text
 from memdiag.plots.style import (
-    FONT_SIZE, ONE_COLUMN, REFERENCE_COLOR, SMALL_FONT_SIZE, TWO_COLUMN, add_note, new_figure, note_height,
+    at_least, FONT_SIZE, ONE_COLUMN, REFERENCE_COLOR, SMALL_FONT_SIZE, TWO_COLUMN, add_note, new_figure, note_height,
     plain, require, root_figure, signed, styled, system_styles, text_size, tidy_axes, wrap,
 )
 
@@ -113,8 +113,8 @@ def store_gap(frame: pd.DataFrame, ax: Axes | None = None, all_systems: Sequence
               for values, h in zip(columns, headers)]
     label_w = max(text_size(t)[0] for t in shown)
     text_w = _MARGIN + label_w + 0.06 + _GAP + sum(w + _GAP for w in widths) + _MARGIN
-    width = ONE_COLUMN if text_w + _MIN_PLOT <= ONE_COLUMN else \
-        TWO_COLUMN if text_w + _MIN_PLOT <= TWO_COLUMN else text_w + _MIN_PLOT
+    width = at_least(ONE_COLUMN if text_w + _MIN_PLOT <= ONE_COLUMN else
+                     TWO_COLUMN if text_w + _MIN_PLOT <= TWO_COLUMN else text_w + _MIN_PLOT)
     plot_w = width - text_w
     left = _MARGIN + label_w + 0.06
     raw = float(rows["raw"].iloc[0])

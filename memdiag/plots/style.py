@@ -56,6 +56,9 @@ from __future__ import annotations
 
 import functools
 import io
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -88,6 +91,12 @@ REFERENCE_EDGE = "#666666"
 #: Figure widths in inches: one and two paper columns.
 ONE_COLUMN = 3.5
 TWO_COLUMN = 7.2
+#: Width presets of ``memdiag plot --width`` (inches): ``column`` draws each figure one column wide
+#: unless its text needs two (column widths: ACL 3.3, ACM 3.33, IEEE 3.5); ``page`` draws every
+#: figure at least a two-column page wide (ACL 6.3, ACM 7.0, IEEE 7.16).
+WIDTHS: dict[str, float] = {"column": ONE_COLUMN, "page": TWO_COLUMN}
+#: The smallest width a figure is drawn at (the ``page`` preset raises it).
+_MINIMUM_WIDTH: ContextVar[float] = ContextVar("memdiag_minimum_width", default=0.0)
 #: Font sizes in points: body text and the smallest text (ticks, annotations, legends).
 FONT_SIZE = 8.0
 SMALL_FONT_SIZE = 7.0
@@ -248,6 +257,31 @@ def styled(function: F) -> F:
             return function(*args, **kwargs)
 
     return wrapper  # type: ignore[return-value]
+
+
+def at_least(width: float) -> float:
+    """``width`` widened to the preset in force (:func:`width_preset`; none: unchanged).
+
+    >>> with width_preset("page"):
+    ...     at_least(ONE_COLUMN)
+    7.2
+    >>> at_least(ONE_COLUMN)
+    3.5
+    """
+    return max(width, _MINIMUM_WIDTH.get())
+
+
+@contextmanager
+def width_preset(name: str) -> Iterator[None]:
+    """Draw figures under a width preset of :data:`WIDTHS` (``column``: each figure's own width;
+    ``page``: at least the page width)."""
+    if name not in WIDTHS:
+        raise ValueError(f"unknown width preset {name!r} (use one of {', '.join(WIDTHS)})")
+    token = _MINIMUM_WIDTH.set(WIDTHS[name] if name == "page" else 0.0)
+    try:
+        yield
+    finally:
+        _MINIMUM_WIDTH.reset(token)
 
 
 def new_figure(width: float, height: float, constrained: bool = True) -> Figure:

@@ -33,7 +33,7 @@ from memdiag.plots._labels import overlap_area
 from memdiag.plots._names import name_key
 from memdiag.plots._reading import group_note, labels_of, level
 from memdiag.plots.style import (
-    LINE_SPACING, MINUS, ONE_COLUMN, REFERENCE_COLOR, SMALL_FONT_SIZE, TWO_COLUMN, SystemStyle,
+    at_least, LINE_SPACING, MINUS, ONE_COLUMN, REFERENCE_COLOR, SMALL_FONT_SIZE, TWO_COLUMN, SystemStyle,
     add_note, break_label, figure_and_axes, new_figure, note_height, renderer, require,
     signed, styled, system_styles, text_size, wrap,
 )
@@ -346,7 +346,7 @@ def venn(
     if outside:
         raise ValueError(f"system '{outside[0]}' is not in all_systems ({', '.join(all_systems)}).")
     ncols, nrows = _grid(len(names), ncols)
-    width = fig.get_size_inches()[0] if fig is not None else ONE_COLUMN if ncols == 1 else TWO_COLUMN
+    width = fig.get_size_inches()[0] if fig is not None else at_least(ONE_COLUMN if ncols == 1 else TWO_COLUMN)
     cell_w = width / ncols
     titles = {s: f"{break_label(styles[s].label, cell_w - 2 * _SIDE, _TITLE_FONT)}\n"
                  f"{_net_line(rows.loc[s], cell_w - 2 * _SIDE)}" for s in names}
@@ -498,7 +498,7 @@ def venn3(
     aliases = labels_of(verdicts, labels)
     styles = system_styles(list(all_systems) if all_systems is not None else present, reference,
                            aliases)
-    fig, ax = figure_and_axes(ax, ONE_COLUMN, 3.0)
+    fig, ax = figure_and_axes(ax, at_least(ONE_COLUMN), 3.0)
     names = tuple(break_label(styles[s].label, 1.4, SMALL_FONT_SIZE + 1) for s in systems)
     diagram = _venn3(subsets=tuple(counts[r] for r in REGIONS3), set_labels=names,
                      set_colors=tuple(styles[s].color for s in systems), alpha=_ALPHA, ax=ax,

@@ -23,7 +23,7 @@ from matplotlib.ticker import PercentFormatter
 
 from memdiag.plots._reading import level
 from memdiag.plots.style import (
-    ONE_COLUMN, TWO_COLUMN, figure_and_axes, plain, require, styled, text_size, tidy_axes,
+    at_least, ONE_COLUMN, TWO_COLUMN, figure_and_axes, plain, require, styled, text_size, tidy_axes,
 )
 
 #: Colours of the four roles (and malformed labels), Okabe–Ito.
@@ -103,7 +103,7 @@ def mutation_rates(write_audit_frame: pd.DataFrame, ax: Axes | None = None) -> F
                          "(md.write_audit output).")
     clusters, overall = _sorted_clusters(write_audit_frame)
     k = len(clusters)
-    fig, ax = figure_and_axes(ax, ONE_COLUMN if k <= 8 else TWO_COLUMN, 2.8)
+    fig, ax = figure_and_axes(ax, at_least(ONE_COLUMN if k <= 8 else TWO_COLUMN), 2.8)
     tidy_axes(ax)
     x = np.arange(1, k + 1, dtype=float)
     size = 3.5 if k <= 60 else 1.5
@@ -208,7 +208,7 @@ def write_actions(write_audit_frame: pd.DataFrame, ax: Axes | None = None) -> Fi
     if "n_malformed" in rows and (rows["n_malformed"].astype(float) > 0).any():
         roles.append("malformed")
     k = len(rows)
-    fig, ax = figure_and_axes(ax, ONE_COLUMN if k <= 9 else TWO_COLUMN, 2.6)
+    fig, ax = figure_and_axes(ax, at_least(ONE_COLUMN if k <= 9 else TWO_COLUMN), 2.6)
     tidy_axes(ax)
     x = np.arange(k, dtype=float)
     x[-1] += 0.5  # the pooled bar stands apart

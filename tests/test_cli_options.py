@@ -1,0 +1,248 @@
+"""Every option a subcommand offers is used (issue 19: ``leaderboard --inference``, ``audit
+--design``, ``agreement --design`` and ``plot --ci`` were accepted and ignored).
+
+Two checks, on tiny data:
+
+1. **Read**: each subcommand runs on one or more baseline command lines with its arguments in a
+   namespace that records which attributes the command reads; every option the subcommand
+   offers must be read by one of them (an option never read cannot have an effect).
+2. **Effect**: the shared resampling options (``--design``, ``--inference``, ``--seed``,
+   ``--ci``, ``--resamples``, ``--correction``) change the rows of the JSON output (not only
+   its provenance) of every command that offers them, and ``--quiet``/``--verbose`` change
+   its printed notes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import memdiag as md
+from memdiag import cli
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLE = REPO / "data" / "example"
+B = "100"
+
+#: Options no baseline below reads, each with the reason.
+NOT_READ: dict[str, dict[str, str]] = {
+    "plot": {"parameter": "read only by plot sensitivity (a parameter sweep; tests/test_plots.py)",
+             "default": "read only by plot sensitivity (a parameter sweep; tests/test_plots.py)"},
+}
+#: Subcommands left out of the read check, each with the reason.
+SKIPPED = {"report": "a whole report (tests/test_report.py checks its options are recorded and used)",
+           "demo": "a whole report", "inspect": "drafts a recipe (tests/test_recipes.py)",
+           "simulate": "writes simulated files (tests/test_simulate.py)"}
+
+
+class Tracked(argparse.Namespace):
+    """A namespace that records the attributes read from it."""
+
+    def __getattribute__(self, name: str) -> object:
+        if not name.startswith("_"):
+            object.__getattribute__(self, "_reads").add(name)
+        return object.__getattribute__(self, name)
+
+
+def parse(argv: list[str]) -> Tracked:
+    namespace = Tracked()
+    object.__setattr__(namespace, "_reads", set())
+    args = cli.build_parser().parse_args(argv, namespace=namespace)
+    object.__getattribute__(args, "_reads").clear()
+    return args
+
+
+def run_tracked(argv: list[str]) -> set[str]:
+    args = parse(argv)
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        cli._check_outputs(args)
+        code = args.run(args)
+    assert code in (0, 1), f"{argv}: exit {code}\n{err.getvalue()}"
+    return set(object.__getattribute__(args, "_reads"))
+
+
+def run(argv: list[str]) -> str:
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = cli.main(argv)
+    assert code in (0, 1), f"{argv}: exit {code}\n{err.getvalue()}"
+    return out.getvalue()
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory) -> dict[str, str]:
+    root = tmp_path_factory.mktemp("options")
+    df = md.simulate(n_queries=80, systems=("raw-rag", "mem0", "mem0+raw"), n_clusters=20, n_repeats=2, seed=3)
+    judged = md.simulate(n_queries=80, systems=("raw-rag", "mem0"), n_clusters=20, n_repeats=3, judge_error=0.2,
+                         seed=4)
+    judged.to_csv(root / "judged.csv", index=False)
+    verdicts = root / "verdicts"
+    verdicts.mkdir()
+    for system, part in df.groupby("system"):
+        part.to_csv(verdicts / f"{system}.csv", index=False)
+    after = df[df["system"] == "mem0"].copy()
+    after["score"] = 1.0 - after["score"]
+    after["changed"] = 1
+    after.loc[after.index[::2], ["score", "changed"]] = [1.0, 0]
+    after.to_csv(root / "after.csv", index=False)
+    df[df["system"] == "mem0"].to_csv(root / "before.csv", index=False)
+    meme = root / "meme"
+    meme.mkdir()
+    for name in ("raw-rag.csv", "mem0.csv"):
+        (meme / name).write_bytes((EXAMPLE / "meme" / name).read_bytes())
+    pd.DataFrame({"query_id": [df["query_id"].iloc[0]], "system": ["mem0"]}).to_csv(root / "blocked.csv", index=False)
+    claims = root / "claims.yaml"
+    claims.write_text("claims:\n  - id: mem0-beats-rag\n    system_a: mem0\n    system_b: raw-rag\n"
+                      "    direction: greater\n    family: f\n  - id: raw-beats-rag\n    system_a: mem0+raw\n"
+                      "    system_b: raw-rag\n    direction: greater\n    family: f\n", encoding="utf-8")
+    return {"verdicts": str(verdicts), "agreement": str(root / "judged.csv"), "before": str(root / "before.csv"),
+            "after": str(root / "after.csv"),
+            "meme": str(meme), "blocked": str(root / "blocked.csv"), "claims": str(claims), "out": str(root),
+            "systems": str(EXAMPLE / "systems.csv"), "writes": str(EXAMPLE / "write_log.csv"),
+            "ingestion": str(EXAMPLE / "ingestion_log.csv"),
+            "summaries": str(EXAMPLE / "summaries_memory_tax.yaml")}
+
+
+def baselines(f: dict[str, str]) -> dict[str, list[list[str]]]:
+    """One or more command lines per subcommand that together read every option it offers."""
+    v, r = f["verdicts"], ["--reference", "raw-rag"]
+    res = ["--resamples", B]
+    plot = ["plot", "-o", str(Path(f["out"]) / "fig.png"), "--force"]
+    return {
+        "validate": [["validate", v]],
+        "score": [["score", v, *res]],
+        "compare": [["compare", v, *res, "--omnibus"]],
+        "leaderboard": [["leaderboard", v, *res]],
+        "flows": [["flows", v, *r, *res, "--replay", str(Path(f["out"]) / "replay")]],
+        "evidence": [["evidence", v, *res, "--tests"], ["evidence", v, *res, "--procedure", "raw-rag-c6"]],
+        "costs": [["costs", v, *r, *res, "--systems-table", f["systems"], "--ingestion-log", f["ingestion"]]],
+        "audit": [["audit", f["claims"], "--verdicts", v, *res], ["audit", "--summaries", f["summaries"], "--details"]],
+        "rank": [["rank", v, *res]],
+        "attribute": [["attribute", f["before"], f["after"], "--changed", "changed", *res]],
+        "path": [["path", f["meme"], *res]],
+        "power": [["power", v, *r, *res]],
+        "independence": [["independence", v, *res]],
+        "robustness": [["robustness", v, *r, *res, "--filtered", f["blocked"]]],
+        "writes": [["writes", f["writes"]]],
+        "agreement": [["agreement", v, *res]],
+        "plot": [[*plot, "venn", v, *r, *res, "--no-shared-scale"],
+                 [*plot, "forest", v, *r, *res, "--by", "category", "--alias", "mem0=M", "--width", "page"],
+                 [*plot, "matrix", v, *res, "--lower", "score"],
+                 [*plot, "bubble", v, *r, *res, "--systems-table", f["systems"], "--cost", "tokens_per_query"],
+                 [*plot, "venn3", v, *r, "--systems", "mem0"],
+                 [*plot, "overview", *r, *res, "--setting", f"one={v}", "--setting", f"two={v}"],
+                 [*plot, "writes", f["writes"]]],
+    }
+
+
+def _offered(command: str) -> set[str]:
+    parser = cli.build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return {a.dest for a in sub.choices[command]._actions if a.dest != "help"}
+
+
+def _commands() -> list[str]:
+    parser = cli.build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return list(sub.choices)
+
+
+def test_every_subcommand_is_checked_or_skipped_with_a_reason(files):
+    assert set(_commands()) == set(baselines(files)) | set(SKIPPED)
+
+
+@pytest.mark.parametrize("command", [c for c in _commands() if c not in SKIPPED])
+def test_every_offered_option_is_read(command, files, monkeypatch):
+    from memdiag import plots
+
+    monkeypatch.setattr(plots, "save", lambda fig, path: [])  # drawn, not written: the options act on the figure
+    read: set[str] = set()
+    for argv in baselines(files)[command]:
+        read |= run_tracked(argv)
+    unread = _offered(command) - read - set(NOT_READ.get(command, {}))
+    assert not unread, f"memdiag {command} offers {sorted(unread)} but never reads them"
+
+
+#: (option, value) pairs of the shared resampling group. --seed and --resamples act on sampled
+#: intervals and tests, so they are checked under --inference percentile; the others from the default.
+EFFECTS = [("--seed", "7"), ("--ci", "0.8"), ("--resamples", "200"), ("--design", "iid"),
+           ("--inference", "percentile"), ("--correction", "bonferroni")]
+SAMPLED = ("--seed", "--resamples")
+#: The command lines whose rows the options must move.
+ROWS = {"compare": ["compare"], "leaderboard": ["leaderboard"], "flows": ["flows", "--reference", "raw-rag"],
+        "power": ["power", "--reference", "raw-rag"], "independence": ["independence"],
+        "score": ["score", "--metric", "accuracy"], "rank": ["rank"], "agreement": ["agreement"]}
+#: Options a command offers whose effect is not on these rows, each with the reason.
+NO_ROW_EFFECT = {
+    ("independence", "--design"): "compares iid with the cluster design by definition; --design iid gives "
+                                  "the same table twice",
+}
+
+
+def _rows(argv: list[str]) -> list:
+    document = json.loads(run([*argv, "--format", "json"]))
+    tables = document if isinstance(document, list) else [document]
+    return [t["rows"] for t in tables]
+
+
+@pytest.mark.parametrize(("command", "option"), [(c, o) for c in ROWS for o in EFFECTS])
+def test_resampling_options_move_the_rows(command, option, files):
+    name, value = option
+    if name.removeprefix("--") not in _offered(command):
+        pytest.skip(f"memdiag {command} does not offer {name}")
+    if (command, name) in NO_ROW_EFFECT:
+        pytest.skip(NO_ROW_EFFECT[(command, name)])
+    base = [*ROWS[command], files["agreement" if command == "agreement" else "verdicts"], "--resamples", B]
+    if name in SAMPLED and "inference" in _offered(command):
+        base += ["--inference", "percentile"]
+    assert _rows(base) != _rows([*base, name, value]), f"memdiag {command} {name} {value} changes no number"
+
+
+def test_offered_resampling_options_per_command():
+    # what each command offers is what acts (the rows test above skips the rest)
+    assert "ci" not in _offered("power") and "design" not in _offered("agreement")
+    assert "design" not in _offered("audit") and "inference" in _offered("leaderboard")
+
+
+def test_plot_ci_sets_the_interval_drawn(files, tmp_path):
+    for level in ("0.95", "0.8"):
+        run(["plot", "forest", files["verdicts"], "--reference", "raw-rag", "--resamples", B, "--ci", level,
+             "-o", str(tmp_path / f"forest{level}.svg")])
+    assert "80% interval" in (tmp_path / "forest0.8.svg").read_text(encoding="utf-8")
+    assert "80% interval" not in (tmp_path / "forest0.95.svg").read_text(encoding="utf-8")
+
+
+def test_plot_figures_without_an_interval_refuse_resampling_options(files, capsys):
+    code = cli.main(["plot", "writes", files["writes"], "--ci", "0.8", "-o", "x.png"])
+    assert code == 2 and "drop --ci" in capsys.readouterr().err
+
+
+def test_quiet_and_verbose_change_the_notes(files):
+    base = ["compare", files["verdicts"], "--resamples", B, "--omnibus"]
+    default, quiet, verbose = run(base), run([*base, "--quiet"]), run([*base, "--verbose"])
+    assert len({default, quiet, verbose}) == 3
+
+
+def test_correction_has_help_in_every_command():
+    parser = cli.build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for name, command in sub.choices.items():
+        for action in command._actions:
+            assert action.help, f"memdiag {name} {action.option_strings or action.dest} has no help text"
+
+
+def test_pairwise_matrix_names_the_correction_it_reads():
+    frame = pd.DataFrame({"system_a": ["a"], "system_b": ["b"], "diff": [4.0], "ci_low": [1.0], "ci_high": [7.0],
+                          "p_adj": [0.01]})
+    frame.attrs["correction"] = "bonferroni"
+    assert md.pairwise_matrix(frame).attrs["notes"] == ["row − column in points [interval]; * Bonferroni-adjusted "
+                                                        "p < 0.05"]
+    frame.attrs["correction"] = "holm"
+    assert "Holm-adjusted" in md.pairwise_matrix(frame).attrs["notes"][0]
