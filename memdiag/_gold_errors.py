@@ -101,6 +101,10 @@ def read_gold_errors(path: str | Path, *, dataset: str | Path | None = None) -> 
         out["query_id"] = out["audit_id"]
     if dataset is not None:
         out["query_id"] = canonical_ids(out["audit_id"], locomo_questions(dataset), str(path))
+    elif out["audit_id"].str.fullmatch(r"locomo_\d+_qa\d+").any():
+        raise VerdictError(f"{path}: the ids are the LoCoMo audit's ({out['audit_id'].iloc[0]}), which pair with no "
+                           "verdicts; give the LoCoMo-10 dataset (dataset=, --dataset locomo10.json) to map them to "
+                           "canonical ids.")
     dup = out["query_id"].duplicated()
     if dup.any():
         raise VerdictError(f"{path}: question {out.loc[dup, 'query_id'].iloc[0]!r} is listed twice.")

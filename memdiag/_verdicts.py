@@ -287,19 +287,24 @@ def read_verdicts(
             raise VerdictError(f"a recipe describes how to read the files; drop {given[0]}= (put it in the "
                                "recipe instead).")
         plan = load_recipe(recipe)
-        confine = isinstance(recipe, (str, Path)) and not allow_outside
-        if confine:  # the recipe's own paths stay in its folder; files named by the caller are theirs
-            for section, groups in (("sources", () if paths is not None else plan.sources), ("join", plan.joins)):
-                for group in groups:
-                    _confined(group.files, plan.base, plan.origin, section)
-            if plan.dataset is not None and dataset is None:
-                _confined([str(plan.dataset)], plan.base, plan.origin, "dataset")
-        if dataset is not None:
-            plan = plan.with_dataset(dataset)
         if paths is not None:
             given, found = expand(paths)
             notes += found
             plan = plan.with_files(given)
+        if isinstance(recipe, (str, Path)) and not allow_outside:
+            # the recipe's own paths stay in its folder; files named by the caller are theirs, and side
+            # files a template finds beside them stay in their folder
+            if paths is None:
+                for group in plan.sources:
+                    _confined(group.files, plan.base, plan.origin, "sources")
+            for group in plan.joins:
+                for item in group.files:
+                    beside = plan.beside is not None and Path(item).is_relative_to(plan.beside)
+                    _confined([item], plan.beside if beside else plan.base, plan.origin, "join")
+            if plan.dataset is not None and dataset is None:
+                _confined([str(plan.dataset)], plan.base, plan.origin, "dataset")
+        if dataset is not None:
+            plan = plan.with_dataset(dataset)
         base = plan.base
         joins = list(plan.joins) + joins
         all_files = []

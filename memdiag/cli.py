@@ -352,6 +352,9 @@ def _read(args: argparse.Namespace) -> pd.DataFrame:
         raise UsageError("give verdict files, folders or glob patterns, or --recipe FILE")
     fields = _key_values(args.field, "--field") or None
     join = [_join_spec(j) for j in args.join or ()] or None
+    if args.allow_outside and not args.recipe:  # an offered option has an effect, or says why not
+        raise UsageError("--allow-outside lets a recipe read files outside its folder; give --recipe FILE "
+                         "(files named on the command line are always read)")
     if args.recipe:
         clashes = [o for o, v in (("--layout", args.layout != "auto"), ("--system", args.system),
                                   ("--field", args.field), ("--records", args.records), ("--judge", args.judge)) if v]
@@ -864,7 +867,7 @@ def _cmd_judge_error(args: argparse.Namespace) -> int:
     stated = (args.sensitivity, args.specificity, args.n_correct, args.n_incorrect)
     if any(v is not None for v in stated) and not all(v is not None for v in stated):
         raise UsageError("--sensitivity, --specificity, --n-correct and --n-incorrect go together")
-    if (args.locomo_audit or args.wrong_answers or args.gold_errors) and not args.dataset:
+    if (args.locomo_audit or args.wrong_answers) and not args.dataset:
         raise UsageError("the locomo-audit files need --dataset locomo10.json (it fixes the question ids)")
     if args.locomo_audit:
         if not args.files:
@@ -1079,6 +1082,12 @@ def _setting_verdicts(args: argparse.Namespace) -> pd.DataFrame | dict:
         return _read(args)
     if args.files or args.recipe:
         raise UsageError(f"{args.command} reads either --setting NAME=PATH (one per setting) or FILES, not both")
+    reading = [o for o, v in (("--layout", args.layout != "auto"), ("--system", args.system), ("--field", args.field),
+                              ("--records", args.records), ("--judge", args.judge), ("--join", args.join),
+                              ("--dataset", args.dataset), ("--allow-outside", args.allow_outside)) if v]
+    if reading:  # each --setting is read in its own layout; these options describe FILES
+        raise UsageError(f"{reading[0]} describes how FILES are read; --setting NAME=PATH reads each setting as "
+                         "it is (give FILES with benchmark and model columns instead)")
     settings = {}
     for name, path in _key_values(args.setting, "--setting").items():
         benchmark, _, model = name.partition("/")
@@ -1519,7 +1528,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("fragility", help="how many verdict flips or removed conversations overturn each comparison")
     _add_input(p, judges=True)
     p.add_argument("--scheme", help="the benchmark scheme whose queries are counted (locomo, meme, FILE.yaml)")
-    p.add_argument("--pairs", choices=("all", "reference"), default="all")
+    p.add_argument("--pairs", choices=("all", "reference"), default="all",
+                   help="every pair of systems (default), or each system against --reference")
     p.add_argument("--reference", help="reference system for --pairs reference")
     p.add_argument("--threshold", type=_threshold, help="correct when the score is > THRESHOLD (default 0.5)")
     p.add_argument("--max-subsets", type=int, default=200_000, metavar="N",

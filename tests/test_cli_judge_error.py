@@ -66,5 +66,9 @@ def test_judge_error_usage_errors(tmp_path, capsys):
     assert "say what to compute" in capsys.readouterr().err
     assert main(["judge-error", str(path), "--sensitivity", "0.9"]) == 2
     assert "go together" in capsys.readouterr().err
-    assert main(["judge-error", str(path), "--gold-errors", str(path)]) == 2
+    assert main(["judge-error", str(path), "--wrong-answers", str(path)]) == 2
+    assert "--dataset" in capsys.readouterr().err
+    audit_ids = tmp_path / "errors.json"  # the audit's own ids pair with nothing until the dataset maps them
+    audit_ids.write_text('[{"question_id": "locomo_0_qa1", "error_type": "HALLUCINATION"}]', encoding="utf-8")
+    assert main(["judge-error", str(path), "--gold-errors", str(audit_ids)]) == 2
     assert "--dataset" in capsys.readouterr().err

@@ -20,6 +20,7 @@ import json
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -102,7 +103,15 @@ def files(tmp_path_factory) -> dict[str, str]:
     claims.write_text("claims:\n  - id: mem0-beats-rag\n    system_a: mem0\n    system_b: raw-rag\n"
                       "    direction: greater\n    family: f\n  - id: raw-beats-rag\n    system_a: mem0+raw\n"
                       "    system_b: raw-rag\n    direction: greater\n    family: f\n", encoding="utf-8")
-    return {"verdicts": str(verdicts), "agreement": str(root / "judged.csv"), "before": str(root / "before.csv"),
+    labelled = judged[judged["repeat"] == 0].drop(columns="repeat")
+    truth = labelled["score"].to_numpy().copy()
+    truth[::7] = 1.0 - truth[::7]  # a human who disagrees with the judge on every seventh answer
+    chosen = labelled["query_id"].isin(labelled["query_id"].drop_duplicates().iloc[::3])  # both systems' answers
+    labelled = labelled.assign(human=np.where(chosen, truth, np.nan))
+    labelled.to_csv(root / "labelled.csv", index=False)
+    labelled[["query_id"]].drop_duplicates().iloc[::5].to_csv(root / "gold.csv", index=False)  # wrong gold answers
+    return {"verdicts": str(verdicts), "labelled": str(root / "labelled.csv"),
+            "gold": str(root / "gold.csv"), "agreement": str(root / "judged.csv"), "before": str(root / "before.csv"),
             "after": str(root / "after.csv"),
             "meme": str(meme), "blocked": str(root / "blocked.csv"), "claims": str(claims), "out": str(root),
             "systems": str(EXAMPLE / "systems.csv"), "writes": str(EXAMPLE / "write_log.csv"),
@@ -138,7 +147,16 @@ def baselines(f: dict[str, str]) -> dict[str, list[list[str]]]:
                  [*plot, "bubble", v, *r, *res, "--systems-table", f["systems"], "--cost", "tokens_per_query"],
                  [*plot, "venn3", v, *r, "--systems", "mem0"],
                  [*plot, "overview", *r, *res, "--setting", f"one={v}", "--setting", f"two={v}"],
-                 [*plot, "writes", f["writes"]]],
+                 [*plot, "writes", f["writes"]],
+                 [*plot, "critical", "--setting", f"one={v}", "--setting", f"two={v}", "--setting", f"three={v}"]],
+        "across": [["across", "--setting", f"one={v}", "--setting", f"two={v}", *r, *res]],
+        "fragility": [["fragility", v, *r, "--pairs", "reference"]],
+        "judge-error": [["judge-error", f["labelled"], "--label", "human", *r, *res],
+                        ["judge-error", f["labelled"], "--sensitivity", "0.9", "--specificity", "0.8", "--n-correct",
+                         "50", "--n-incorrect", "50", *r, "--breakeven", "5"],
+                        ["judge-error", f["agreement"], *r, "--components", "--target", "5"],
+                        ["judge-error", f["labelled"], *r, *res, "--gold-errors", f["gold"], "--missing", "drop",
+                         "--verdict-missing", "exclude"]],
     }
 
 

@@ -117,23 +117,39 @@ class Recipe:
     description: str = ""
     labels: Mapping[str, str] = field(default_factory=dict)
     dataset: Path | None = None
+    #: The folder of the files given in place of the sources (:meth:`with_files`), if any.
+    beside: Path | None = None
 
     def with_files(self, files: Iterable[str | Path]) -> Recipe:
         """The recipe with every source reading ``files`` instead (a layout recipe used as a
         template: ``memdiag score --recipe data/recipes/mem0-locomo.yaml runs/*.json``)."""
         files = tuple(str(Path(f).resolve()) for f in files)
-        # the template's side files are looked up beside the given files, not beside the template
-        # (data/recipes/zep-locomo.yaml joins the responses file that sits beside the grades)
+        # A relative side file is read beside the recipe when it is there (a recipe inside a release);
+        # otherwise beside the given files (data/recipes/zep-locomo.yaml used as a template joins the
+        # responses file that sits beside the grades, not beside the template).
         beside = Path(os.path.commonpath([str(Path(f).parent) for f in files]))
-        joins = tuple(j if all(Path(f).is_absolute() for f in j.files)
+        joins = tuple(j if all(Path(f).is_absolute() or _matches(self.base, f) for f in j.files)
                       else replace(j, files=tuple(str(beside / f) for f in j.files)) for j in self.joins)
-        return replace(self, sources=tuple(replace(s, files=files) for s in self.sources), joins=joins)
+        return replace(self, sources=tuple(replace(s, files=files) for s in self.sources), joins=joins,
+                       beside=beside)
 
     def with_dataset(self, dataset: str | Path) -> Recipe:
         """The recipe with every source matching records without ids against ``dataset``
         (``--dataset PATH`` given beside a recipe)."""
         path = Path(dataset).resolve()
         return replace(self, dataset=path, sources=tuple(replace(s, dataset=path) for s in self.sources))
+
+
+def _matches(base: Path, pattern: str) -> bool:
+    """Whether the relative path or glob ``pattern`` names at least one file under ``base``."""
+    if not any(c in pattern for c in "*?["):
+        return (base / pattern).is_file()
+    from memdiag._readers._expand import expand
+
+    try:
+        return bool(expand([pattern], base)[0])
+    except VerdictError:
+        return False
 
 
 def _where(origin: str, section: str, number: int | None = None) -> str:
