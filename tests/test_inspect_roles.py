@@ -216,3 +216,14 @@ def test_a_dataset_given_for_records_with_ids_and_question_text_drafts_the_canon
     assert df["score"].to_dict() == {"locomo:conv-26:adv000": 1.0, "locomo:conv-26:001": 0.0, "locomo:conv-26:000": 1.0,
                                      "locomo:conv-30:000": 0.0}
     assert "# query_id" not in inspect([str(tmp_path / "sys")], recipe_dir=tmp_path).recipe   # no dataset: own ids
+
+
+def test_a_draft_written_outside_the_release_says_how_to_read_it(tmp_path):
+    # a recipe reads only files in its own folder (issue 21); a draft written elsewhere says so
+    release = tmp_path / "release"
+    release.mkdir()
+    pd.DataFrame({"query_id": ["a", "b"], "score": [1, 0]}).to_csv(release / "mem0.csv", index=False)
+    outside = inspect([release], recipe_dir=tmp_path / "drafts")
+    assert "outside its own folder (../release/mem0.csv" in outside.text and "--allow-outside" in outside.text
+    inside = inspect([release], recipe_dir=release)
+    assert "outside its own folder" not in inside.text

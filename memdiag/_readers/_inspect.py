@@ -604,6 +604,11 @@ def inspect(items, recipe_dir: str | Path | None = None, dataset: str | Path | N
                  "conversation field to match, so the draft reads the ids as they are. For the canonical ids of "
                  f"{Path(dataset).name} map question: <question field> and cluster: <conversation> (and "
                  "expected:, category:) in place of query_id, with dataset: in the recipe (docs/recipes.md).\n")
+    outside = re.findall(r"""^\s*(?:- )?(?:files|dataset): \[?["']?((?:\.\.|/)[^"',\]]*)""", recipe, re.M)
+    if outside:  # a recipe reads only files in its own folder unless trusted (docs/recipes.md, Paths)
+        text += (f"\nthe draft reads files outside its own folder ({outside[0]}, ...): read "
+                 "it with --allow-outside (Python: allow_outside=True), or write the draft inside the release "
+                 "folder.\n")
     if undecided:
         text += "\ncould not decide:\n" + "\n".join(f"  - {u}" for u in undecided) + "\n"
     if guessed:
