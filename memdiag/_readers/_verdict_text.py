@@ -97,9 +97,11 @@ def parse_verdict(value: object) -> float | None:
     if text in WORDS:
         return WORDS[text]
     try:
-        return float(text)
+        number = float(text)
     except ValueError:
         pass
+    else:  # digits too many for a float overflow to inf: no verdict, as for a huge int above
+        return None if math.isinf(number) and "inf" not in text else number
     match = _LEADING_WORD.match(value.strip(_WRAPPING).lower())
     if match and match.group(1) in WORDS:
         return WORDS[match.group(1)]
