@@ -21,3 +21,12 @@ def real_data() -> Path:
     if not REAL_DATA.is_dir():
         pytest.skip(f"real released outputs not found at {REAL_DATA} (needs ../shared/data/real)")
     return REAL_DATA
+
+
+@pytest.fixture()
+def no_gc_collect(monkeypatch):
+    """statsmodels' ``multipletests`` runs ``gc.collect()`` on every Holm call (about 0.25 s each late
+    in a full run, with the suite's objects alive): switched off for the test, never in memdiag."""
+    import gc
+
+    monkeypatch.setattr(gc, "collect", lambda *args: 0)

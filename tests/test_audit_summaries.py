@@ -130,7 +130,7 @@ def test_p_at_floor_finds_the_holm_family_of_the_papers_0_0012():
     assert md.p_at_floor("0.0001", n_resamples=20_000)["multiple"].tolist() == [1]   # the floor itself
 
 
-def test_survives_family_bounds_holm_whatever_the_other_p_values():
+def test_survives_family_bounds_holm_whatever_the_other_p_values(no_gc_collect):
     rng = np.random.default_rng(7)
     for _ in range(40):     # multipletests runs gc.collect() on every call: a few dozen families suffice
         m = int(rng.integers(2, 30))

@@ -111,7 +111,7 @@ def test_real_trpc_long_context_vs_rag_fragility(real_data):
     assert out["removal_sign"] == want and out["removal_method"] == "exact"
 
 
-def test_holm_within_matches_statsmodels():
+def test_holm_within_matches_statsmodels(no_gc_collect):
     from statsmodels.stats.multitest import multipletests
 
     from memdiag._inference.fragility import holm_within

@@ -90,3 +90,46 @@ def test_readme_python_blocks_run_as_written(tmp_path):
     finally:
         os.chdir(here)
     assert (tmp_path / "report" / "report.md").is_file()
+
+
+def _own_runs() -> tuple[int, int, list[str]]:
+    """The line of ``memdiag demo``, the line of the "Your own runs" heading, and that section's
+    commands (continuation lines joined, comments dropped)."""
+    lines = (REPO / "README.md").read_text(encoding="utf-8").splitlines()
+    demo = lines.index('pip install -e ".[dev]" && memdiag demo')
+    heading = lines.index("## Your own runs")
+    block = re.search(r"```bash\n(.*?)```", "\n".join(lines[heading:]), re.S).group(1)
+    commands = [line.split("#")[0].strip() for line in block.replace("\\\n", " ").splitlines()]
+    return demo, heading, [c for c in commands if c]
+
+
+def test_the_quick_path_for_own_runs_sits_near_the_two_commands():
+    demo, heading, commands = _own_runs()
+    # issue 19 item 7: within 40 lines of the two commands, which stay exactly as they are
+    assert 0 < heading - demo <= 40
+    assert "python -m pytest" in (REPO / "README.md").read_text(encoding="utf-8").splitlines()[demo:heading]
+    assert [c.split()[1] for c in commands] == ["validate", "score", "flows", "report"]
+
+
+def test_the_quick_path_for_own_runs_runs_on_files_laid_out_as_it_says(tmp_path, monkeypatch, capsys):
+    import shlex
+
+    from memdiag.cli import main
+
+    # runs/rag.csv and runs/mem0.csv: system, query_id, a 0/1 score and a category
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    df = md.simulate(n_queries=60, systems=("raw-rag", "mem0"), n_clusters=6, sufficiency=False, costs=False, seed=2)
+    df["system"] = df["system"].replace({"raw-rag": "rag"})
+    for system, part in df.groupby("system"):
+        part[["system", "query_id", "score", "category"]].to_csv(runs / f"{system}.csv", index=False)
+    monkeypatch.chdir(tmp_path)
+    for command in _own_runs()[2]:
+        argv = shlex.split(command)[1:]
+        if argv[0] != "validate":  # the README's default of 20,000 replicates, cut for a fast test
+            argv += ["--resamples", "200"]
+        assert main(argv) == 0, (command, capsys.readouterr().err)
+        shown = capsys.readouterr().out
+        if argv[0] in ("validate", "score"):
+            assert "mem0" in shown and "rag" in shown
+    assert (tmp_path / "report" / "report.md").is_file()

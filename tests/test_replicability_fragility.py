@@ -37,7 +37,7 @@ def test_replicability_count_stops_at_the_first_non_rejection():
     assert replicability_count([0.03, 0.04]) == 0
 
 
-def test_bonferroni_count_is_holms_number_of_rejections():
+def test_bonferroni_count_is_holms_number_of_rejections(no_gc_collect):
     rng = np.random.default_rng(11)
     for _ in range(40):          # multipletests runs gc.collect() on every call: keep the loop short
         n = int(rng.integers(1, 12))
