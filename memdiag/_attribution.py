@@ -66,6 +66,7 @@ def attribute_change(
     confidence_level: float = 0.95,
     missing: MissingQueryPolicy = "error",
     verdict_missing: MissingVerdictPolicy = "as-wrong",
+    cluster_missing: str = "error",
 ) -> pd.DataFrame:
     """Split a score change between two runs into changed-query and unchanged-query parts.
 
@@ -90,6 +91,9 @@ def attribute_change(
     missing, verdict_missing
         The missing-query and missing-verdict policies of SPEC §1.4 for aligning the two runs
         (default ``error`` and ``as-wrong``).
+    cluster_missing
+        Queries without a cluster label when the others have one: ``"error"`` (default) or
+        ``"own"`` (each its own cluster), as in :func:`memdiag.prepare`.
 
     Returns
     -------
@@ -143,7 +147,7 @@ def attribute_change(
     frames = [_one_system(before_df, system, "before"), _one_system(after_df, system, "after")]
     df = pd.concat(frames, ignore_index=True, sort=False)
     prepared = prepare(df, scheme=scheme_obj, systems=["before", "after"], missing=missing,
-                       verdict_missing=verdict_missing, design=design)
+                       verdict_missing=verdict_missing, design=design, cluster_missing=cluster_missing)
     seed = run_seed(seed)
     panel = prepared.panel
     ids = _changed_ids(changed, after_df)

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from memdiag import _checks
+from memdiag._cluster_labels import CLUSTER_MISSING
 from memdiag._compare import compare
 from memdiag._prepare import prepare
 from memdiag._provenance import stamp
@@ -45,7 +46,7 @@ def _headline(df: pd.DataFrame, *, scheme, reference, verdict_missing: str, opti
     """Each system's official score and (with a reference) its difference from it: {(quantity,
     system): (estimate, low, high, p_adj, n)} and the notes."""
     prepared = prepare(df, scheme=scheme, missing=options["missing"], verdict_missing=verdict_missing,
-                       design=options["design"])
+                       design=options["design"], cluster_missing=options["cluster_missing"])
     resampling = {k: options[k] for k in ("n_resamples", "seed", "inference", "confidence_level")}
     table = score(prepared, **resampling)
     out = {}
@@ -98,12 +99,13 @@ def _moves(baseline: pd.DataFrame, variant: pd.DataFrame, *, function: str, what
                  **{k: v for k, v in options.items() if k != "design"})
 
 
-def _options(*, design, inference, n_resamples, seed, confidence_level, correction, missing) -> dict:
+def _options(*, design, inference, n_resamples, seed, confidence_level, correction, missing, cluster_missing) -> dict:
     return {"design": design, "inference": inference,
             "n_resamples": _checks.n_resamples(n_resamples, allow_zero=True), "seed": run_seed(seed),
             "confidence_level": _checks.confidence_level(confidence_level),
             "correction": _checks.choice(correction, _checks.CORRECTIONS, "correction"),
-            "missing": _checks.choice(missing, _checks.MISSING, "missing-query policy")}
+            "missing": _checks.choice(missing, _checks.MISSING, "missing-query policy"),
+            "cluster_missing": _checks.choice(cluster_missing, CLUSTER_MISSING, "missing-cluster policy")}
 
 
 _COMMON_DOC = """    scheme
@@ -113,6 +115,9 @@ _COMMON_DOC = """    scheme
         (:func:`memdiag.compare` with ``pairs="reference"``, Holm over the systems).
     design, inference, n_resamples, seed, confidence_level, correction, missing
         As in :func:`memdiag.compare`; ``n_resamples=0`` gives the point estimates only.
+    cluster_missing
+        Queries without a cluster label when the others have one: ``"error"`` (default) or
+        ``"own"`` (each its own cluster), as in :func:`memdiag.prepare`; the same in both analyses.
 
     Returns
     -------
@@ -140,6 +145,7 @@ def content_filter_sensitivity(
     correction: str = "holm",
     missing: str = "error",
     verdict_missing: str | None = None,
+    cluster_missing: str = "error",
 ) -> pd.DataFrame:
     """The headline numbers with and without the queries a content filter blocked (A.5.2).
 
@@ -216,7 +222,8 @@ def content_filter_sensitivity(
                            + (" once the queries with other missing verdicts are dropped" if decided else "")
                            + ".")
     options = _options(design=design, inference=inference, n_resamples=n_resamples, seed=seed,
-                       confidence_level=confidence_level, correction=correction, missing=missing)
+                       confidence_level=confidence_level, correction=correction, missing=missing,
+                       cluster_missing=cluster_missing)
     # the exclude policy drops a query with a missing verdict for every system, with its pair_id twins
     variant = frame.assign(score=frame["score"].where(~blocked, np.nan))
     per_system = frame.loc[blocked].groupby("system")["query_id"].nunique()
@@ -268,6 +275,7 @@ def judge_repetition_sensitivity(
     correction: str = "holm",
     missing: str = "error",
     verdict_missing: str = "as-wrong",
+    cluster_missing: str = "error",
 ) -> pd.DataFrame:
     """The headline numbers from the mean of the judge calls against the first call alone (A.5.2).
 
@@ -316,7 +324,8 @@ def judge_repetition_sensitivity(
                            "with several values); there is nothing to compare.")
     first = frame["repeat"] == frame.groupby(["system", "query_id"])["repeat"].transform("min")
     options = _options(design=design, inference=inference, n_resamples=n_resamples, seed=seed,
-                       confidence_level=confidence_level, correction=correction, missing=missing)
+                       confidence_level=confidence_level, correction=correction, missing=missing,
+                       cluster_missing=cluster_missing)
     notes = [f"{int(calls.max())} calls for {int((calls == calls.max()).sum())} of {len(calls)} answers"]
     return _moves(frame, frame[first], function="judge_repetition_sensitivity",
                   what=("the mean of the judge calls of each answer", "the first judge call of each answer"),
@@ -336,6 +345,7 @@ def missing_verdict_bounds(
     confidence_level: float = 0.95,
     correction: str = "holm",
     missing: str = "error",
+    cluster_missing: str = "error",
 ) -> pd.DataFrame:
     """The headline numbers with every missing verdict scored wrong (lower bound) and right (upper
     bound): how far unusable judge outputs could move them (SPEC §1.4, §7.3).
@@ -380,7 +390,8 @@ def missing_verdict_bounds(
     if not n_missing:
         raise VerdictError("missing_verdict_bounds: no verdict is missing; both bounds are the data.")
     options = _options(design=design, inference=inference, n_resamples=n_resamples, seed=seed,
-                       confidence_level=confidence_level, correction=correction, missing=missing)
+                       confidence_level=confidence_level, correction=correction, missing=missing,
+                       cluster_missing=cluster_missing)
     per_system = frame["score"].isna().groupby(frame["system"]).sum()
     notes = [f"missing verdicts: {', '.join(f'{s} {int(n)}' for s, n in per_system.items() if n)}"]
     return _moves(frame, frame.assign(score=frame["score"].fillna(1.0)), function="missing_verdict_bounds",

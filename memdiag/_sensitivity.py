@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from memdiag._compare import compare
+from memdiag._prepare import prepare
 from memdiag._resampling import run_seed
 from memdiag.errors import VerdictError
 from memdiag._schemes import Scheme
@@ -53,6 +54,7 @@ def sensitivity(
     correction: str = "holm",
     missing: MissingQueryPolicy = "error",
     verdict_missing: MissingVerdictPolicy = "as-wrong",
+    cluster_missing: str = "error",
 ) -> pd.DataFrame:
     """Difference of every parameter setting from the default, with paired intervals.
 
@@ -70,6 +72,9 @@ def sensitivity(
     missing, verdict_missing
         The alignment policies of SPEC §1.4 (default ``error`` and ``as-wrong``), applied to
         each swept system's settings.
+    cluster_missing
+        Queries without a cluster label when the others have one: ``"error"`` (default) or
+        ``"own"`` (each its own cluster), as in :func:`memdiag.prepare`.
 
     Returns
     -------
@@ -120,7 +125,9 @@ def sensitivity(
             raise VerdictError(f"no run with {parameter}={default} for '{system or 'the sweep'}' (settings: "
                                f"{', '.join(map(str, group['value']))}).")
         ref = base.iloc[0]
-        result = compare(df[df["system"].isin(group["name"])], metric=metric, scheme=scheme, pairs="reference",
+        runs = prepare(df[df["system"].isin(group["name"])], scheme=scheme, metric=metric, missing=missing,
+                       verdict_missing=verdict_missing, design=design, cluster_missing=cluster_missing)
+        result = compare(runs, metric=metric, scheme=scheme, pairs="reference",
                          reference=ref, design=design, n_resamples=n_resamples, seed=seed,
                          confidence_level=confidence_level, correction=correction, missing=missing,
                          verdict_missing=verdict_missing)

@@ -1132,9 +1132,6 @@ def _cmd_report(args: argparse.Namespace) -> int:
     else:
         if not args.reference:
             raise UsageError("report needs --reference NAME (e.g. --reference raw-rag)")
-        if args.cluster_missing != "error":
-            raise UsageError("report does not take --cluster-missing own yet: give the unlabelled queries a cluster "
-                             "in the data (the error names them), or run the single commands with it")
         df = _read(args)
         out = report(df, args.reference, args.out, scheme=args.scheme, design=args.design,
                      labels=alias_options(_key_values(args.alias, "--alias"), df) or None,
@@ -1143,7 +1140,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
                      correction=args.correction, threshold=args.threshold, missing=args.missing,
                      verdict_missing=args.verdict_missing, judges=args.judges, inference=args.inference,
                      label_missing=args.label_missing, force=args.force, read_options=_read_options(args),
-                     ingestion_log=args.ingestion_log)
+                     ingestion_log=args.ingestion_log, cluster_missing=args.cluster_missing)
     print(out / "report.html")
     return 0
 

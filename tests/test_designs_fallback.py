@@ -319,3 +319,31 @@ def test_obuchowski_pools_the_variance_under_the_null_and_offers_the_wald_form()
     assert wald > md.clustered_mcnemar(b, c).statistic
     with pytest.raises(ValueError, match="needs n"):
         md.clustered_mcnemar(b, c, method="obuchowski-wald")
+
+
+def test_clusters_unknown_warning_is_the_first_note_of_the_cli_output(tmp_path):
+    y, _ = _clustered(6, [20] * 10)
+    df = _frame(y, [f"q{i}" for i in range(200)]).assign(category="single-hop")
+    path = tmp_path / "verdicts.csv"
+    df.to_csv(path, index=False)
+    code, out, _ = _run("compare", str(path), "--scheme", "locomo", "--resamples", "200")
+    notes = [line for line in out.splitlines() if line.startswith(("warning:", "caution:", "note:"))]
+    assert code == 0 and notes[0].startswith("warning: no clusters: locomo is a clustered benchmark")
+
+
+def test_dataframe_only_diagnostics_take_cluster_missing():
+    df, _ = _one_unlabelled()
+    calls = {
+        "sensitivity": lambda **kw: md.sensitivity(df.replace({"system": {"mem": "k=1", "rag": "k=2"}}),
+                                                   parameter="k", default=2, n_resamples=200, **kw),
+        "missing_verdict_bounds": lambda **kw: md.missing_verdict_bounds(
+            df.assign(score=df["score"].where(df.index != 0)), reference="rag", n_resamples=200, **kw),
+        "attribute_change": lambda **kw: md.attribute_change(df[df["system"] == "rag"], df[df["system"] == "mem"]
+                                                             .assign(system="rag"), ["q001"], n_resamples=200, **kw),
+    }
+    for name, call in calls.items():
+        with pytest.raises(VerdictError, match=r"q017.*cluster_missing='own' \(--cluster-missing own\)"):
+            call()
+        out = call(cluster_missing="own")
+        assert out.attrs["n_clusters"] == 11 if "n_clusters" in out.attrs else True, name
+        assert any("cluster missing own: 1 of 400" in n for n in out.attrs["notes"]) or name == "attribute_change", name

@@ -140,7 +140,7 @@ def test_analysis_json_records_version_hashes_settings_and_numbers(demo):
     assert doc["settings"] == {"reference": "raw-rag", "design": "cluster", "n_resamples": 20000, "seed": 0,
                                "confidence_level": 0.95, "correction": "holm", "threshold": 0.5,
                                "missing": "error", "verdict_missing": "as-wrong", "judges": None,
-                               "label_missing": "exclude", "inference": "auto"}
+                               "label_missing": "exclude", "inference": "auto", "cluster_missing": "error"}
     assert doc["design"]["used"] == "cluster"
     files = doc["inputs"]["verdicts"]["rerun"]["files"]
     assert len(files) == 7 and all(f["sha256"] == sha256(Path(f["path"])) for f in files)
@@ -416,3 +416,68 @@ def test_warnings_raised_during_the_analysis_are_listed_in_the_report(small, sma
     html_text = (out / "report.html").read_text(encoding="utf-8")
     assert "Warnings raised during the analysis:" in md_text and "Warnings raised during the analysis:" in html_text
     assert "n\\_resamples=50 is too few" in md_text and "n_resamples=50 is too few" in html_text
+
+
+@pytest.fixture(scope="module")
+def one_unlabelled(tmp_path_factory) -> Path:
+    """The small files with the cluster label of one query (conv-2-q020, both systems) left blank."""
+    folder = tmp_path_factory.mktemp("one-unlabelled") / "verdicts"
+    folder.mkdir()
+    df = md.simulate(n_queries=60, systems=("raw-rag", "mem0"), n_clusters=6, sufficiency=False,
+                     costs=False, seed=3)
+    blank = df["query_id"] == df["query_id"].iloc[20]
+    assert blank.sum() == 2  # one query, answered by both systems
+    df["cluster"] = df["cluster"].where(~blank, None)
+    for system, part in df.groupby("system"):
+        part.to_csv(folder / f"{system}.csv", index=False)
+    (folder.parent / "claims.yaml").write_text(
+        "claims:\n  - id: mem-beats-rag\n    system_a: mem0\n    system_b: raw-rag\n    direction: greater\n",
+        encoding="utf-8")
+    return folder
+
+
+def test_report_cluster_missing_own_is_recorded_shown_and_rerun_byte_identical(one_unlabelled, tmp_path, capsys):
+    qid = pd.read_csv(one_unlabelled / "mem0.csv")["query_id"].iloc[20]
+    claims = one_unlabelled.parent / "claims.yaml"
+    base = ["report", str(one_unlabelled), "--reference", "raw-rag", "--resamples", "200", "--claims", str(claims)]
+    # the default refuses in one line naming the query and the option, before any folder exists
+    assert main([*base, "--out", str(tmp_path / "refused")]) == 2
+    err = capsys.readouterr().err
+    assert qid in err and "--cluster-missing own" in err and not (tmp_path / "refused").exists()
+    out = tmp_path / "own"
+    assert main([*base, "--out", str(out), "--cluster-missing", "own"]) == 0
+    doc = json.loads((out / "analysis.json").read_text(encoding="utf-8"))
+    assert doc["settings"]["cluster_missing"] == "own"
+    assert any("queries without a cluster label: own" in p for p in doc["policies"])
+    # 6 conversations + the unlabelled query on its own = 7 clusters, in the design and every table
+    assert doc["design"]["used"] == "cluster" and "7 clusters" in doc["policies"][0]
+    text = (out / "report.md").read_text(encoding="utf-8")
+    counted = [line for line in text.splitlines()
+               if "cluster missing own: 1 of 60 queries without a cluster label are each a cluster of their own" in line]
+    assert counted and all(qid in line for line in counted)
+    assert "queries without a cluster label: own" in text
+    tables = {name: t for s in doc["sections"] for name, t in s["tables"].items()}
+    assert tables["claims"]["rows"][0]["verdict"] != "not checkable"  # the claims audit takes the policy too
+    # the re-run applies it: byte-identical tables, analysis.json and report.md
+    again = tmp_path / "again"
+    assert main(["report", "--rerun", str(out / "analysis.json"), "--out", str(again)]) == 0
+    for rel in sorted(p.relative_to(out) for p in (out / "tables").iterdir()):
+        assert (out / rel).read_bytes() == (again / rel).read_bytes(), rel
+    for name in ("analysis.json", "report.md"):
+        assert (out / name).read_bytes() == (again / name).read_bytes(), name
+    # changing the recorded policy changes the re-run: the setting is applied, not only recorded
+    doc["settings"]["cluster_missing"] = "error"
+    (out / "analysis.json").write_text(json.dumps(doc), encoding="utf-8")
+    assert main(["report", "--rerun", str(out / "analysis.json"), "--out", str(tmp_path / "third")]) == 2
+    assert qid in capsys.readouterr().err
+
+
+def test_rerun_of_an_analysis_json_written_before_cluster_missing_existed(small_report, tmp_path):
+    doc = json.loads((small_report / "analysis.json").read_text(encoding="utf-8"))
+    del doc["settings"]["cluster_missing"]  # as every analysis.json before the setting was added
+    old = tmp_path / "analysis.json"
+    old.write_text(json.dumps(doc), encoding="utf-8")
+    again = report_from_json(old, tmp_path / "again", progress=False)
+    assert json.loads((again / "analysis.json").read_text(encoding="utf-8"))["settings"]["cluster_missing"] == "error"
+    for rel in sorted(p.relative_to(small_report) for p in (small_report / "tables").iterdir()):
+        assert (small_report / rel).read_bytes() == (again / rel).read_bytes(), rel

@@ -19,6 +19,7 @@ from scipy import stats
 
 from memdiag import _checks
 from memdiag._checks import KINDS
+from memdiag._cluster_labels import CLUSTER_MISSING
 from memdiag._compare import compare
 from memdiag._fragility import FRAGILITY_COLUMNS, pair_fragility
 from memdiag._inference import adjust, design_detectable_effect, design_power, detectable_effect, mcnemar_power
@@ -256,13 +257,13 @@ def _checkable(df: pd.DataFrame, claim: Mapping) -> tuple[pd.DataFrame, Scheme |
 
 
 def _evaluate(df: pd.DataFrame, claim: Mapping, n_resamples: int, seed: int, level: float, inference: str,
-              missing: MissingQueryPolicy, verdict_missing: MissingVerdictPolicy) -> dict:
+              missing: MissingQueryPolicy, verdict_missing: MissingVerdictPolicy, cluster_missing: str) -> dict:
     """Recomputed numbers of one claim (no verdict yet); raises if it cannot be checked."""
     data, scheme = _checkable(df, claim)
     a, b = claim["system_a"], claim["system_b"]
     systems = [a] if b is None else [a, b]
     prepared = prepare(data, scheme=scheme, metric=claim["metric"], systems=systems, missing=missing,
-                       verdict_missing=verdict_missing, design=claim["design"])
+                       verdict_missing=verdict_missing, design=claim["design"], cluster_missing=cluster_missing)
     kind = prepared.design
     notes = list(prepared.notes)
     cols = metric_columns(prepared, claim["metric"])
@@ -393,6 +394,7 @@ def audit_claims(
     confidence_level: float = 0.95,
     missing: MissingQueryPolicy = "error",
     verdict_missing: MissingVerdictPolicy = "as-wrong",
+    cluster_missing: str = "error",
 ) -> pd.DataFrame:
     """Check each claim against the verdicts and give it a verdict with one line of reason.
 
@@ -413,6 +415,9 @@ def audit_claims(
         applies.
     missing, verdict_missing
         Alignment policies (:func:`memdiag.align`).
+    cluster_missing
+        Queries without a cluster label when the others have one: ``"error"`` (default) or
+        ``"own"`` (each its own cluster), as in :func:`memdiag.prepare`.
 
     Returns
     -------
@@ -511,6 +516,7 @@ def audit_claims(
     seed = run_seed(seed)
     n_resamples = _checks.n_resamples(n_resamples)
     confidence_level = _checks.confidence_level(confidence_level)
+    _checks.choice(cluster_missing, CLUSTER_MISSING, "missing-cluster policy")
     table = read_claims(claims)
     records = [{k: (None if k not in _NUMBERS and _absent(v) else v) for k, v in r.items()}
                for r in table.to_dict("records")]  # pandas may store a missing text as NaN
@@ -518,7 +524,7 @@ def audit_claims(
     for claim in records:
         try:
             results.append(_evaluate(df, claim, n_resamples, seed, confidence_level, inference, missing,
-                                     verdict_missing))
+                                     verdict_missing, cluster_missing))
         except (VerdictError, SchemeError) as error:
             results.append(str(error).rstrip("."))
     checked = np.array([isinstance(r, dict) for r in results])

@@ -163,6 +163,7 @@ def report(
     inference: str = "auto",
     ingestion_log: str | Path | pd.DataFrame | None = None,
     labels: Mapping[str, str] | None = None,
+    cluster_missing: str = "error",
 ) -> Path:
     """Run the whole analysis and write it as a folder: report.md, report.html, figures, tables,
     analysis.json.
@@ -219,6 +220,10 @@ def report(
         Short names the figures draw, ``{system: label}`` (``--alias``); they add to a recipe's
         ``labels:`` and a ``label`` column of the systems table (:mod:`memdiag._aliases`), are shown
         beside the names in the validation table and recorded in analysis.json.
+    cluster_missing
+        Queries without a cluster label when the others have one: ``"error"`` (default) refuses,
+        naming them; ``"own"`` makes each a cluster of its own, counted in a note
+        (:func:`memdiag.prepare`); recorded in analysis.json and shown in the policies.
 
     Returns
     -------
@@ -284,7 +289,7 @@ def report(
     >>> tmp.cleanup()
     """
     settings = Settings(reference, design, n_resamples, seed, confidence_level, correction, threshold,
-                        missing, verdict_missing, judges, label_missing, inference)
+                        missing, verdict_missing, judges, label_missing, inference, cluster_missing)
     target = resolve_target(out, force)
     with recording(), _bar(len(SECTIONS) + len(WRITE_STEPS), progress) as bar:
         analysis = _prepare(df, settings, scheme, systems_table, claims, write_log, read_options, bar,
@@ -375,6 +380,7 @@ def report_from_json(path: str | Path, out: str | Path, progress: bool | None = 
                   threshold=settings.threshold, missing=settings.missing,
                   verdict_missing=settings.verdict_missing, read_options=read_options,
                   progress=progress, judges=settings.judges, label_missing=settings.label_missing,
+                  cluster_missing=settings.cluster_missing,
                   force=force, inference=settings.inference,
                   ingestion_log=_rerun_input(inputs.get("ingestion_log")), labels=_recorded_labels(inputs, path))
 

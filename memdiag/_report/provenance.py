@@ -20,6 +20,7 @@ import pandas as pd
 
 from memdiag import _checks
 from memdiag._audit import read_claims
+from memdiag._cluster_labels import CLUSTER_MISSING
 from memdiag._replay import FILES as REPLAY_FILES
 from memdiag._schema import PROVENANCE
 from memdiag._schemes import Scheme, get_scheme
@@ -33,6 +34,9 @@ if TYPE_CHECKING:  # pragma: no cover - the type only; sections import this modu
 
 #: Version of the analysis.json layout read by :func:`report_from_json`.
 ANALYSIS_FORMAT = 1
+#: Settings added after format 1 was first written, with the value every earlier analysis.json
+#: used (the only one memdiag had then): an analysis.json without them re-runs as it was made.
+_ADDED: dict[str, object] = {"cluster_missing": "error"}
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,7 @@ class Settings:
     judges: str | None = None
     label_missing: str = "exclude"
     inference: str = "auto"
+    cluster_missing: str = "error"
 
     def __post_init__(self) -> None:
         """Check every setting before any analysis (VerdictError naming the setting)."""
@@ -69,6 +74,7 @@ class Settings:
             raise VerdictError(f"judges must be 'mean' or a judge's name, got {self.judges!r}.")
         _checks.choice(self.label_missing, _checks.LABEL_MISSING, "missing-label policy")
         _checks.choice(self.inference, _checks.INFERENCE, "inference")
+        _checks.choice(self.cluster_missing, CLUSTER_MISSING, "missing-cluster policy")
 
     @classmethod
     def from_json(cls, recorded: object, origin: str | Path) -> Settings:
@@ -78,6 +84,8 @@ class Settings:
         if not isinstance(recorded, Mapping):
             raise VerdictError(f"{origin}, field 'settings': missing or not a mapping; the file is damaged.")
         for name in names:
+            if name not in recorded and name in _ADDED:
+                continue  # written before the setting existed: its value then was the only one memdiag had
             if name not in recorded:
                 raise VerdictError(f"{origin}, field 'settings.{name}': missing; the file was changed or "
                                    "is damaged, and a default would not reproduce the report.")
@@ -86,7 +94,8 @@ class Settings:
             raise VerdictError(f"{origin}, field 'settings.{unknown[0]}': not a setting of this analysis.json "
                                "format; the file was changed or is damaged.")
         try:
-            return cls(**recorded)
+            return cls(**{**{name: default for name, default in _ADDED.items() if name not in recorded},
+                          **recorded})
         except VerdictError as error:
             raise VerdictError(f"{origin}, settings: {error}") from None
 

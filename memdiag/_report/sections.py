@@ -498,7 +498,7 @@ def _claims_section(ctx: _Context) -> Section:
         section.sentence += (f" Claims that name no scheme, benchmark or design are checked as the rest of the "
                              f"report ({inherited}), so a pair's numbers are those of the other sections.")
     table = audit_claims(ctx.df, claims, n_resamples=s.n_resamples, seed=s.seed, inference=s.inference,
-                         confidence_level=s.confidence_level, **ctx.policies)
+                         confidence_level=s.confidence_level, cluster_missing=s.cluster_missing, **ctx.policies)
     table.attrs["design"] = None  # each claim states its own design (column 'design')
     section.tables["claims"] = table
     section.sentence += _claims_fragility(table)
@@ -573,7 +573,7 @@ def _sensitivity_section(ctx: _Context) -> Section:
     table = sensitivity(ctx.df[ctx.df["system"].isin(runs)], parameter=parameter, default=default,
                         scheme=ctx.scheme, design=ctx.design, n_resamples=s.n_resamples, seed=s.seed,
                         confidence_level=s.confidence_level, correction=s.correction, missing=s.missing,
-                        verdict_missing=s.verdict_missing)
+                        verdict_missing=s.verdict_missing, cluster_missing=s.cluster_missing)
     section.tables["sensitivity"] = table
     section.figures["sensitivity"] = (partial(plots.sensitivity, table, parameter=parameter, default=table.attrs["default"]),
                                       f"Score of each {parameter} setting (top) and its difference from the default "
@@ -710,7 +710,8 @@ def _context(df: pd.DataFrame, settings: Settings, scheme: Scheme | None, system
         raise VerdictError(f"reference '{settings.reference}' is not in the data (systems: "
                            f"{', '.join(systems)}). Choose one with --reference.")
     prepared = prepare(df, scheme=scheme, missing=settings.missing, verdict_missing=settings.verdict_missing,
-                       design=settings.design, judges=settings.judges, label_missing=settings.label_missing)
+                       design=settings.design, judges=settings.judges, label_missing=settings.label_missing,
+                       cluster_missing=settings.cluster_missing)
     ctx = _Context(df, prepared, settings, systems_table, claims, write_log, ingestion_log=ingestion_log)
     return ctx, prepared.design_reason, prepared.n
 
@@ -749,7 +750,8 @@ def _policies(ctx: _Context, why: str, n_queries: int) -> list[str]:
     s = ctx.settings
     lines = [f"{why}; {_interval_policy(ctx)}, seed {s.seed}",
              f"{n_queries} aligned queries; missing queries: {s.missing}; missing verdicts: "
-             f"{s.verdict_missing}; queries without a label: {s.label_missing} (per diagnostic)"
+             f"{s.verdict_missing}; queries without a label: {s.label_missing} (per diagnostic); queries without "
+             f"a cluster label: {s.cluster_missing}"
              + (f"; judges: {s.judges}" if s.judges else ""),
              f"flows: a query is correct when its score (mean over judge repetitions) > {s.threshold}",
              "accuracy: the mean per-query score"
