@@ -16,6 +16,7 @@ import pandas as pd
 from memdiag._inference.fragility import (
     paired_fragility, removal_rank1, removal_sign, removal_significance, sign_fragility,
 )
+from memdiag._metrics import metric_columns
 from memdiag._notes import Note
 from memdiag._pairs import binarize
 from memdiag._prepare import Prepared, as_prepared
@@ -39,13 +40,32 @@ def _cluster_codes(prepared: Prepared) -> np.ndarray | None:
     return pd.factorize(clusters.astype(str), sort=True)[0]
 
 
+def _is_binary(values: np.ndarray) -> bool:
+    return bool(np.isin(values, (0.0, 1.0)).all())
+
+
+def _values(prepared: Prepared, values: np.ndarray | None, threshold: float | None) -> np.ndarray:
+    """The ``(N, S)`` per-query values counted: ``values`` as given, else the scores binarised."""
+    if values is None:
+        return binarize(prepared.panel.scores, threshold).astype(float)
+    values = np.asarray(values, dtype=float)
+    if values.shape != (prepared.n, len(prepared.panel.systems)):
+        raise ValueError(f"values must be (queries, systems) = {(prepared.n, len(prepared.panel.systems))}, "
+                         f"not {values.shape}.")
+    return values
+
+
 def pair_fragility(prepared: Prepared, system_a: str, system_b: str, *, confidence_level: float = 0.95,
-                   threshold: float | None = None, max_subsets: int = 200_000) -> dict:
+                   threshold: float | None = None, values: np.ndarray | None = None,
+                   max_subsets: int = 200_000) -> dict:
     """The fragility columns of one pair (a − b) on a prepared panel (SPEC §10.3).
 
-    Verdicts are correct when their score is > ``threshold`` (0.5 by default); flips are counted
-    on the paired 2×2 table (exact McNemar at α = 1 − ``confidence_level``), removals on the
-    panel's clusters (NaN without clusters, or with fewer than 4 for significance).
+    ``values`` ``(N, S)`` are the per-query values whose plain mean is each system's estimate,
+    columns in the panel's system order (:attr:`memdiag._metrics.MetricColumns.plain`); without
+    them the scores binarised at ``> threshold`` (0.5 by default). Flips are counted on the paired
+    2×2 table (exact McNemar at α = 1 − ``confidence_level``) and need 0/1 values (NaN otherwise);
+    removals act on the per-cluster sums of a − b, 0/1 or not (NaN without clusters, or with fewer
+    than 4 for significance).
 
     >>> import memdiag as md
     >>> df = md.simulate(n_queries=200, systems=("raw-rag", "mem"), accuracy={"raw-rag": 0.5, "mem": 0.7}, seed=3)
@@ -58,18 +78,21 @@ def pair_fragility(prepared: Prepared, system_a: str, system_b: str, *, confiden
     for name in (system_a, system_b):
         if name not in panel.systems:
             raise VerdictError(f"unknown system {name!r}; the panel has {', '.join(panel.systems)}.")
-    a = binarize(panel.scores[:, panel.systems.index(system_a)], threshold)
-    b = binarize(panel.scores[:, panel.systems.index(system_b)], threshold)
-    benefit, tax = int(np.sum(a & ~b)), int(np.sum(~a & b))
-    k, _, _, p_after = paired_fragility(benefit=benefit, tax=tax, n_concordant=panel.n - benefit - tax,
-                                        alpha=1.0 - confidence_level)
-    out = {"flips_sign": sign_fragility(benefit=benefit, tax=tax), "flips_significance": k,
-           "p_after_flips": p_after if k >= 0 else np.nan, "removal_sign": np.nan, "removal_significance": np.nan,
-           "removal_significance_lower": np.nan, "removal_method": ""}
+    matrix = _values(prepared, values, threshold)
+    a = matrix[:, panel.systems.index(system_a)]
+    b = matrix[:, panel.systems.index(system_b)]
+    out = {"flips_sign": np.nan, "flips_significance": np.nan, "p_after_flips": np.nan, "removal_sign": np.nan,
+           "removal_significance": np.nan, "removal_significance_lower": np.nan, "removal_method": ""}
+    if _is_binary(a) and _is_binary(b):
+        ya, yb = a > 0.5, b > 0.5
+        benefit, tax = int(np.sum(ya & ~yb)), int(np.sum(~ya & yb))
+        k, _, _, p_after = paired_fragility(benefit=benefit, tax=tax, n_concordant=panel.n - benefit - tax,
+                                            alpha=1.0 - confidence_level)
+        out.update(flips_sign=sign_fragility(benefit=benefit, tax=tax), flips_significance=k,
+                   p_after_flips=p_after if k >= 0 else np.nan)
     codes = _cluster_codes(prepared)
     if codes is not None and codes.max() >= 1:
-        diff = a.astype(float) - b.astype(float)
-        d = np.bincount(codes, weights=diff)
+        d = np.bincount(codes, weights=a - b)
         n = np.bincount(codes).astype(float)
         sign = 1.0 if d.sum() >= 0 else -1.0
         out["removal_sign"] = removal_sign(sign * d, n)
@@ -80,11 +103,13 @@ def pair_fragility(prepared: Prepared, system_a: str, system_b: str, *, confiden
 
 
 def tier_flips(prepared: Prepared, leader: str, system: str, family: Sequence[float], *,
-               confidence_level: float = 0.95, threshold: float | None = None) -> int:
+               confidence_level: float = 0.95, threshold: float | None = None,
+               values: np.ndarray | None = None) -> int:
     """Verdict flips that change whether ``system`` is tied with ``leader`` under Holm-adjusted exact McNemar.
 
     ``family`` holds the raw p-values of the leader's other comparisons (held fixed); tied means
     the Holm-adjusted p > α, as :func:`memdiag.leaderboard` decides under the iid design.
+    ``values`` are 0/1 per-query values as in :func:`pair_fragility`.
 
     >>> import memdiag as md
     >>> df = md.simulate(n_queries=200, systems=("raw-rag", "mem"), accuracy={"raw-rag": 0.5, "mem": 0.7}, seed=3)
@@ -92,17 +117,20 @@ def tier_flips(prepared: Prepared, leader: str, system: str, family: Sequence[fl
     True
     """
     panel = prepared.panel
-    a = binarize(panel.scores[:, panel.systems.index(system)], threshold)
-    b = binarize(panel.scores[:, panel.systems.index(leader)], threshold)
+    matrix = _values(prepared, values, threshold) > 0.5
+    a = matrix[:, panel.systems.index(system)]
+    b = matrix[:, panel.systems.index(leader)]
     benefit, tax = int(np.sum(a & ~b)), int(np.sum(~a & b))
     return paired_fragility(benefit=benefit, tax=tax, n_concordant=panel.n - benefit - tax,
                             alpha=1.0 - confidence_level, family=list(family))[0]
 
 
-def leader_fragility(prepared: Prepared, *, threshold: float | None = None) -> tuple[int | float, str]:
+def leader_fragility(prepared: Prepared, *, threshold: float | None = None,
+                     values: np.ndarray | None = None) -> tuple[int | float, str]:
     """The fewest clusters whose removal lets another system tie or pass the leader, and that system.
 
-    NaN and "" without clusters. Exact (:func:`memdiag._inference.fragility.removal_rank1`).
+    ``values`` as in :func:`pair_fragility` (0/1 or not). NaN and "" without clusters. Exact
+    (:func:`memdiag._inference.fragility.removal_rank1`).
 
     >>> import memdiag as md
     >>> df = md.simulate(n_queries=200, systems=("raw-rag", "mem"), accuracy={"raw-rag": 0.5, "mem": 0.7}, seed=3)
@@ -114,7 +142,7 @@ def leader_fragility(prepared: Prepared, *, threshold: float | None = None) -> t
     codes = _cluster_codes(prepared)
     if codes is None or codes.max() < 1:
         return np.nan, ""
-    right = binarize(prepared.panel.scores, threshold).astype(float)
+    right = _values(prepared, values, threshold)
     sums = np.stack([np.bincount(codes, weights=right[:, j]) for j in range(right.shape[1])])
     k, j = removal_rank1(sums, np.bincount(codes).astype(float))
     return (k, prepared.panel.systems[j]) if k >= 0 else (-1, "")
@@ -126,6 +154,7 @@ def fragility(
     pairs: str = "all",
     reference: str | None = None,
     scheme: str | Path | Scheme | None = None,
+    metric: str = "accuracy",
     confidence_level: float = 0.95,
     threshold: float | None = None,
     systems: Sequence[str] | None = None,
@@ -146,18 +175,24 @@ def fragility(
     scheme, systems, missing, verdict_missing
         As in :func:`memdiag.compare` (the scheme selects the queries; the clusters are the data's,
         whatever the resampling design).
+    metric
+        ``accuracy`` (default), ``coverage`` or any per-query column (``f1``, ...): a metric whose
+        estimate is a per-query plain mean. Flips need 0/1 values; removals take any values.
     confidence_level
         α = 1 − level for significance (exact McNemar; the cluster jackknife t interval).
     threshold
-        Correct when the score is > ``threshold`` (default 0.5).
+        Accuracy only: count the scores binarised at > ``threshold``. Without it, 0/1 scores are
+        counted as they are and other scores (partial credit, grades) are binarised at 0.5, with a
+        note (flips need 0/1 verdicts).
     max_subsets
         Budget of refits for the exact search over removed clusters (then AMIP, SPEC §10.3).
 
     Returns
     -------
     pandas.DataFrame
-        One row per pair: ``system_a, system_b, diff`` (points, a − b, per-query mean of the
-        binarised verdicts), ``benefit, tax, n``, ``flips_sign`` (|b − c|), ``flips_significance``
+        One row per pair: ``system_a, system_b, diff`` (points, a − b, of the per-query mean of
+        the metric's values), ``benefit, tax, n`` (of a 0/1 metric, else NaN), ``flips_sign``
+        (|b − c|; NaN for values that are not 0/1), ``flips_significance``
         (fewest verdict flips that change exact McNemar's verdict; −1: none can), ``p_after_flips``,
         ``removal_sign`` (fewest clusters whose removal stops a − b having its sign; 0 for a tie),
         ``removal_significance`` (… that change whether the jackknife interval excludes 0; −1: no
@@ -176,8 +211,9 @@ def fragility(
 
     Notes
     -----
-    The counts are of the per-query mean of correct verdicts of the scheme's selected queries;
-    a scheme that weights groups (a macro average) is not what is counted, and a note says so.
+    The counts are of the per-query mean of the scheme's selected queries; a scheme that weights
+    groups (a macro average) is not what is counted, and a note says so. A metric that is a ratio
+    (utilization) has no per-query values to flip or remove, and is refused.
     The significance criteria are exact McNemar (flips) and the cluster jackknife t interval of
     SPEC §4.1 (removals), which may differ from the p-value :func:`memdiag.compare` reports.
 
@@ -209,23 +245,39 @@ def fragility(
         todo = [(names[i], names[j]) for i in range(len(names)) for j in range(i + 1, len(names))]
     else:
         raise VerdictError(f"pairs must be 'all' or 'reference', not {pairs!r}.")
+    notes = []
+    accuracy = metric in ("accuracy", prepared.column)
+    cols = metric_columns(prepared, metric, threshold=threshold if accuracy else None)
+    values = cols.plain
+    if values is None and accuracy:     # a weighted scheme: count the selected queries' plain mean
+        values = prepared.panel.scores if threshold is None else binarize(prepared.panel.scores, threshold)
+        notes.append(Note(f"fragility counts the per-query mean of scheme {prepared.scheme.name}'s selected queries "
+                          "(group weights of the scheme, if any, are not applied)", code="fragility-plain-mean"))
+    if values is None:
+        raise VerdictError(f"metric '{metric}' is a ratio, not a per-query mean: fragility has no per-query "
+                           "values to flip or remove. Use accuracy, coverage or a per-query column.")
+    if accuracy and threshold is None and not _is_binary(values):
+        values = binarize(values).astype(float)
+        notes.append(Note("the scores are not all 0/1: fragility counts them binarised at > 0.5 (flips need 0/1 "
+                          "verdicts); give threshold= to choose the cut", code="fragility-binarised"))
+    values = np.asarray(values, dtype=float)
     rows = []
     for a, b in todo:
         ia, ib = names.index(a), names.index(b)
-        ra = binarize(prepared.panel.scores[:, ia], threshold)
-        rb = binarize(prepared.panel.scores[:, ib], threshold)
-        row = {"system_a": a, "system_b": b, "diff": 100.0 * float(np.mean(ra) - np.mean(rb)),
-               "benefit": int(np.sum(ra & ~rb)), "tax": int(np.sum(~ra & rb)), "n": prepared.n}
-        row.update(pair_fragility(prepared, a, b, confidence_level=confidence_level, threshold=threshold,
+        va, vb = values[:, ia], values[:, ib]
+        binary = _is_binary(va) and _is_binary(vb)
+        row = {"system_a": a, "system_b": b, "diff": 100.0 * float(np.mean(va) - np.mean(vb)),
+               "benefit": int(np.sum((va > 0.5) & (vb < 0.5))) if binary else np.nan,
+               "tax": int(np.sum((va < 0.5) & (vb > 0.5))) if binary else np.nan, "n": prepared.n}
+        row.update(pair_fragility(prepared, a, b, confidence_level=confidence_level, values=values,
                                   max_subsets=max_subsets))
         row["n_clusters"] = prepared.n_clusters
         rows.append(row)
     out = pd.DataFrame(rows)
-    notes = []
-    if prepared.scheme is not None:
-        notes.append(Note(f"fragility counts the per-query mean of scheme {prepared.scheme.name}'s selected queries "
-                          "(group weights of the scheme, if any, are not applied)", code="fragility-plain-mean"))
+    if not _is_binary(values):
+        notes.append(Note(f"the values of {metric} are not all 0/1: the flip columns are empty, the removal columns "
+                          "count removed clusters", code="fragility-no-flips"))
     if prepared.n_clusters is None:
         notes.append(Note("no clusters: the removal columns are empty", code="fragility-no-clusters"))
-    return stamp(out, "fragility", prepared, notes=notes, resampled=False, unit="points",
+    return stamp(out, "fragility", prepared, notes=notes, resampled=False, unit="points", metric=metric,
                  confidence_level=confidence_level, threshold=threshold, max_subsets=max_subsets)

@@ -29,7 +29,9 @@ class MetricColumns:
 
     ``binary`` says whether the per-query values are 0/1 and each system's estimate is their
     plain mean — when exact McNemar / Cochran's Q and the 2x2-cell bootstrap apply; then
-    ``per_query`` ``(N, S)`` holds the 0/1 values.
+    ``per_query`` ``(N, S)`` holds the 0/1 values. ``plain`` ``(N, S)`` holds the per-query
+    values whenever each estimate is their plain mean, 0/1 or not (None for a weighted scheme or
+    a ratio such as utilization): what removing queries or clusters acts on (SPEC §10.3).
     """
 
     X: np.ndarray
@@ -37,6 +39,7 @@ class MetricColumns:
     binary: bool
     per_query: np.ndarray | None
     label: str
+    plain: np.ndarray | None = None
 
 
 def _mean_columns(values: np.ndarray, label: str) -> MetricColumns:
@@ -45,7 +48,8 @@ def _mean_columns(values: np.ndarray, label: str) -> MetricColumns:
     s = values.shape[1]
     binary = bool(np.isin(values, (0.0, 1.0)).all())
     X = np.hstack([values, np.ones((values.shape[0], 1))])
-    return MetricColumns(X, lambda sums: sums[:, :s] / sums[:, s:], binary, values if binary else None, label)
+    return MetricColumns(X, lambda sums: sums[:, :s] / sums[:, s:], binary, values if binary else None, label,
+                         values)
 
 
 def complete_matrix(panel: Panel, name: str) -> np.ndarray:
@@ -84,10 +88,10 @@ def metric_columns(prepared: Prepared, metric: str = "accuracy", threshold: floa
         layout = prepared.layout(threshold)
         if layout is None:
             return _mean_columns(scores, metric)
-        binary = bool(np.isin(scores, (0.0, 1.0)).all()) and layout.weights is None \
-            and not layout.scheme.gates and bool((layout.group_of >= 0).all())
+        plain = layout.weights is None and not layout.scheme.gates and bool((layout.group_of >= 0).all())
+        binary = plain and bool(np.isin(scores, (0.0, 1.0)).all())
         return MetricColumns(layout.columns(), layout.statistic, binary, scores if binary else None,
-                             f"{metric} ({layout.scheme.name})")
+                             f"{metric} ({layout.scheme.name})", scores if plain else None)
     if prepared.scheme is not None and metric not in EVIDENCE_METRICS:
         raise SchemeError(f"a scheme applies to accuracy, not to '{metric}'. Drop the scheme.")
     if metric == "coverage":

@@ -1113,7 +1113,7 @@ def _cmd_across(args: argparse.Namespace) -> int:
 
 def _cmd_fragility(args: argparse.Namespace) -> int:
     df = _prepared(args, _read(args), scheme=args.scheme)
-    _emit(md.fragility(df, pairs=args.pairs, reference=args.reference, scheme=args.scheme,
+    _emit(md.fragility(df, pairs=args.pairs, reference=args.reference, scheme=args.scheme, metric=args.metric,
                        confidence_level=args.ci, threshold=args.threshold, missing=args.missing,
                        verdict_missing=args.verdict_missing, max_subsets=args.max_subsets), args)
     return 0
@@ -1528,7 +1528,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pairs", choices=("all", "reference"), default="all",
                    help="every pair of systems (default), or each system against --reference")
     p.add_argument("--reference", help="reference system for --pairs reference")
-    p.add_argument("--threshold", type=_threshold, help="correct when the score is > THRESHOLD (default 0.5)")
+    p.add_argument("--metric", default="accuracy",
+                   help="accuracy (default), coverage or a per-query column (f1, ...): flips need 0/1 values")
+    p.add_argument("--threshold", type=_threshold,
+                   help="accuracy: correct when the score is > THRESHOLD (graded scores: 0.5 unless given)")
     p.add_argument("--max-subsets", type=int, default=200_000, metavar="N",
                    help="refits the exact search over removed clusters may use before the AMIP approximation")
     p.add_argument("--ci", type=_level, default=0.95, help="confidence level: alpha = 1 - level (default 0.95)")

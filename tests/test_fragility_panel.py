@@ -182,3 +182,44 @@ def test_threshold_and_budget_have_their_effect():
     assert md.fragility(df, threshold=0.3)["benefit"].iloc[0] == 6
     sim = md.simulate(n_queries=400, systems=("raw-rag", "mem"), accuracy={"raw-rag": 0.55, "mem": 0.62}, seed=5)
     assert md.fragility(sim, max_subsets=10)["removal_method"].iloc[0] == "amip"       # C(30, 1) = 30 > 10
+
+
+def test_coverage_claims_count_the_sufficiency_labels_not_the_scores():
+    # the scores are equal (no accuracy difference at all); the sufficiency labels differ: 9 benefit, 1 tax
+    rng = np.random.default_rng(8)
+    n = 40
+    score = rng.integers(0, 2, n)
+    cov_a = np.r_[[1] * 9, [0], [1] * 15, [0] * 15]
+    cov_b = np.r_[[0] * 9, [1], [1] * 15, [0] * 15]
+    clusters = [f"c{i % 5}" for i in range(n)]
+    df = _frame(score, score, clusters).assign(sufficient=list(cov_a) + list(cov_b))
+    frag = md.fragility(df, metric="coverage").iloc[0]
+    assert (frag["benefit"], frag["tax"], frag["flips_sign"]) == (9, 1, 8)
+    D = pd.Series(cov_a - cov_b).groupby(clusters).sum()
+    want = next(k for k in range(1, 5) for drop in combinations(D.index, k) if D.drop(list(drop)).sum() <= 0)
+    assert frag["removal_sign"] == want
+    assert md.fragility(df).iloc[0]["flips_sign"] == 0            # accuracy: no difference to overturn
+    claims = [{"id": "cov", "system_a": "mem", "system_b": "rag", "direction": "greater", "metric": "coverage"}]
+    audit = md.audit_claims(df, claims, n_resamples=200).iloc[0]
+    for col in ("flips_sign", "flips_significance", "removal_sign", "removal_significance"):
+        assert audit[col] == frag[col], col
+
+
+def test_a_continuous_metric_gets_removals_but_no_flips():
+    rng = np.random.default_rng(3)
+    n = 60
+    clusters = [f"c{i % 6}" for i in range(n)]
+    f1_a, f1_b = rng.uniform(0.3, 1.0, n), rng.uniform(0.0, 0.8, n)
+    df = _frame(rng.integers(0, 2, n), rng.integers(0, 2, n), clusters).assign(f1=list(f1_a) + list(f1_b))
+    out = md.fragility(df, metric="f1")
+    row = out.iloc[0]
+    assert np.isnan(row["flips_sign"]) and np.isnan(row["benefit"])
+    assert row["diff"] == pytest.approx(100 * (f1_a.mean() - f1_b.mean()))
+    D = pd.Series(f1_a - f1_b).groupby(clusters).sum()
+    want = next((k for k in range(1, 6) for drop in combinations(D.index, k) if D.drop(list(drop)).sum() <= 0), -1)
+    assert row["removal_sign"] == want
+    assert "fragility-no-flips" in [n.code for n in out.attrs["notes"] if hasattr(n, "code")]
+    board = md.leaderboard(df, metric="f1", n_resamples=200).set_index("system")
+    assert board.loc["mem", "removal_rank1"] == want      # two systems: taking first place is the sign
+    with pytest.raises(md.VerdictError, match="ratio"):
+        md.fragility(df.assign(sufficient=1), metric="utilization")

@@ -287,8 +287,8 @@ def _evaluate(df: pd.DataFrame, claim: Mapping, n_resamples: int, seed: int, lev
         if exact:
             ya, yb = cols.per_query[:, 0] > 0.5, cols.per_query[:, 1] > 0.5
             row["_discordant"] = (int((ya & ~yb).sum()), int((~ya & yb).sum()))
-        if cols.binary:            # how little overturns it (SPEC §10.3)
-            row.update(pair_fragility(prepared, a, b, confidence_level=level))
+        if cols.plain is not None:  # how little overturns it (SPEC §10.3), on the metric's own values
+            row.update(pair_fragility(prepared, a, b, confidence_level=level, values=cols.plain))
         return row
     null = claim["threshold"] / 100
     res = infer(cols.X, prepared.resampling, cols.statistic, inference=inference, null=null,

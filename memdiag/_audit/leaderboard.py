@@ -74,8 +74,9 @@ def leaderboard(
         adjusted over the leader's comparisons), with a margin ``p_margin_adj`` and
         ``within_margin``, ``tied`` (in its leader's tier for either reason), ``rank``,
         ``rank_low``, ``rank_high``, ``p_first`` (:func:`memdiag.rank_stability`) and ``n``. For a
-        binary metric, the fragility of each system's comparison with the leader it was compared
-        with (leader − system; SPEC §10.3, :func:`memdiag.fragility`; empty for a tier's leader):
+        metric that is a per-query plain mean, the fragility of each system's comparison with the
+        leader it was compared with (leader − system; SPEC §10.3, :func:`memdiag.fragility`; empty
+        for a tier's leader, and the flip columns empty unless the values are 0/1):
         ``flips_sign, flips_significance, p_after_flips, removal_sign, removal_significance,
         removal_significance_lower, removal_method`` — exact McNemar and the cluster jackknife
         interval, unadjusted, not the tier's own test —, ``flips_tier`` (the fewest verdict flips
@@ -134,6 +135,7 @@ def leaderboard(
     if len(prepared.systems) < 2:
         raise VerdictError(f"a leaderboard needs at least two systems; the data hold {len(prepared.systems)}.")
     common = dict(inference=inference, n_resamples=n_resamples, seed=seed, confidence_level=confidence_level)
+    cols = metric_columns(prepared, metric, threshold=threshold)
     scores = bootstrap(prepared, metric, threshold=threshold, **common).set_index("system")
     ranks = rank_stability(prepared, metric=metric, threshold=threshold, **common).set_index("system")
     remaining = list(scores.sort_values("estimate", ascending=False, kind="stable").index)
@@ -148,10 +150,10 @@ def leaderboard(
                             correction=correction, threshold=threshold,
                             test="noninferiority" if margin is not None else "difference", margin=margin, **common)
             exact_holm = (margin is None and correction == "holm" and (table["test"] == "exact McNemar").all()
-                          and metric_columns(prepared, metric).binary)
+                          and cols.binary)
             for i, (_, r) in enumerate(table.iterrows()):
                 flips_tier = (tier_flips(prepared, leader, r["system_a"], table["p"].drop(table.index[i]).tolist(),
-                                         confidence_level=confidence_level, threshold=threshold)
+                                         confidence_level=confidence_level, values=cols.per_query)
                               if exact_holm else np.nan)
                 within = bool(r["within_margin"]) if margin is not None else False
                 tied = bool(r["p_adj"] > alpha) or within
@@ -163,18 +165,17 @@ def leaderboard(
                                           if margin is not None else {})}
             notes.append(f"tier {tier}: {leader} against {len(table)} systems, {table.attrs['method']}")
         remaining = [s for s in remaining if s != leader and not rows[s]["tied"]]
-    binary = metric_columns(prepared, metric).binary
     for system, row in rows.items():           # how little overturns each standing (SPEC §10.3)
         against = row.pop("_against", None)
         empty = {**dict.fromkeys(FRAGILITY_COLUMNS, np.nan), "removal_method": ""}
-        row.update(empty if against is None or not binary else
-                   pair_fragility(prepared, against, system, confidence_level=confidence_level, threshold=threshold))
+        row.update(empty if against is None or cols.plain is None else
+                   pair_fragility(prepared, against, system, confidence_level=confidence_level, values=cols.plain))
     out = pd.DataFrame.from_dict(rows, orient="index")
     out.index.name = "system"
     out["removal_rank1"], out["rank1_challenger"] = np.nan, ""
-    if binary:
+    if cols.plain is not None:
         top = scores["estimate"].idxmax()
-        k, challenger = leader_fragility(prepared, threshold=threshold)
+        k, challenger = leader_fragility(prepared, values=cols.plain)
         out.loc[top, ["removal_rank1", "rank1_challenger"]] = [k, challenger]
     out = out.join(scores[["estimate", "ci_low", "ci_high", "n"]]).join(
         ranks[["rank", "rank_low", "rank_high", "p_first"]]).reset_index()

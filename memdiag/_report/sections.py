@@ -154,6 +154,8 @@ TABLE_TITLES: dict[str, str] = {
     "leaderboard": "Leaderboard: tiers tied with the best",
     "judge_corrected": "Judge-error-corrected scores and differences (Rogan–Gladen)",
     "ppi": "Prediction-powered scores and differences (PPI++)",
+    "settings_differences": "Differences from the reference within each benchmark",
+    "settings_pooled": "Differences pooled across benchmarks, and in how many each system beats the reference",
 }
 
 #: Per-(system, query) columns read as human (or gold) 0/1 verdicts on a calibration subset (SPEC §9).
@@ -506,11 +508,20 @@ def _claims_section(ctx: _Context) -> Section:
 
 
 def _claims_fragility(table: pd.DataFrame) -> str:
-    """One sentence: the supported claim overturned by the fewest verdict flips (SPEC §10.3)."""
-    held = table[(table["verdict"] == "supported") & table["flips_significance"].notna()
-                 & (table["flips_significance"] >= 0)] if "flips_significance" in table else table.iloc[:0]
-    if held.empty:
+    """One sentence: the supported claim overturned by the fewest verdict flips, or (graded scores,
+    no flips to count) by the fewest removed clusters (SPEC §10.3)."""
+    if "flips_significance" not in table:
         return ""
+    supported = table[table["verdict"] == "supported"]
+    held = supported[supported["flips_significance"].notna() & (supported["flips_significance"] >= 0)]
+    if held.empty:
+        removed = supported[supported["removal_significance"].notna() & (supported["removal_significance"] > 0)]
+        if removed.empty:
+            return ""
+        row = removed.sort_values("removal_significance", kind="stable").iloc[0]
+        k = int(row["removal_significance"])
+        return (f" The most fragile supported claim, {row['id']}, loses significance when {k} cluster"
+                f"{'s are' if k != 1 else ' is'} removed (SPEC §10.3; columns removal_*).")
     row = held.sort_values("flips_significance", kind="stable").iloc[0]
     k = int(row["flips_significance"])
     removal = row["removal_significance"]
@@ -683,6 +694,34 @@ def _judge_error_section(ctx: _Context) -> Section:
                          f"labelled answers; {what}.")
     return section
 
+def _settings_section(ctx: _Context) -> Section:
+    section = Section("settings", "Across settings: pooled differences and the u-of-N count",
+                      "Each system's paired difference from the reference within each benchmark, pooled by a "
+                      "random-effects meta-analysis (REML τ², Hartung–Knapp–Sidik–Jonkman interval below 10 "
+                      "settings, prediction interval for a new setting), and the number of benchmarks in which "
+                      "it beats the reference by a partial-conjunction test at family-wise α (SPEC §10.1–§10.2).")
+    rows = ctx.selected
+    benchmarks = rows["benchmark"].dropna().unique() if "benchmark" in rows else ()
+    if len(benchmarks) < 2:
+        return _omit(section, "one setting: the data carry no 'benchmark' column with two or more benchmarks")
+    from memdiag._settings import pool_settings, setting_differences
+
+    s = ctx.settings
+    diffs = setting_differences(rows, reference=s.reference, schemes=dict.fromkeys(map(str, benchmarks)),
+                                design=s.design, confidence_level=s.confidence_level, **ctx.resampling, **ctx.policies)
+    pooled = pool_settings(diffs, confidence_level=s.confidence_level)
+    if diffs["model"].fillna("").eq("").all():
+        diffs = diffs.drop(columns="model")
+    section.tables["settings_differences"], section.tables["settings_pooled"] = diffs, pooled
+    beating = pooled[pooled["beats_in"] > 0].sort_values("beats_in", ascending=False, kind="stable")
+    counts = ("; ".join(f"{r.system} in at least {int(r.beats_in)} of {int(r.n_settings)}" for r in beating.itertuples())
+              if len(beating) else "none in any")
+    section.sentence += (f" Over {len(benchmarks)} benchmarks, the systems shown to beat {s.reference} (partial "
+                         f"conjunction, Bonferroni-combined, α = {1 - s.confidence_level:.2g}): {counts}. A count of "
+                         "benchmarks where a system merely scores higher is no test.")
+    return section
+
+
 def _omit(section: Section, why: str) -> Section:
     section.omitted = why
     return section
@@ -691,7 +730,7 @@ def _omit(section: Section, why: str) -> Section:
 SECTIONS: tuple[Callable[[_Context], Section], ...] = (
     _data_section, _scores_section, _flows_section, _augmentation_section, _compare_section, _sensitivity_section,
     _clustering_section, _groups_section, _evidence_section, _store_gap_section, _costs_section, _efficiency_section,
-    _agreement_section, _writes_section, _claims_section, _judge_error_section,
+    _agreement_section, _writes_section, _claims_section, _judge_error_section, _settings_section,
 )
 
 
