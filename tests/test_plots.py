@@ -931,10 +931,12 @@ def _figure(kind: str, k: int, names: str = "short"):
 
 
 # every figure at 1, 2, 7, 12 and 20 systems with short and 60-character names (the write-audit
-# figures name clusters, not systems, and draw 3 to 500 of them)
+# figures name clusters, not systems, and draw 3 to 500 of them); the fast suite draws the extremes
+# (1 and 20), the slow one every size between
 @pytest.mark.parametrize("kind, k, names", [
-    (kind, k, names) for kind in ("venn", "venn-unscaled", "bubble", "forest", "matrix",
-                                  "sensitivity", "writes", "actions", "ingestion", "overview", "store_gap")
+    pytest.param(kind, k, names, marks=() if k in (1, 20) else pytest.mark.slow)
+    for kind in ("venn", "venn-unscaled", "bubble", "forest", "matrix",
+                 "sensitivity", "writes", "actions", "ingestion", "overview", "store_gap")
     for k in (1, 2, 7, 12, 20)
     for names in (("short",) if kind in ("writes", "actions") else ("short", "long"))])
 def test_figure_text_does_not_overlap_or_leave_the_figure(kind, k, names):

@@ -358,13 +358,14 @@ def test_sections_without_data_are_omitted_with_one_line(small_report):
                        ("Cost and accuracy", "no cost"), ("Cost and latency", "no per-query cost"),
                        ("Judge agreement", "one judgment per answer"),
                        ("Write-action audit", "no memory decision log"), ("Claims audit", "no claims file"),
-                       ("Judge error: corrected scores and differences", "no calibration labels")]:
+                       ("Judge error: corrected scores and differences", "no calibration labels"),
+                       ("Across settings: pooled differences and the u-of-N count", "one setting")]:
         assert re.search(rf"^\*{title} — omitted: [^\n]*{re.escape(why)}[^\n]*\*$", text, re.M), title
     assert "## 4. Pairwise tests, omnibus and ranking" in text
     doc = json.loads((small_report / "analysis.json").read_text(encoding="utf-8"))
     assert [s["key"] for s in doc["sections"] if s["omitted"]] == ["augmentation", "sensitivity", "evidence",
                                                                    "store_gap", "costs", "efficiency", "agreement",
-                                                                   "writes", "claims", "judge_error"]
+                                                                   "writes", "claims", "judge_error", "settings"]
 
 
 def test_in_memory_verdicts_give_the_bubble_from_per_query_tokens_but_no_rerun(tmp_path):
