@@ -239,7 +239,7 @@ def test_rerun_of_a_report_read_through_a_recipe_keeps_the_recipe_and_is_byte_id
     code, _, err = run("report", "--rerun", second / "analysis.json", "--out", third)
     assert code == 0, err
     document = json.loads((second / "analysis.json").read_text(encoding="utf-8"))
-    assert document["inputs"]["verdicts"]["rerun"]["recipe"]["path"] == str(recipe.resolve())
+    assert (second / document["inputs"]["verdicts"]["rerun"]["recipe"]["path"]).resolve() == recipe.resolve()
     for name in ("analysis.json", "tables/flows.csv", "report.md"):
         assert (second / name).read_bytes() == (first / name).read_bytes() == (third / name).read_bytes()
 

@@ -143,9 +143,11 @@ def test_analysis_json_records_version_hashes_settings_and_numbers(demo):
                                "label_missing": "exclude", "inference": "auto", "cluster_missing": "error"}
     assert doc["design"]["used"] == "cluster"
     files = doc["inputs"]["verdicts"]["rerun"]["files"]
-    assert len(files) == 7 and all(f["sha256"] == sha256(Path(f["path"])) for f in files)
+    # paths relative to the report folder: no absolute path is written, and they resolve from there
+    assert len(files) == 7 and all(f["sha256"] == sha256(out / f["path"]) for f in files)
     for side in ("systems_table", "claims", "write_log", "ingestion_log"):
-        assert doc["inputs"][side]["sha256"] == sha256(Path(doc["inputs"][side]["path"]))
+        assert doc["inputs"][side]["sha256"] == sha256(out / doc["inputs"][side]["path"])
+    assert '"path": "/' not in (out / "analysis.json").read_text(encoding="utf-8")
     assert any("missing verdicts" in p for p in doc["policies"])
     # three judge repetitions averaged: the flows' binary outcomes are a statistic of their own, said once
     assert sum("not all 0/1" in p for p in doc["policies"]) == 1
@@ -329,6 +331,40 @@ def test_failure_while_writing_leaves_the_earlier_report_and_no_staging(small, s
     assert not list(tmp_path.glob(".out.*"))
 
 
+def test_a_report_moved_with_its_inputs_reruns_from_its_new_place(small, tmp_path, capsys):
+    # data and report side by side, both moved to another folder: the recorded relative paths follow
+    first = tmp_path / "one"
+    shutil.copytree(small, first / "verdicts")
+    assert main(["report", str(first / "verdicts"), "--reference", "raw-rag", "--out", str(first / "report"),
+                 "--resamples", "200"]) == 0
+    doc = json.loads((first / "report" / "analysis.json").read_text(encoding="utf-8"))
+    assert {f["path"] for f in doc["inputs"]["verdicts"]["rerun"]["files"]} == {
+        f"../verdicts/{p.name}" for p in (first / "verdicts").iterdir()}
+    assert set(doc["inputs"]["verdicts"]["rerun"]["system"]) == {
+        f"../verdicts/{p.name}" for p in (first / "verdicts").iterdir()}
+    moved = tmp_path / "elsewhere" / "deeper"
+    shutil.move(str(first), str(moved))
+    capsys.readouterr()
+    assert main(["report", "--rerun", str(moved / "report" / "analysis.json"), "--out", str(moved / "again")]) == 0
+    for name in ("analysis.json", "tables/flows.csv", "report.md"):
+        assert (moved / "again" / name).read_bytes() == (moved / "report" / name).read_bytes()
+
+
+def test_an_analysis_json_with_absolute_paths_still_reruns(small, small_report, tmp_path):
+    # memdiag 0.2 recorded absolute paths: they are read as they are
+    doc = json.loads((small_report / "analysis.json").read_text(encoding="utf-8"))
+    spec = doc["inputs"]["verdicts"]["rerun"]
+    for entry in spec["files"]:
+        entry["path"] = str((small_report / entry["path"]).resolve())
+    spec["system"] = {str((small_report / k).resolve()): v for k, v in spec["system"].items()}
+    old = tmp_path / "old" / "analysis.json"
+    old.parent.mkdir()
+    old.write_text(json.dumps(doc), encoding="utf-8")
+    assert main(["report", "--rerun", str(old), "--out", str(tmp_path / "again")]) == 0
+    assert (tmp_path / "again" / "tables" / "flows.csv").read_bytes() == \
+        (small_report / "tables" / "flows.csv").read_bytes()
+
+
 def test_rerun_refuses_a_changed_input(small, small_report, tmp_path, capsys):
     data = tmp_path / "verdicts"
     shutil.copytree(small, data)
@@ -476,7 +512,8 @@ def test_report_cluster_missing_own_is_recorded_shown_and_rerun_byte_identical(o
 def test_rerun_of_an_analysis_json_written_before_cluster_missing_existed(small_report, tmp_path):
     doc = json.loads((small_report / "analysis.json").read_text(encoding="utf-8"))
     del doc["settings"]["cluster_missing"]  # as every analysis.json before the setting was added
-    old = tmp_path / "analysis.json"
+    old = small_report.parent / "before-cluster-missing" / "analysis.json"  # beside it: same relative paths
+    old.parent.mkdir(exist_ok=True)
     old.write_text(json.dumps(doc), encoding="utf-8")
     again = report_from_json(old, tmp_path / "again", progress=False)
     assert json.loads((again / "analysis.json").read_text(encoding="utf-8"))["settings"]["cluster_missing"] == "error"

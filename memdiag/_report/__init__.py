@@ -44,7 +44,7 @@ from memdiag import __version__
 from memdiag._aliases import aliases
 from memdiag._report.provenance import (
     ANALYSIS_FORMAT, Settings, _check_recipes, _claims_input, _read_systems_table, _reread_verdicts,
-    _rerun_input, _scheme_input, _side_input, _verdict_recipe,
+    _rerun_input, _scheme_input, _side_input, _verdict_recipe, relocate_inputs, resolved_from,
 )
 from memdiag._outputs import recording
 from memdiag._report.publish import WRITE_STEPS, _bar, _publish, check_inputs, resolve_target
@@ -365,6 +365,7 @@ def report_from_json(path: str | Path, out: str | Path, progress: bool | None = 
     settings = Settings.from_json(document.get("settings"), path)
     inputs = document.get("inputs")
     _check_recipes(inputs, path)
+    inputs = relocate_inputs(inputs, resolved_from(Path(path).resolve().parent))
     df = _reread_verdicts(inputs["verdicts"], path)
     spec = inputs["verdicts"]["rerun"]
     if isinstance(spec.get("recipe"), Mapping):  # read through a recipe: keep it (and its files) recorded

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -301,7 +302,42 @@ def _with_signature(table: pd.DataFrame, attrs: Mapping) -> pd.DataFrame:
     return out
 
 
-def _analysis_json(analysis: Analysis) -> str:
+def relocate_inputs(inputs: Mapping, move: Callable[[str], str]) -> dict:
+    """``inputs`` of an analysis.json with ``move`` applied to every recorded file path: each
+    ``path``, the recipe's ``given_files`` and the keys of the per-file ``system`` names."""
+    def walk(value: object, key: str = "") -> object:
+        if isinstance(value, Mapping):
+            out = {}
+            for k, v in value.items():
+                if k == "path" and isinstance(v, str):
+                    out[k] = move(v)
+                elif k == "given_files" and isinstance(v, list):
+                    out[k] = [move(f) if isinstance(f, str) else f for f in v]
+                elif k == "system" and key == "rerun" and isinstance(v, Mapping):
+                    out[k] = {move(f): name for f, name in v.items()}
+                else:
+                    out[k] = walk(v, k)
+            return out
+        if isinstance(value, list):
+            return [walk(v, key) for v in value]
+        return value
+    return walk(inputs)
+
+
+def relative_to(folder: Path) -> Callable[[str], str]:
+    """A path as analysis.json records it: relative to the report folder (POSIX separators), so
+    that a report moved together with its inputs re-runs, and no absolute path is written."""
+    base = Path(os.path.abspath(folder))
+    return lambda path: Path(os.path.relpath(os.path.abspath(path), base)).as_posix()
+
+
+def resolved_from(folder: Path) -> Callable[[str], str]:
+    """A recorded path read back: relative to the analysis.json's folder (absolute ones, written
+    by memdiag before 0.3, stay as they are)."""
+    return lambda path: os.path.normpath(os.path.join(folder, path))
+
+
+def _analysis_json(analysis: Analysis, folder: Path) -> str:
     sections = []
     for section in analysis.sections:
         tables = {name: json.loads(render(_with_signature(t, analysis.signature), "json"))
@@ -312,5 +348,8 @@ def _analysis_json(analysis: Analysis) -> str:
         sections.append({"key": section.key, "title": section.title, "sentence": section.sentence,
                          "omitted": section.omitted, "tables": tables, "figures": figures,
                          **({"replay": replay} if replay else {})})
-    document = {**analysis.provenance, "sections": sections}
+    provenance = dict(analysis.provenance)
+    if isinstance(provenance.get("inputs"), Mapping):
+        provenance["inputs"] = relocate_inputs(provenance["inputs"], relative_to(folder))
+    document = {**provenance, "sections": sections}
     return json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False)

@@ -193,7 +193,7 @@ def _write_report(analysis: Analysis, folder: Path, bar: tqdm) -> None:
     _save_figures(analysis, folder / "figures")
     bar.update()
     bar.set_postfix_str("report")
-    _write_text(folder / "analysis.json", _analysis_json(analysis))
+    _write_text(folder / "analysis.json", _analysis_json(analysis, folder))
     _write_text(folder / "report.md", _markdown(analysis))
     _write_text(folder / "report.html", _html(analysis, folder / "figures"))
     _write_text(folder / MANIFEST, _manifest(folder))
