@@ -478,6 +478,35 @@ def test_forest_of_a_by_category_frame_stays_readable(k, long):
     assert_readable(plots.forest(grouped_compare_frame(k, long)))
 
 
+def test_a_tall_by_category_forest_becomes_small_multiples_that_fit_a_page():
+    # 20 systems x 4 categories stacked would be 16 in tall: the grid is one page wide and under 9 in
+    frame = grouped_compare_frame(20, True)
+    fig = plots.forest(frame)
+    width, height = fig.get_size_inches()
+    assert width <= 7.2 + 1e-9 and height <= 9          # a two-column page (7.2 in)
+    panels = [a for a in fig.axes if a.get_title(loc="left")]
+    assert len(panels) == 4
+    # one x scale; the systems named once per row of panels, in one order
+    assert len({a.get_xlim() for a in panels}) == 1
+    named = [a for a in panels if [t.get_text() for t in a.get_yticklabels() if t.get_text()]]
+    rows_of_panels = len({round(a.get_position().y0, 6) for a in panels})
+    assert len(named) == rows_of_panels
+    # every comparison is drawn where its group's panel is, significance by the marker fill
+    for r in frame.itertuples():
+        marker = by_gid(fig, f"forest-{r.group}: {r.system_a}")
+        assert marker.axes.get_title(loc="left").startswith(str(int(r.category_id)))
+        assert marker.get_xdata()[0] == pytest.approx(r.diff)
+        filled = marker.get_markerfacecolor() != "white"
+        assert filled == (r.p_adj < 0.05)
+    assert_readable(fig)
+    stacked = plots.forest(frame, layout="stacked")
+    assert stacked.get_size_inches()[1] > 12          # what the grid saves
+    assert plots.forest(grouped_compare_frame(3)).get_size_inches()[1] < 7      # auto: short frames stay stacked
+    assert sum(1 for a in plots.forest(grouped_compare_frame(3), layout="grid").axes if a.get_title(loc="left")) == 4
+    with pytest.raises(ValueError, match="layout must be one of"):
+        plots.forest(frame, layout="columns")
+
+
 def test_forest_of_a_by_category_frame_on_given_axes_has_bold_integer_headings():
     import matplotlib.pyplot as plt
 

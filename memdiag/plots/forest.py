@@ -8,7 +8,9 @@ marker when the family-adjusted p is below 0.05, hollow otherwise; the adjustmen
 one in the frame's ``attrs["correction"]``. When one effect dwarfs the rest (the widest gap
 between the intervals is over half the range) the axis is split in two at the gap, on one scale.
 A ``compare(..., by=)`` frame is drawn group by group under headings that give the category
-integer beside its name. The rows are what :func:`memdiag.compare` returned; nothing is recomputed.
+integer beside its name — stacked, or as small multiples on one x scale (one panel per group)
+when stacking would not fit a page. The rows are what :func:`memdiag.compare` returned; nothing
+is recomputed.
 """
 
 from __future__ import annotations
@@ -48,6 +50,12 @@ _HALO = [patheffects.Stroke(linewidth=2.6, foreground="white"), patheffects.Norm
 _LEGEND_INK = "#444444"
 #: The columns a ``compare(..., by=)`` frame puts before the pairs.
 GROUP_COLUMNS = ("group", "category_id")
+#: A ``by=`` frame is drawn as small multiples (``layout="auto"``) when stacking its groups would
+#: make the plot taller than this (inches): the figure then fits one page.
+PAGE_PLOT_HEIGHT = 7.0
+#: Narrowest panel of the small multiples (inches).
+_PANEL = 1.0
+LAYOUTS = ("auto", "stacked", "grid")
 
 
 def oriented(compare_frame: pd.DataFrame, reference: str | None) -> tuple[pd.DataFrame, str | None]:
@@ -197,6 +205,7 @@ def forest(
     *,
     order: str | Sequence[str] = "effect",
     labels: Mapping[str, str] | None = None,
+    layout: str = "auto",
 ) -> Figure:
     """Differences vs the reference (or between all pairs): intervals, estimates and adjusted p.
 
@@ -226,6 +235,13 @@ def forest(
     labels
         Aliases ``{system: label}`` drawn instead of the names (default ``attrs["labels"]``);
         long names without one are shortened and listed in a key under the plot.
+    layout
+        For a ``by=`` frame: ``"stacked"`` (the groups one under another, with the estimate and
+        p columns), ``"grid"`` (small multiples: one panel per group on one x scale, the systems
+        named once per row of panels, significance by the marker; the numbers are in the
+        compare table) or ``"auto"`` (default: the grid when stacking would make the plot taller
+        than :data:`PAGE_PLOT_HEIGHT` inches, so that the figure fits one page). Ignored for a
+        frame without groups.
 
     Returns
     -------
@@ -234,7 +250,8 @@ def forest(
         ``forest-estimate-<label>`` and ``forest-p-<label>`` (text columns), ``forest-n-<label>``
         when the rows differ in n (else n is in the notes under the plot), ``forest-legend``.
         ``<label>`` is the system (``a − b`` for all-pairs frames), after ``"<group>: "`` in a
-        ``by=`` frame, whose headings are ``forest-group-<group>``.
+        ``by=`` frame, whose headings (panel titles in the grid, which has no text columns) are
+        ``forest-group-<group>``.
 
     Raises
     ------
@@ -242,7 +259,8 @@ def forest(
         A compare frame without ``system_a, system_b, diff, ci_low, ci_high`` and an adjusted p; no
         pair involving the ``reference``; an ``order`` that is not ``"effect"``, ``"frame"`` or a
         list of systems with rows; systems missing from ``all_systems``; an alias in ``labels`` that
-        is empty or shared by two systems.
+        is empty or shared by two systems; a ``layout`` not in :data:`LAYOUTS`, or ``"grid"`` with
+        given ``ax``.
 
     Notes
     -----
@@ -282,9 +300,14 @@ def forest(
         raise ValueError(f"system(s) {', '.join(missing)} are not in all_systems.")
     content = _content(compare_frame, rows, reference, styles,
                        name_key({s: styles[s].label for s in present}, aliases))
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}, not {layout!r}.")
+    grid = "group" in rows and (layout == "grid" or (layout == "auto" and _ROW * content.slots > PAGE_PLOT_HEIGHT))
     if ax is not None:
+        if grid and layout == "grid":
+            raise ValueError("layout='grid' draws a figure of its own: leave ax out.")
         return _on_axes(ax, content)
-    return _own_figure(content)
+    return _grid_figure(content) if grid else _own_figure(content)
 
 
 @dataclass
@@ -464,6 +487,72 @@ def _own_figure(c: _Content) -> Figure:
                handlelength=1.0).set_gid("forest-legend")
     add_note(fig, c.notes, gid="forest-notes")
     return fig
+
+
+def _grid_figure(c: _Content) -> Figure:
+    """Small multiples of a ``by=`` frame: one panel per group, as many side by side as the width
+    allows, all on one x scale; the systems are named left of each row of panels, in one order;
+    the x label, the legend and the notes under them. No text columns (the table has them)."""
+    rows = c.rows
+    groups = list(dict.fromkeys(rows["group"]))
+    heads = {g: text for _, text, g in c.heads}
+    systems = list(dict.fromkeys(rows["system"]))
+    shown = dict(zip(rows["system"], c.shown))
+    color = dict(zip(rows["system"], c.colors))
+    label_w = max(text_size(t)[0] for t in shown.values())
+    left = _MARGIN + label_w + 0.06
+    width = at_least(TWO_COLUMN if left + 2 * _PANEL + 0.2 + _MARGIN > ONE_COLUMN else ONE_COLUMN)
+    fits = max(1, min(len(groups), int((width - left - _MARGIN + 0.2) // (_PANEL + 0.2))))
+    nrows = -(-len(groups) // fits)
+    ncols = -(-len(groups) // nrows)  # rows of panels as full as they can be: 4 groups in 3 fit are 2 × 2
+    width = max(width, left + ncols * (_PANEL + 0.2) - 0.2 + _MARGIN)
+    panel_w = (width - left - _MARGIN - 0.2 * (ncols - 1)) / ncols
+    panel_h = _ROW * len(systems)
+    titles = {g: _panel_title(heads[g], panel_w) for g in groups}
+    title_h = max(text_size(titles[g], weight="bold")[1] for g in groups) + 0.06
+    ticks_h = text_size("0", SMALL_FONT_SIZE)[1] + 0.12
+    xlabel = wrap(c.xlabel, width - 2 * _MARGIN, FONT_SIZE)
+    legend_h = 0.2
+    notes = [*c.notes, "Numbers (estimates, intervals, adjusted p): the compare table."]
+    notes_h = note_height(notes, width)
+    bottom = ticks_h + text_size(xlabel, FONT_SIZE)[1] + 0.1 + legend_h + notes_h
+    height = bottom + nrows * (title_h + panel_h + ticks_h) - ticks_h + 0.06
+    fig = new_figure(width, height, constrained=False)
+    low, high = _drawn_spans(rows)
+    xlim = _limits([(float(min(np.min(low, initial=0.0), 0.0)), float(max(np.max(high, initial=0.0), 0.0)))], 0.06)
+    y_of = {s: len(systems) - 1 - i for i, s in enumerate(systems)}
+    for k, group in enumerate(groups):
+        r, col = divmod(k, ncols)
+        y0 = bottom + (nrows - 1 - r) * (title_h + panel_h + ticks_h)
+        ax = fig.add_axes(((left + col * (panel_w + 0.2)) / width, y0 / height, panel_w / width, panel_h / height))
+        tidy_axes(ax)
+        ax.set_xlim(*xlim)
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=max(2, int(panel_w / 0.45)), steps=[1, 2, 2.5, 5, 10]))
+        block = rows[rows["group"] == group]
+        ax.set_ylim(-0.6, len(systems) - 0.4)
+        ax.set_yticks([y_of[s] for s in systems], [shown[s] for s in systems] if col == 0 else [])
+        ax.spines["left"].set_visible(False)
+        ax.tick_params(axis="y", length=0, pad=4)
+        _draw_rows([ax], block, np.array([y_of[s] for s in block["system"]], dtype=float),
+                   [color[s] for s in block["system"]], c.threshold)
+        ax.set_title(titles[group], fontsize=SMALL_FONT_SIZE, fontweight="bold", loc="left", pad=3,
+                     gid=f"forest-group-{group}")
+    fig.text((left + (width - left - _MARGIN) / 2) / width, (bottom - ticks_h) / height, xlabel,
+             ha="center", va="top", fontsize=FONT_SIZE, gid="forest-xlabel")
+    fig.legend(handles=_handles(c.legend), loc="center left",
+               bbox_to_anchor=(left / width, (notes_h + legend_h / 2) / height), ncols=2,
+               borderaxespad=0, borderpad=0, handletextpad=0.3, columnspacing=1.2,
+               handlelength=1.0).set_gid("forest-legend")
+    add_note(fig, notes, gid="forest-notes")
+    return fig
+
+
+def _panel_title(text: str, width: float) -> str:
+    """A group heading over a panel ``width`` inches wide: one line when it fits, else its
+    parts ("1 (multi-hop)", "n = 282") on lines of their own, each wrapped to the width."""
+    if text_size(text, weight="bold")[0] <= width:
+        return text
+    return "\n".join(wrap(part, 0.9 * width) for part in text.split(", "))
 
 
 def _drawn_spans(rows: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
