@@ -4,7 +4,8 @@ Three sources, later ones winning: a recipe's ``labels:`` (``attrs["labels"]`` o
 read with it), a ``label`` column of the systems table, and the user's own aliases — in the CLI
 ``--alias NAME=SHORT`` for a system, or ``--alias PATH=SHORT`` for the system read from a file or
 folder. The figures take them as ``labels=`` (:mod:`memdiag.plots`), check that they are distinct
-and shorten the names nobody aliased.
+and shorten the names nobody aliased; the tables for people (:func:`memdiag.tables.render`) print
+them in place of the names (:func:`relabel`), while CSV and JSON keep the full names.
 """
 
 from __future__ import annotations
@@ -78,4 +79,48 @@ def alias_options(items: Mapping[str, str], df: pd.DataFrame) -> dict[str, str]:
             raise VerdictError(f"--alias {key}={label}: '{key}' holds {found}; alias a system by its name "
                                "(--alias NAME=SHORT).")
         out[under.pop()] = label
+    return out
+
+
+def relabel(df: pd.DataFrame, labels: Mapping[str, str] | None) -> pd.DataFrame:
+    """``df`` with every system name replaced by its label: each text cell equal to a name
+    (``system``, ``system_a``, ``reference``, ``leader``, a matrix's ``row − column``...) and each
+    column header equal to one (a pairwise matrix); numbers, notes and ``attrs`` unchanged.
+
+    A table that shows the labels beside the names (a ``label`` column) keeps the names. Text
+    that merely contains a name (``mem0 − raw-rag``) is left as it is.
+
+    Parameters
+    ----------
+    df
+        A result frame.
+    labels
+        ``{system: label}`` (:func:`aliases`); None or empty: ``df`` itself.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A shallow copy with the names replaced (``df`` itself when there is nothing to replace).
+
+    References
+    ----------
+    SPEC §4.6 (tables for people; the machine formats keep every name in full for joining).
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"system_a": ["Backboard-io__Backboard", "zep"], "system_b": ["zep", "zep"],
+    ...                    "diff": [1.5, 0.0]})
+    >>> relabel(df, {"Backboard-io__Backboard": "Backboard", "zep": "Zep"}).values.tolist()
+    [['Backboard', 'Zep', 1.5], ['Zep', 'Zep', 0.0]]
+    """
+    if not labels or "label" in df.columns:
+        return df
+    names = {str(k): str(v) for k, v in labels.items()}
+    out = df.copy(deep=False)
+    for k in range(out.shape[1]):
+        column = out.iloc[:, k]
+        if pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column):
+            continue
+        out.isetitem(k, column.astype(object).map(lambda v: names.get(v, v) if isinstance(v, str) else v))
+    out.columns = [names.get(c, c) if isinstance(c, str) else c for c in out.columns]
     return out

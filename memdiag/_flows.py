@@ -46,7 +46,7 @@ from memdiag._resampling import run_seed
 from memdiag._inference.wild import EXACT_UP_TO
 from memdiag._notes import Note
 from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
-from memdiag._schemes._resolve import unlabelled_name
+from memdiag._groups import groups_of
 from memdiag.errors import VerdictError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -312,13 +312,8 @@ def flows(
         if not names:
             raise VerdictError(f"no system to compare with the reference '{ref}': the data hold "
                                f"only {', '.join(prepared.systems)}.")
-        groups = [(None, prepared)]
-        if by is not None:
-            codes, labels = prepared.panel.codes(by)
-            groups = [(label, prepared.subset(codes == k)) for k, label in enumerate(labels)]
-            if (codes < 0).any():  # queries without a label form their own group, never dropped (and
-                # never under the name of a real label '(none)')
-                groups.append((unlabelled_name(map(str, labels)), prepared.subset(codes < 0)))
+        # queries without a label form their own group, never dropped; categories in the benchmark's order
+        groups = [(None, prepared)] if by is None else groups_of(prepared, by, benchmark)
         for label, part in groups:
             block, block_notes, mc = _flows_table(part, ref, names, threshold, inference, n_resamples, seed,
                                                   confidence_level, correction)

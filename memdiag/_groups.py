@@ -4,8 +4,8 @@ results (SPEC §5.3, §5.7; Raw-RAG paper C.6 task families, Tables 1, 22, 24).
 One job: :func:`by_group` splits prepared data by ``category`` (or any per-query column), runs
 the analysis on each group's queries — so its family adjustment is within the group, one
 benchmark × metric × group family — and stacks the tables with ``by`` and ``group`` columns
-first (and the integer ``category_id`` beside LoCoMo category names, SPEC §6.2). Queries without
-a label form the group ``(none)``; nothing is dropped.
+first (and the integer ``category_id`` beside LoCoMo category names, the groups then in the
+benchmark's order, SPEC §6.2). Queries without a label form the group ``(none)``; nothing is dropped.
 """
 
 from __future__ import annotations
@@ -25,13 +25,17 @@ __all__ = ["UNLABELLED", "by_group", "groups_of"]
 UNLABELLED = "(none)"
 
 
-def groups_of(prepared: Prepared, by: str) -> list[tuple[str, Prepared]]:
-    """``(label, queries of that group)`` for every group of ``by``, unlabelled queries last."""
+def groups_of(prepared: Prepared, by: str, benchmark: str | None = None) -> list[tuple[str, Prepared]]:
+    """``(label, queries of that group)`` for every group of ``by``, unlabelled queries last; the
+    categories of a ``benchmark`` with integer categories in its order (LoCoMo: 1 multi-hop,
+    2 temporal, ...; SPEC §6.2), other groups in the order of their labels."""
     codes, labels = prepared.panel.codes(by)
-    groups = [(str(label), prepared.subset(codes == k)) for k, label in enumerate(labels)]
+    groups = {str(label): prepared.subset(codes == k) for k, label in enumerate(labels)}
+    order = _conventions.in_order(groups, benchmark if by == "category" else None)
+    out = [(label, groups[label]) for label in order]
     if (codes < 0).any():  # never under the name of a real label '(none)'
-        groups.append((unlabelled_name(map(str, labels)), prepared.subset(codes < 0)))
-    return groups
+        out.append((unlabelled_name(map(str, labels)), prepared.subset(codes < 0)))
+    return out
 
 
 def by_group(prepared: Prepared, by: str, run: Callable[..., pd.DataFrame], options: Mapping) -> pd.DataFrame:
@@ -49,7 +53,7 @@ def by_group(prepared: Prepared, by: str, run: Callable[..., pd.DataFrame], opti
     benchmark = _conventions.benchmark_of(prepared.scheme.name if prepared.scheme else None,
                                           prepared.panel.queries.get("benchmark", ()))
     blocks, notes_by_group = [], []
-    for label, part in groups_of(prepared, by):
+    for label, part in groups_of(prepared, by, benchmark):
         block = run(part, **options)
         block.insert(0, "group", label)
         block.insert(0, "by", by)

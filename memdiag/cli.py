@@ -219,16 +219,34 @@ def _add_input(p: argparse.ArgumentParser, align: bool = True, option: str | Non
 
 def _add_alias(p: argparse.ArgumentParser) -> None:
     p.add_argument("--alias", action="append", metavar="NAME=SHORT | PATH=SHORT",
-                   help="the short name figures draw for a system, or for the system read from a file or folder "
+                   help="the short name figures and tables for people (table, md, latex, html; CSV and JSON keep "
+                        "the full name) show for a system, or for the system read from a file or folder "
                         "(repeatable; also a recipe's labels: or a label column in --systems-table)")
+
+
+def _column_list(text: str) -> list[str]:
+    """``--columns COL[,COL...]``: the names, in order (``paper``: the compact paper table)."""
+    names = [name.strip() for name in text.split(",")]
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected column names separated by commas, e.g. "
+                                         "system,diff,p_adj (or paper)")
+    return names
 
 
 def _add_force(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("--force", action="store_true", help=f"replace {what} (never an input file)")
 
 
-def _add_output(p: argparse.ArgumentParser) -> None:
+def _add_output(p: argparse.ArgumentParser, alias: bool = True) -> None:
+    """``--format``, ``--columns``, ``-o``/``--force``, ``--quiet``/``--verbose`` and, for commands
+    whose tables name the systems of the verdicts read (``alias``), ``--alias``."""
     p.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
+    p.add_argument("--columns", type=_column_list, metavar="COL[,COL...] | paper",
+                   help="keep only these columns of the (first) table, in this order, in every format (an estimate "
+                        "keeps its interval); paper: the compact table of every table that has an estimate "
+                        "(the rows' names, estimate [CI], p_adj)")
+    if alias:
+        _add_alias(p)
     p.add_argument("-o", "--output", metavar="FILE", help="write the table here instead of stdout")
     _add_force(p, "an existing --output file")
     _add_verbosity(p)
@@ -371,7 +389,15 @@ def _read(args: argparse.Namespace) -> pd.DataFrame:
             print(f"memdiag {args.command}: note: {note}", file=sys.stderr)
     _imply_scheme(args, df)
     _check_outputs(args, df)
+    _remember_labels(args, df)
     return df
+
+
+def _remember_labels(args: argparse.Namespace, df: pd.DataFrame) -> None:
+    """Keep on ``args`` the short names the tables of a command that prints tables show for the
+    systems of ``df`` (:func:`_labels`), for :func:`_emit`."""
+    if hasattr(args, "format"):
+        args.table_labels = _labels(args, df)
 
 
 def _imply_scheme(args: argparse.Namespace, df: pd.DataFrame) -> None:
@@ -422,7 +448,7 @@ def _emit(frames: pd.DataFrame | Sequence[pd.DataFrame], args: argparse.Namespac
     from memdiag._outputs import check_outputs, write_file
     from memdiag.tables import html_document, render
 
-    frames = list(frames) if isinstance(frames, (list, tuple)) else [frames]
+    frames = _shown(list(frames) if isinstance(frames, (list, tuple)) else [frames], args)
     if args.format == "csv" and len(frames) > 1:
         if not args.output:
             names = ", ".join(str(f.attrs.get("function") or f.attrs.get("table") or "table") for f in frames)
@@ -449,6 +475,31 @@ def _emit(frames: pd.DataFrame | Sequence[pd.DataFrame], args: argparse.Namespac
         write_file(args.output, text)  # whole or not at all (a temporary file renamed)
     else:
         sys.stdout.write(text)
+
+
+def _shown(frames: list[pd.DataFrame], args: argparse.Namespace) -> list[pd.DataFrame]:
+    """The tables as ``_emit`` prints them: ``--columns`` applied (a list to the first table, ``paper``
+    to every table that has an estimate) and, in the formats for people, each system under its short
+    name (``--alias``, a recipe's ``labels:``, a systems table's ``label``; CSV and JSON keep the
+    names, for joining)."""
+    from memdiag._aliases import relabel
+    from memdiag.tables import PAPER, paper_columns, select
+
+    wanted = getattr(args, "columns", None)
+    try:
+        if wanted == [PAPER] and any(paper_columns(f) is not None for f in frames):
+            frames = [f if paper_columns(f) is None else select(f, wanted) for f in frames]
+        elif wanted:
+            frames = [select(frames[0], wanted), *frames[1:]]
+    except ValueError as error:  # an unknown column, or no estimate for a paper table
+        raise UsageError(f"--columns: {error}") from None
+    if getattr(args, "alias", None) and not hasattr(args, "table_labels"):
+        raise UsageError(f"--alias names systems of the verdicts read; memdiag {args.command} read none here "
+                         "(drop --alias)")
+    labels = getattr(args, "table_labels", None)
+    if labels and args.format not in ("csv", "json"):
+        frames = [relabel(f, labels) for f in frames]
+    return frames
 
 
 #: How a note of each severity starts in the formats for people.
@@ -846,9 +897,9 @@ def _cmd_agreement(args: argparse.Namespace) -> int:
     return 0
 
 
-def _figure_labels(args: argparse.Namespace, df: pd.DataFrame) -> dict[str, str] | None:
-    """The short names the figures draw: the recipe's labels, the systems table's ``label`` column,
-    then ``--alias`` (:mod:`memdiag._aliases`)."""
+def _labels(args: argparse.Namespace, df: pd.DataFrame) -> dict[str, str] | None:
+    """The short names figures and tables for people show: the recipe's labels, the systems
+    table's ``label`` column, then ``--alias`` (:mod:`memdiag._aliases`)."""
     from memdiag._aliases import alias_options, aliases
 
     table = None
@@ -873,6 +924,7 @@ def _cmd_judge_error(args: argparse.Namespace) -> int:
         if not args.files:
             raise UsageError("give the locomo-audit eval_results.json files")
         df = pd.concat([md.read_locomo_audit(f, dataset=args.dataset) for f in args.files], ignore_index=True)
+        _remember_labels(args, df)
     else:
         df = _read(args)
     frames: list[pd.DataFrame] = []
@@ -977,7 +1029,7 @@ def _figure(args: argparse.Namespace):
                       verdict_missing=args.verdict_missing, confidence_level=args.ci)
         inference = dict(inference=args.inference)
         systems = sorted(df["system"].unique())
-        labels = _figure_labels(args, df)
+        labels = _labels(args, df)
         if args.by and args.figure != "forest":
             raise UsageError(f"--by draws a forest per group; plot {args.figure} takes no --by")
         if args.figure in ("venn", "forest") and not args.reference:
@@ -1078,6 +1130,8 @@ def _overview(args: argparse.Namespace):
 def _setting_verdicts(args: argparse.Namespace) -> pd.DataFrame | dict:
     """The verdicts of ``across``: ``{(benchmark, model): verdicts}`` from ``--setting NAME=PATH``, else
     the FILES (split into settings by their benchmark and model columns)."""
+    import pandas as pd
+
     if not args.setting:
         return _read(args)
     if args.files or args.recipe:
@@ -1094,6 +1148,7 @@ def _setting_verdicts(args: argparse.Namespace) -> pd.DataFrame | dict:
         settings[(benchmark, model)] = md.read_verdicts(path)
     for frame in settings.values():
         _check_outputs(args, frame)
+    _remember_labels(args, pd.concat([f[["system"]] for f in settings.values()], ignore_index=True))
     return settings
 
 
@@ -1359,7 +1414,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--verdict-missing", choices=("as-wrong", "exclude"), default="as-wrong",
                    help="a verdict with no usable score: score 0 (default) or drop the query")
     _add_resampling(p)
-    _add_output(p)
+    _add_output(p, alias=False)  # no verdicts of several systems to name
     p.set_defaults(run=_cmd_attribute)
 
     p = sub.add_parser("path", help="P(path | result): how often a system keeps the path to a result it covers")
@@ -1421,7 +1476,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("writes", help="write-action (mutation) audit of a memory decision log")
     p.add_argument("log", metavar="LOG", help="decision log (CSV or JSONL): cluster, decision, persisted, old_text, new_text")
-    _add_output(p)
+    _add_output(p, alias=False)  # no verdicts of several systems to name
     p.set_defaults(run=_cmd_writes)
 
     p = sub.add_parser("agreement", help="judge reliability across repetitions or judges, and the missing-verdict effect")

@@ -24,6 +24,12 @@ LaTeX right-aligns the numbers and writes their minus signs as ``\\textminus{}``
 rules); HTML (:func:`html`) puts the key columns first and the rest in a second table under a
 ``<details>`` element, so that a table fits the page without scrolling sideways. CSV and JSON
 keep every number at full precision (the shortest repr that round-trips), for machines.
+
+Two choices apply to every format: ``columns=`` keeps only the columns named, in that order
+(:func:`select`; ``"paper"``: the compact table of :func:`paper_columns` — the rows' names, the
+estimate with its interval, the adjusted p), and ``labels=`` prints each system's short name
+(:mod:`memdiag._aliases`) in the formats for people, while CSV and JSON keep the full names that
+join with other data.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ import html as _html
 import json
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -40,6 +46,7 @@ import numpy as np
 import pandas as pd
 from tabulate import tabulate
 
+from memdiag._aliases import relabel
 from memdiag._checks import FORMATS
 from memdiag._escape import csv_cell, latex, latex_comment, markdown, one_line
 from memdiag._notes import as_note
@@ -361,7 +368,8 @@ def columns(df: pd.DataFrame, level: object = None) -> list[Column]:
     floors = series["p_floor"].tolist() if "p_floor" in series else None
     if floors is not None and ("p" in series or "p_adj" in series):
         hidden.add("p_floor")
-    hidden |= {c for c in names if _stated(series[c], c, attrs)}
+    chosen = set(attrs.get("selected_columns") or ())   # named by the user (select): shown whatever they state
+    hidden |= {c for c in names if c not in chosen and _stated(series[c], c, attrs)}
     label = _ci_label(level)
     headers = attrs.get("column_labels") or {}   # a column's name for people, e.g. LoCoMo "1 (multi-hop)"
 
@@ -438,6 +446,147 @@ def display(df: pd.DataFrame, level: object = None) -> pd.DataFrame:
     return pd.DataFrame({c.header: c.joined() for c in shown}, index=df.index)
 
 
+#: :func:`columns` under a name :func:`render`'s own ``columns`` parameter does not hide.
+_formatted = columns
+
+
+# --------------------------------------------------------------------------------------------
+# the columns kept: a selection, or the compact paper table
+# --------------------------------------------------------------------------------------------
+#: ``columns="paper"``: the compact table of :func:`paper_columns`.
+PAPER = "paper"
+#: Columns that name a row (besides :data:`KEYS`): kept in every paper table.
+_ROW_NAMES = ("category_id", "reference", "setting", "benchmark", "model")
+#: Each result's paper table after the columns that name its rows (by ``attrs["function"]``).
+PAPER_PRESETS: dict[str, tuple[str, ...]] = {
+    "score": ("overall",),
+    "compare": ("diff", "p_adj"),
+    "flows": ("benefit", "tax", "net_rate", "p_adj"),
+    "leaderboard": ("estimate", "tier"),
+}
+#: Any other result: the first of these it has (its estimate), then ``p_adj`` (else ``p``).
+_ESTIMATES = ("diff", "net_rate", "estimate", "overall", "ratio", "pooled")
+
+
+def paper_columns(df: pd.DataFrame) -> list[str] | None:
+    """The columns of the compact table a paper prints: those that name a row, the estimate (which
+    every format for people shows with its interval, ``x [lo, hi]``) and the adjusted p.
+
+    Parameters
+    ----------
+    df
+        A result frame; ``attrs["function"]`` picks its preset (:data:`PAPER_PRESETS`): ``score``
+        system and overall [CI]; ``compare`` system_a, system_b, diff [CI], p_adj; ``flows``
+        system, reference, benefit, tax, net_rate [CI] (Δ, the accuracy difference), p_adj;
+        ``leaderboard`` system, estimate [CI], tier. By-group tables keep ``group`` and
+        ``category_id`` first. Any other result: its row names, the first of ``diff, net_rate,
+        estimate, overall, ratio, pooled`` and ``p_adj`` (else ``p``).
+
+    Returns
+    -------
+    list of str or None
+        The columns, in order; None when the table has no estimate to show (a table of counts or
+        of tests alone).
+
+    Raises
+    ------
+    AttributeError
+        ``df`` is not a DataFrame (it has no ``columns`` or ``attrs``).
+
+    References
+    ----------
+    SPEC §4.6 (tables for people: the compact paper table).
+
+    Examples
+    --------
+    >>> f = pd.DataFrame({"system_a": ["mem0"], "system_b": ["rag"], "estimate_a": [60.0], "diff": [-2.0],
+    ...                   "ci_low": [-4.0], "ci_high": [0.0], "se": [1.0], "p": [0.04], "p_adj": [0.08]})
+    >>> f.attrs["function"] = "compare"
+    >>> paper_columns(f)
+    ['system_a', 'system_b', 'diff', 'p_adj']
+    >>> paper_columns(pd.DataFrame({"system": ["a"], "n": [3]})) is None
+    True
+    """
+    names = [str(c) for c in df.columns]
+    rows = [c for c in names if c in KEYS or c in _ROW_NAMES]
+    preset = PAPER_PRESETS.get(str(df.attrs.get("function")))
+    if preset is not None and all(c in names for c in preset if c != "p_adj"):
+        return rows + [c for c in preset if c in names and c not in rows]
+    estimate = next((c for c in _ESTIMATES if c in names), None)
+    if estimate is None:
+        return None
+    p = next((c for c in ("p_adj", "p") if c in names), None)
+    return rows + [estimate] + ([p] if p else [])
+
+
+def select(df: pd.DataFrame, columns: str | Sequence[str]) -> pd.DataFrame:
+    """``df`` with only the columns named, in that order, each with the columns that belong to it:
+    an estimate's interval bounds (``diff`` -> ``ci_low``, ``ci_high``; ``overall`` ->
+    ``overall_ci_low``, ``overall_ci_high``) and a p-value's Monte-Carlo floor (``p_floor``),
+    which the formats for people fold into it and CSV and JSON write after it.
+
+    Parameters
+    ----------
+    df
+        A result frame; its ``attrs`` are kept, with ``selected_columns`` (the names asked
+        for: the formats for people show them even when the signature line states their value).
+    columns
+        Column names of ``df``, or ``"paper"`` (alone, or as the only name) for
+        :func:`paper_columns`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A shallow copy holding the columns kept; the rows and every number unchanged.
+
+    Raises
+    ------
+    ValueError
+        A name ``df`` does not have (the message lists the table's columns), a name given
+        twice, no name, or ``"paper"`` for a table without an estimate.
+
+    References
+    ----------
+    SPEC §4.6 (tables for people: the columns kept, the compact paper table).
+
+    Examples
+    --------
+    >>> f = pd.DataFrame({"system": ["mem0"], "n": [600], "overall": [66.875], "overall_ci_low": [64.1],
+    ...                   "overall_ci_high": [69.5]})
+    >>> list(select(f, ["overall", "system"]).columns)
+    ['overall', 'overall_ci_low', 'overall_ci_high', 'system']
+    >>> select(f, ["score"])
+    Traceback (most recent call last):
+    ...
+    ValueError: no column 'score' in this table; its columns: system, n, overall, overall_ci_low, overall_ci_high
+    """
+    names = [str(c) for c in df.columns]
+    wanted = [columns] if isinstance(columns, str) else [str(c) for c in columns]
+    if wanted == [PAPER]:
+        preset = paper_columns(df)
+        if preset is None:
+            which = f" ({df.attrs['function']})" if df.attrs.get("function") else ""
+            raise ValueError(f"this table{which} has no estimate to show in a compact paper table; name its "
+                             f"columns instead: {', '.join(names)}")
+        wanted = preset
+    if not wanted:
+        raise ValueError("name at least one column")
+    unknown = [c for c in wanted if c not in names]
+    if unknown:
+        raise ValueError(f"no column {', '.join(map(repr, unknown))} in this table; its columns: {', '.join(names)}")
+    twice = sorted({c for c in wanted if wanted.count(c) > 1})
+    if twice:
+        raise ValueError(f"column {', '.join(map(repr, twice))} named twice")
+    pairs = _interval_pairs(names)
+    kept: list[str] = []
+    for c in wanted:
+        companions = [*pairs.get(c, ()), *(["p_floor"] if c in ("p", "p_adj") and "p_floor" in names else [])]
+        kept += [k for k in (c, *companions) if k not in kept and (k == c or k not in wanted)]
+    out = df.loc[:, kept].copy(deep=False)
+    out.attrs = {**df.attrs, "selected_columns": wanted}
+    return out
+
+
 # --------------------------------------------------------------------------------------------
 # formats
 # --------------------------------------------------------------------------------------------
@@ -469,7 +618,8 @@ def _latex_minus(text: str) -> str:
     return re.sub(r"(?<![\w.])-(?=\d)", r"\\textminus{}", text)
 
 
-def render(df: pd.DataFrame, fmt: Format = "table") -> str:
+def render(df: pd.DataFrame, fmt: Format = "table", columns: str | Sequence[str] | None = None,
+           labels: Mapping[str, str] | None = None) -> str:
     """Render a result frame with its notes and signature line.
 
     Parameters
@@ -481,6 +631,14 @@ def render(df: pd.DataFrame, fmt: Format = "table") -> str:
         ``table`` (terminal), ``md`` (Markdown), ``latex`` (booktabs), ``html`` (:func:`html`)
         — for people, formatted alike (:func:`columns`) — or ``csv`` and ``json`` (records plus
         provenance), which keep every number at full precision.
+    columns
+        Keep only these columns, in this order (:func:`select`: an estimate brings its interval,
+        a p its Monte-Carlo floor), or ``"paper"`` for the compact table of
+        :func:`paper_columns`; default every column.
+    labels
+        ``{system: short name}`` (``--alias``, a recipe's ``labels:``): printed in place of the
+        names in the formats for people (:func:`memdiag._aliases.relabel`); CSV and JSON keep
+        the full names, for joining.
 
     Returns
     -------
@@ -492,13 +650,14 @@ def render(df: pd.DataFrame, fmt: Format = "table") -> str:
     Raises
     ------
     ValueError
-        An unknown ``fmt``; a ``confidence_level`` in ``attrs`` that is not a number; for JSON, a
-        value that is infinite.
+        An unknown ``fmt``; a column ``df`` does not have, or ``"paper"`` for a table without a
+        compact form (:func:`select`); a ``confidence_level`` in ``attrs`` that is not a number;
+        for JSON, a value that is infinite.
 
     References
     ----------
-    SPEC §4.6 (tables for people, full precision for machines, the signature line) and SPEC §4.4
-    (a floored p printed as its bound).
+    SPEC §4.6 (tables for people, full precision for machines, the signature line; the columns
+    kept and the short names) and SPEC §4.4 (a floored p printed as its bound).
 
     Examples
     --------
@@ -510,7 +669,13 @@ def render(df: pd.DataFrame, fmt: Format = "table") -> str:
     | mem0     |     66.88 | 0.00012 |
     <BLANKLINE>
     memdiag 0.1.0 | scheme=locomo
+    >>> print(render(df, "md", columns=["system", "p"], labels={"mem0": "Mem0"}).splitlines()[2])
+    | Mem0     | 0.00012 |
     """
+    if columns is not None:
+        df = select(df, columns)
+    if fmt in ("table", "md", "latex", "html"):
+        df = relabel(df, labels)
     attrs = dict(df.attrs)
     notes = [str(n) for n in attrs.get("notes", [])]
     if fmt == "csv":  # full precision: the shortest repr that round-trips
@@ -527,7 +692,7 @@ def render(df: pd.DataFrame, fmt: Format = "table") -> str:
         return html_document(df)
     if fmt not in ("table", "md", "latex"):
         raise ValueError(f"unknown output format '{fmt}' (use one of {', '.join(FORMATS)})")
-    shown = columns(df)
+    shown = _formatted(df)
     if fmt == "latex":
         cells = [[_latex_minus(v) if c.numeric else latex(v) for v in c.joined()] for c in shown]
         text = _booktabs([latex(c.header) for c in shown], cells, "".join("r" if c.numeric else "l" for c in shown))
@@ -684,7 +849,8 @@ def _html_table(shown: list[Column], n_rows: int) -> str:
 
 
 def html(df: pd.DataFrame, width: float = HTML_WIDTH) -> str:
-    """The table as HTML for a page ``width`` CSS px wide: the key columns first, formatted as in
+    """The table as HTML for a page ``width`` CSS px wide: the key columns first (after
+    :func:`select`, the columns in the order named), formatted as in
     every format for people (:func:`columns`), each interval on a line under its estimate; the
     columns read later (cell counts beside the flows, the test and interval method, replicate
     settings) or that do not fit go to a second table inside ``<details>``, repeating the columns
@@ -713,8 +879,8 @@ def html(df: pd.DataFrame, width: float = HTML_WIDTH) -> str:
 
     References
     ----------
-    SPEC §4.6 (tables for people: HTML with the key columns first and the rest under "More
-    columns").
+    SPEC §4.6 (tables for people: HTML with the key columns first — in the order named after a
+    :func:`select` — and the rest under "More columns").
 
     Examples
     --------
@@ -731,6 +897,8 @@ def html(df: pd.DataFrame, width: float = HTML_WIDTH) -> str:
     """
     shown = columns(df)
     first, pieces = _split(shown, width)
+    if df.attrs.get("selected_columns"):  # columns the user named and ordered (select): in that order
+        first = [c for c in shown if c in first]
     parts = [_html_table(first, len(df))]
     if pieces:
         moved = [c.header for piece in pieces for c in piece if c not in first]

@@ -95,6 +95,12 @@ def test_the_report_shows_records_and_reruns_the_aliases(release, tmp_path):
     assert validation.loc[LONG, "label"] == "Backboard" and pd.isna(validation.loc["mem0", "label"])
     assert json.loads((out / "analysis.json").read_text(encoding="utf-8"))["inputs"]["labels"] == {LONG: "Backboard"}
     assert "Backboard" in svg_text(out / "figures" / "forest.svg")
+    # the tables for people show the short name; the CSV keeps the name, for joining
+    for suffix in ("md", "tex"):
+        text = (out / "tables" / f"flows.{suffix}").read_text(encoding="utf-8")
+        assert "Backboard" in text and LONG.replace("_", "\\_") not in text and LONG not in text
+    systems = pd.read_csv(out / "tables" / "flows.csv")["system"].tolist()
+    assert LONG in systems and "Backboard" not in systems
     again = tmp_path / "again"
     assert run("report", "--rerun", out / "analysis.json", "--out", again)[0] == 0
     assert (again / "figures" / "forest.svg").read_bytes() == (out / "figures" / "forest.svg").read_bytes()

@@ -126,8 +126,8 @@ def baselines(f: dict[str, str]) -> dict[str, list[list[str]]]:
     plot = ["plot", "-o", str(Path(f["out"]) / "fig.png"), "--force"]
     return {
         "validate": [["validate", v]],
-        "score": [["score", v, *res]],
-        "compare": [["compare", v, *res, "--omnibus"]],
+        "score": [["score", v, *res, "--columns", "paper", "--alias", "mem0=M"]],
+        "compare": [["compare", v, *res, "--omnibus", "--columns", "system_a,system_b,diff,p_adj"]],
         "leaderboard": [["leaderboard", v, *res]],
         "flows": [["flows", v, *r, *res, "--replay", str(Path(f["out"]) / "replay")]],
         "evidence": [["evidence", v, *res, "--tests"], ["evidence", v, *res, "--procedure", "raw-rag-c6"]],
@@ -139,7 +139,7 @@ def baselines(f: dict[str, str]) -> dict[str, list[list[str]]]:
         "power": [["power", v, *r, *res]],
         "independence": [["independence", v, *res]],
         "robustness": [["robustness", v, *r, *res, "--filtered", f["blocked"]]],
-        "writes": [["writes", f["writes"]]],
+        "writes": [["writes", f["writes"], "--columns", "cluster"]],
         "agreement": [["agreement", v, *res]],
         "plot": [[*plot, "venn", v, *r, *res, "--no-shared-scale"],
                  [*plot, "forest", v, *r, *res, "--by", "category", "--alias", "mem0=M", "--width", "page"],

@@ -27,7 +27,7 @@ import memdiag.tables
 
 SPEC = Path(__file__).resolve().parents[1] / "docs" / "spec.md"
 SKIPPED = {"__version__", "SchemeError", "VerdictError", "plot"}
-TABLE_FUNCTIONS = ("render", "display", "signature", "columns", "html")
+TABLE_FUNCTIONS = ("render", "display", "signature", "columns", "html", "select", "paper_columns")
 
 
 def _public() -> dict[str, object]:

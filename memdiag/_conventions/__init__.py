@@ -25,7 +25,7 @@ from memdiag._notes import Note
 from memdiag.errors import VerdictError
 
 __all__ = ["Convention", "aliases", "benchmark_of", "canonical", "category_ids", "column_labels", "convention",
-           "conventions", "counts", "identify", "integer_of", "known_benchmarks", "labelled", "naming_note"]
+           "conventions", "counts", "identify", "in_order", "integer_of", "known_benchmarks", "labelled", "naming_note"]
 
 
 def _key(label: object) -> str:
@@ -166,6 +166,22 @@ def category_ids(groups: Iterable[object], benchmark: str = "locomo") -> dict[st
         if integer is not None:
             found[str(group)] = integer
     return found
+
+
+def in_order(groups: Iterable[object], benchmark: str | None) -> list[str]:
+    """Groups in the benchmark's order: by their integer category, groups without one after them
+    in the order given (all of them in that order without a benchmark) (SPEC §6.2).
+
+    >>> in_order(["multi-hop", "open-domain", "single-hop", "temporal", "(none)"], "locomo")
+    ['multi-hop', 'temporal', 'open-domain', 'single-hop', '(none)']
+    >>> in_order(["b", "a"], None)
+    ['b', 'a']
+    """
+    groups = [str(g) for g in groups]
+    if benchmark is None:
+        return groups
+    ids = category_ids(groups, benchmark)
+    return sorted(groups, key=lambda g: (g not in ids, ids.get(g, 0)))
 
 
 def labelled(group: object, benchmark: str = "locomo") -> str:

@@ -102,7 +102,7 @@ def _analyse(df: pd.DataFrame, settings: Settings, inputs: dict, scheme: Scheme 
         "policies": _policies(ctx, why, n_queries),
         "warnings": list(dict.fromkeys(str(w.message) for w in caught)),
     }
-    return Analysis(sections, provenance, signature_attrs, figures)
+    return Analysis(sections, provenance, signature_attrs, figures, ctx.labels)
 
 
 def _input_files(df: pd.DataFrame, *sides: object) -> list[str]:
@@ -217,8 +217,10 @@ def report(
         ``auto`` (the SPEC §4.1 rule), ``percentile``, ``jackknife`` or ``cr2`` for every interval
         and test (:mod:`memdiag._inference.rule`); recorded in analysis.json.
     labels
-        Short names the figures draw, ``{system: label}`` (``--alias``); they add to a recipe's
-        ``labels:`` and a ``label`` column of the systems table (:mod:`memdiag._aliases`), are shown
+        Short names of the systems, ``{system: label}`` (``--alias``); they add to a recipe's
+        ``labels:`` and a ``label`` column of the systems table (:mod:`memdiag._aliases`), are drawn
+        in the figures, printed in place of the names in the tables for people (report.md,
+        report.html, tables/*.md and *.tex; tables/*.csv and analysis.json keep the names), shown
         beside the names in the validation table and recorded in analysis.json.
     cluster_missing
         Queries without a cluster label when the others have one: ``"error"`` (default) refuses,

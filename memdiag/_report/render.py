@@ -15,6 +15,7 @@ import pandas as pd
 from jinja2 import Environment, PackageLoader, Template
 from markupsafe import Markup
 
+from memdiag._aliases import relabel
 from memdiag._report.provenance import _with_signature
 from memdiag._escape import code_span, markdown
 from memdiag._replay import FILES as REPLAY_FILES
@@ -55,7 +56,8 @@ def _write_tables(analysis: Analysis, folder: Path) -> None:
         for name, table in section.tables.items():
             signed = _with_signature(table, analysis.signature)
             for fmt, suffix in (("latex", "tex"), ("csv", "csv"), ("md", "md")):
-                _write_text(folder / "tables" / f"{name}.{suffix}", render(signed, fmt))
+                # short names in the tables for people (.tex, .md); the CSV keeps the names, for joining
+                _write_text(folder / "tables" / f"{name}.{suffix}", render(signed, fmt, labels=analysis.labels))
         if section.replay is not None:
             write_replay(section.replay, folder / REPLAY)
 
@@ -148,7 +150,8 @@ def _markdown(analysis: Analysis) -> str:
                       ""]
         for name, table in section.tables.items():
             shown, pointer = _md_rows(name, table)
-            text = render(without_notes(_with_signature(shown, analysis.signature)), "md").rstrip("\n")
+            text = render(without_notes(_with_signature(shown, analysis.signature)), "md",
+                          labels=analysis.labels).rstrip("\n")
             body, sign = text.rsplit("\n", 1)
             body = pointer if shown.empty else body.rstrip("\n") + ("\n\n" + pointer if pointer else "")
             own = [f"- {label(n)}{markdown(n)}" for n in notes.own.get(name, [])]
@@ -167,10 +170,11 @@ def _template() -> Template:
     return environment.get_template(HTML_TEMPLATE)
 
 
-def _html_table(table: pd.DataFrame) -> Markup:
+def _html_table(table: pd.DataFrame, labels: dict[str, str]) -> Markup:
     """The table as HTML (:func:`memdiag.tables.html`: escaped, formatted as in the Markdown and
-    LaTeX tables, key columns first and the rest under ``<details>``)."""
-    return Markup(html(table))
+    LaTeX tables, each system under its short name ``labels``, key columns first and the rest
+    under ``<details>``)."""
+    return Markup(html(relabel(table, labels)))
 
 
 def _html(analysis: Analysis, figures: Path) -> str:
@@ -179,7 +183,7 @@ def _html(analysis: Analysis, figures: Path) -> str:
     sections = []
     for section in analysis.sections:
         signed = {name: _with_signature(t, analysis.signature) for name, t in section.tables.items()}
-        tables = [{"name": name, "title": TABLE_TITLES[name], "html": _html_table(table),
+        tables = [{"name": name, "title": TABLE_TITLES[name], "html": _html_table(table, analysis.labels),
                    "notes": [label(n) + str(n) for n in notes.own.get(name, [])],
                    "signature": signature(table.attrs)} for name, table in signed.items()]
         images = [{"name": name, "caption": caption,

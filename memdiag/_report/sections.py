@@ -77,6 +77,7 @@ class Analysis:
     provenance: dict
     signature: dict  # the report-wide provenance keys printed in every signature line
     figures: FigureJobs = field(default_factory=FigureJobs)
+    labels: dict[str, str] = field(default_factory=dict)  # short names of the figures and the tables for people
 
 
 @dataclass
