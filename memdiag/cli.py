@@ -1228,8 +1228,11 @@ def _add_figure_files(p: argparse.ArgumentParser, kind: bool) -> None:
                         "least the two-column page width (7.2 in)")
 
 
-def _add_verdicts(p: argparse.ArgumentParser, table: str = "system-level table whose label column names the "
-                                                             "systems drawn", required_table: bool = False) -> None:
+#: ``--systems-table`` of the figures that read it for its ``label`` column alone.
+_LABEL_TABLE = "system-level table whose label column names the systems drawn"
+
+
+def _add_verdicts(p: argparse.ArgumentParser, table: str = _LABEL_TABLE, required_table: bool = False) -> None:
     """The verdict files a figure reads, the ``--scheme`` it scores them under, and the short
     names it draws (``--alias``; ``--systems-table``: its ``label`` column, and what ``table`` says)."""
     _add_input(p)
@@ -1264,6 +1267,7 @@ def _add_plot(sub: argparse._SubParsersAction) -> None:
                              parser_class=_KindParser, help="the figure to draw")
 
     def kind(name: str) -> argparse.ArgumentParser:
+        """The subcommand ``memdiag plot NAME``, described by its line of :data:`FIGURES`."""
         return kinds.add_parser(name, help=FIGURES[name], description=f"{FIGURES[name][0].upper()}"
                                                                       f"{FIGURES[name][1:]}.")
 
@@ -1287,7 +1291,8 @@ def _add_plot(sub: argparse._SubParsersAction) -> None:
     _add_verdicts(k)
     k.add_argument("--reference", required=True, metavar="NAME", help=reference)
     k.add_argument("--metric", default="accuracy", help="metric of the differences (default accuracy)")
-    k.add_argument("--by", metavar="COLUMN", help="one block per group of this column (e.g. --by category), adjusted within each")
+    k.add_argument("--by", metavar="COLUMN",
+                   help="one block per group of this column (e.g. --by category), adjusted within each")
     _add_resampling(k)
 
     k = kind("matrix")

@@ -116,11 +116,12 @@ def files(tmp_path_factory) -> dict[str, str]:
     store = md.simulate(n_queries=80, systems=("raw", "mem0", "mem0 (C)"), reference="raw", n_clusters=20,
                         sufficiency=False, costs=False, seed=6)
     store.to_csv(root / "store.csv", index=False)
-    pd.DataFrame({"system": ["mem0", "mem0 (C)", "raw"], "base": ["mem0", "mem0", None],
-                  "variant": ["native", "complete", "raw"], "label": ["M", "MC", "R"]}).to_csv(root / "variants.csv",
-                                                                                           index=False)
+    variants = pd.DataFrame({"system": ["mem0", "mem0 (C)", "raw"], "base": ["mem0", "mem0", None],
+                             "variant": ["native", "complete", "raw"], "label": ["M", "MC", "R"]})
+    variants.to_csv(root / "variants.csv", index=False)
     return {"verdicts": str(verdicts), "settings": str(root / "settings.csv"), "sweep": str(root / "sweep.csv"),
-            "store": str(root / "store.csv"), "variants": str(root / "variants.csv"), "labelled": str(root / "labelled.csv"),
+            "store": str(root / "store.csv"), "variants": str(root / "variants.csv"),
+            "labelled": str(root / "labelled.csv"),
             "gold": str(root / "gold.csv"), "agreement": str(root / "judged.csv"), "before": str(root / "before.csv"),
             "after": str(root / "after.csv"),
             "meme": str(meme), "blocked": str(root / "blocked.csv"), "claims": str(claims), "out": str(root),
@@ -305,6 +306,7 @@ def test_plot_kind_help_lists_exactly_the_options_of_the_kind(kind, capsys, monk
     assert ("--alias" in options) == ("--scheme" in options) == (kind not in ("overview", "critical", "writes",
                                                                               "actions", "ingestion"))
     assert ("--recipe" in options) == (kind not in ("writes", "actions", "ingestion"))
+    assert ("--reference" in options) == (kind not in ("matrix", "store-gap", "sensitivity", "writes", "actions"))
     assert {"-o", "--output", "--force", "--width", "-h", "--help"} <= options
 
 
@@ -314,7 +316,7 @@ def test_plot_help_lists_each_kind_on_one_line_and_only_the_options_every_kind_r
     for kind, line in cli.FIGURES.items():
         assert re.search(rf"^    {re.escape(kind)} +{re.escape(line)}$", text, re.M), kind
     assert _listed(text) == {"-h", "--help", "-o", "--output", "--force", "--width"}
-    assert "plot writes --help" not in text and "--resamples" not in text
+    assert "--resamples" not in text and "--reference" not in text.split("options:")[1]
 
 
 def test_plot_takes_the_figure_file_options_before_or_after_the_kind(capsys):
