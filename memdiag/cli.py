@@ -65,6 +65,30 @@ class _Parser(argparse.ArgumentParser):
         raise _ParseError(self.prog, f"{message} (see {self.prog} --help)")
 
 
+class _KindParser(_Parser):
+    """The parser of one figure kind (``memdiag plot KIND``): an option it does not offer is refused
+    by the kind itself, naming ``memdiag plot KIND --help`` (argparse would leave it to the top
+    parser, whose help lists no figure options)."""
+
+    def parse_known_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                         namespace: argparse.Namespace | None = None) -> tuple[argparse.Namespace, list[str]]:
+        namespace, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return namespace, extras
+
+
+class _FigureKinds(argparse._SubParsersAction):
+    """The figure kinds of ``memdiag plot``. ``-o`` may come before the kind or after it, so neither
+    parser can require it: it is required here, once both have parsed."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Sequence[str], option_string: str | None = None) -> None:  # type: ignore[override]
+        super().__call__(parser, namespace, values, option_string)
+        if namespace.output is None:
+            self.choices[values[0]].error("the following arguments are required: -o/--output")
+
+
 # --------------------------------------------------------------------------------------------
 # option values (argparse type= functions)
 # --------------------------------------------------------------------------------------------
@@ -233,8 +257,8 @@ def _column_list(text: str) -> list[str]:
     return names
 
 
-def _add_force(p: argparse.ArgumentParser, what: str) -> None:
-    p.add_argument("--force", action="store_true", help=f"replace {what} (never an input file)")
+def _add_force(p: argparse.ArgumentParser, what: str, default: object = False) -> None:
+    p.add_argument("--force", action="store_true", default=default, help=f"replace {what} (never an input file)")
 
 
 def _add_output(p: argparse.ArgumentParser, alias: bool = True) -> None:
@@ -903,7 +927,7 @@ def _labels(args: argparse.Namespace, df: pd.DataFrame) -> dict[str, str] | None
     from memdiag._aliases import alias_options, aliases
 
     table = None
-    if getattr(args, "systems_table", None):
+    if getattr(args, "systems_table", None):  # table commands without a systems table
         from memdiag._report.provenance import _read_systems_table
 
         table = _read_systems_table(args.systems_table)
@@ -973,16 +997,9 @@ def _cmd_judge_error(args: argparse.Namespace) -> int:
     return 0
 
 
-#: The figures that draw no interval: the resampling options have nothing to act on.
-_NO_INTERVAL = ("venn3", "writes", "actions", "ingestion")
-
-
 def _cmd_plot(args: argparse.Namespace) -> int:
     from memdiag import plots
     from memdiag.plots.style import width_preset
-
-    if args.pooled and args.figure != "overview":
-        raise UsageError(f"--pooled adds a panel to plot overview; plot {args.figure} takes no --pooled")
 
     with width_preset(args.width):
         fig = _figure(args)
@@ -992,101 +1009,72 @@ def _cmd_plot(args: argparse.Namespace) -> int:
 
 
 def _figure(args: argparse.Namespace):
-    """The figure ``memdiag plot`` draws (under the caller's width preset)."""
+    """The figure ``memdiag plot KIND`` draws (under the caller's width preset); each kind reads
+    only the options its subcommand offers."""
     from memdiag import plots
 
-    if args.figure in _NO_INTERVAL:
-        given = [o for o, v in (("--design", args.design is not None), ("--inference", args.inference != "auto"),
-                                ("--resamples", args.resamples != 20_000), ("--seed", args.seed != 0),
-                                ("--ci", args.ci != 0.95)) if v]
-        if given:
-            raise UsageError(f"plot {args.figure} draws no interval or test; drop {given[0]}")
-    if args.figure in ("writes", "actions", "ingestion"):
-        what = "an ingestion log" if args.figure == "ingestion" else "one decision log"
-        if len(args.files) != 1:
-            raise UsageError(f"plot {args.figure} takes {what}")
-        if args.figure == "ingestion":
-            fig = plots.ingestion(md.ingestion_curve(md.read_ingestion_log(args.files[0])), reference=args.reference)
-        else:
-            audit = md.write_audit(md.read_write_log(args.files[0]))
-            fig = plots.mutation_rates(audit) if args.figure == "writes" else plots.write_actions(audit)
-    elif args.figure == "overview" and args.pooled:
+    kind = args.figure
+    if kind in ("writes", "actions"):
+        audit = md.write_audit(md.read_write_log(args.log))
+        return plots.mutation_rates(audit) if kind == "writes" else plots.write_actions(audit)
+    if kind == "ingestion":
+        return plots.ingestion(md.ingestion_curve(md.read_ingestion_log(args.log)), reference=args.reference)
+    if kind == "overview" and args.pooled:
         if not args.reference:
             raise UsageError("plot overview --pooled needs --reference NAME (the system every other is compared with)")
         data = _setting_verdicts(args)
         common = dict(n_resamples=args.resamples, seed=args.seed, design=args.design, inference=args.inference,
                       missing=args.missing, verdict_missing=args.verdict_missing)
         pooled = md.pool_settings(md.setting_differences(data, reference=args.reference, **common))
-        fig = plots.overview(md.overview(data, reference=args.reference, **common), reference=args.reference,
-                             pooled=pooled)
-    elif args.figure == "overview":
-        fig = plots.overview(_overview(args), reference=args.reference)
-    elif args.figure == "critical":
-        fig = plots.critical_difference(md.critical_difference(_overview(args), confidence_level=args.ci))
-    else:
-        df = _read(args)
-        common = dict(n_resamples=args.resamples, seed=args.seed, missing=args.missing,
-                      verdict_missing=args.verdict_missing, confidence_level=args.ci)
-        inference = dict(inference=args.inference)
-        systems = sorted(df["system"].unique())
-        labels = _labels(args, df)
-        if args.by and args.figure != "forest":
-            raise UsageError(f"--by draws a forest per group; plot {args.figure} takes no --by")
-        if args.figure in ("venn", "forest") and not args.reference:
-            raise UsageError(f"plot {args.figure} needs --reference NAME")
-        if args.figure == "venn":
-            flows = md.flows(df, reference=args.reference, design=args.design, scheme=args.scheme,
-                             **common, **inference)
-            fig = plots.venn(flows, reference=args.reference, shared_scale=args.shared_scale,
-                             all_systems=systems, labels=labels)
-        elif args.figure == "forest":
-            table = md.compare(df, pairs="reference", reference=args.reference, metric=args.metric,
-                               scheme=args.scheme, design=args.design, by=args.by, **common, **inference)
-            fig = plots.forest(table, reference=args.reference, all_systems=systems, labels=labels)
-        elif args.figure == "matrix":
-            upper = md.compare(df, metric=args.metric, scheme=args.scheme, design=args.design, **common,
-                               **inference)
-            lower = (md.compare(df, metric=args.lower, design=args.design, **common, **inference)
-                     if args.lower else None)
-            fig = plots.matrix(upper, lower, labels=labels)
-        elif args.figure == "bubble":
-            if not args.systems_table:
-                raise UsageError("plot bubble needs --systems-table CSV (system, tokens_per_query, store_size, ...)")
-            from memdiag._report.provenance import _read_systems_table
+        return plots.overview(md.overview(data, reference=args.reference, **common), reference=args.reference,
+                              pooled=pooled)
+    if kind == "overview":
+        return plots.overview(_overview(args), reference=args.reference)
+    if kind == "critical":
+        return plots.critical_difference(md.critical_difference(_overview(args), confidence_level=args.ci))
+    df = _read(args)
+    systems = sorted(df["system"].unique())
+    labels = _labels(args, df)
+    if kind == "venn3":
+        memory, augmented = _venn3_systems(args, systems)
+        table = md.augmentation(df, memory, reference=args.reference, augmented=augmented, scheme=args.scheme,
+                                missing=args.missing, verdict_missing=args.verdict_missing)
+        return plots.venn3(table, all_systems=systems, labels=labels)
+    common = dict(design=args.design, n_resamples=args.resamples, seed=args.seed, missing=args.missing,
+                  verdict_missing=args.verdict_missing, confidence_level=args.ci)
+    if kind == "store-gap":
+        from memdiag._report.provenance import _read_systems_table
 
-            table = _read_systems_table(args.systems_table)
-            size = args.size or next((c for c in ("store_size", "store_tokens") if c in table), "store_size")
-            absent = [c for c in (args.cost, size) if c not in table]
-            if absent:
-                raise VerdictError(f"{args.systems_table}: the systems table has no column {absent[0]!r} (it has "
-                                   f"{', '.join(map(str, table.columns))}). Add it, or choose another with "
-                                   f"--cost / --size.")
-            scores = md.bootstrap(df, "accuracy", scheme=args.scheme, design=args.design, **common, **inference)
-            fig = plots.bubble(scores, table, reference=args.reference, cost=args.cost, size=size,
-                               all_systems=systems, labels=labels)
-        elif args.figure == "venn3":
-            memory, augmented = _venn3_systems(args, systems)
-            table = md.augmentation(df, memory, reference=args.reference, augmented=augmented, scheme=args.scheme,
-                                    missing=args.missing, verdict_missing=args.verdict_missing)
-            fig = plots.venn3(table, all_systems=systems, labels=labels)
-        elif args.figure == "store-gap":
-            if not args.systems_table:
-                raise UsageError("plot store-gap needs --systems-table CSV with columns system, base and variant "
-                                 "(native, complete or raw)")
-            from memdiag._report.provenance import _read_systems_table
+        table = md.store_gap(df, _read_systems_table(args.systems_table), scheme=args.scheme, **common)
+        return plots.store_gap(table, labels=labels)
+    if kind == "sensitivity":
+        table = md.sensitivity(df, parameter=args.parameter, default=args.default, metric=args.metric,
+                               scheme=args.scheme, **common)
+        return plots.sensitivity(table, parameter=args.parameter, default=table.attrs["default"], labels=labels)
+    common["inference"] = args.inference  # venn, forest, matrix and bubble choose how intervals are made
+    if kind == "venn":
+        flows = md.flows(df, reference=args.reference, scheme=args.scheme, **common)
+        return plots.venn(flows, reference=args.reference, shared_scale=args.shared_scale, all_systems=systems,
+                          labels=labels)
+    if kind == "forest":
+        table = md.compare(df, pairs="reference", reference=args.reference, metric=args.metric, scheme=args.scheme,
+                           by=args.by, **common)
+        return plots.forest(table, reference=args.reference, all_systems=systems, labels=labels)
+    if kind == "matrix":
+        upper = md.compare(df, metric=args.metric, scheme=args.scheme, **common)
+        lower = md.compare(df, metric=args.lower, **common) if args.lower else None
+        return plots.matrix(upper, lower, labels=labels)
+    from memdiag._report.provenance import _read_systems_table  # bubble
 
-            table = md.store_gap(df, _read_systems_table(args.systems_table), scheme=args.scheme, design=args.design,
-                                 **common)
-            fig = plots.store_gap(table, labels=labels)
-        else:
-            if args.default is None:
-                raise UsageError("plot sensitivity needs --default VALUE (e.g. --default 15)")
-            if args.inference != "auto":
-                raise UsageError("plot sensitivity follows the design's default rule; drop --inference")
-            table = md.sensitivity(df, parameter=args.parameter, default=args.default, metric=args.metric,
-                                   scheme=args.scheme, design=args.design, **common)
-            fig = plots.sensitivity(table, parameter=args.parameter, default=table.attrs["default"], labels=labels)
-    return fig
+    table = _read_systems_table(args.systems_table)
+    size = args.size or next((c for c in ("store_size", "store_tokens") if c in table), "store_size")
+    absent = [c for c in (args.cost, size) if c not in table]
+    if absent:
+        raise VerdictError(f"{args.systems_table}: the systems table has no column {absent[0]!r} (it has "
+                           f"{', '.join(map(str, table.columns))}). Add it, or choose another with --cost / --size.")
+    scores = md.bootstrap(df, "accuracy", scheme=args.scheme, **common)
+    return plots.bubble(scores, table, reference=args.reference, cost=args.cost, size=size, all_systems=systems,
+                        labels=labels)
 
 
 def _venn3_systems(args: argparse.Namespace, systems: Sequence[str]) -> tuple[str, str | None]:
@@ -1112,7 +1100,7 @@ def _overview(args: argparse.Namespace):
     """The scores of ``plot overview``: one setting per ``--setting NAME=PATH``, else per value of
     the verdicts' ``benchmark`` / ``model`` columns."""
     common = dict(n_resamples=args.resamples, seed=args.seed, design=args.design, confidence_level=args.ci,
-                  inference=getattr(args, "inference", "auto"), missing=args.missing,
+                  inference=args.inference, missing=args.missing,
                   verdict_missing=args.verdict_missing)
     if args.setting:
         if args.files or args.recipe:
@@ -1259,6 +1247,156 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     for path in write_example(args.write, seed=EXAMPLE_SEED if args.seed is None else args.seed):
         print(path)
     return 0
+
+
+# --------------------------------------------------------------------------------------------
+# memdiag plot KIND: one subcommand per figure, each with the options it reads
+# --------------------------------------------------------------------------------------------
+#: The figure kinds of ``memdiag plot``, each with the line ``memdiag plot --help`` shows.
+FIGURES = {
+    "venn": "benefit/tax Venn panels of each system against --reference (the flows)",
+    "venn3": "three-set Venn: the reference, a memory system and the memory system with raw evidence",
+    "forest": "differences from --reference with intervals and adjusted p (one block per --by group)",
+    "matrix": "pairwise differences of every pair: --metric above the diagonal, --lower below",
+    "bubble": "accuracy against a cost of --systems-table, area by memory-store size, Pareto front",
+    "overview": "every system's score in every benchmark × model setting (--pooled: and the pooled difference)",
+    "critical": "mean ranks across settings and the groups not shown to differ (critical differences)",
+    "writes": "proposed and effective mutation rates per cluster, from a memory decision log",
+    "actions": "the distribution of ADD / UPDATE / DELETE / NONE decisions, from a memory decision log",
+    "ingestion": "cumulative ingestion time of each system, from an ingestion log",
+    "sensitivity": "score and difference from --default across a parameter's values (systems PARAM=VALUE)",
+    "store-gap": "native vs complete-store scores per memory system and the gap to raw evidence",
+}
+
+
+def _add_figure_files(p: argparse.ArgumentParser, kind: bool) -> None:
+    """``-o``, ``--force`` and ``--width``, which every figure reads: on ``plot`` itself, before the
+    kind, with their defaults; and on each kind (``kind=True``) without a default, so that a value
+    given before the kind stands unless the kind is given one too (:class:`_FigureKinds` requires
+    ``-o`` in one place or the other)."""
+    unset = argparse.SUPPRESS if kind else None
+    p.add_argument("-o", "--output", metavar="OUT.pdf", default=unset,
+                   help="output stem: OUT.pdf, OUT.svg and OUT.png are written (required, before or after the kind)")
+    _add_force(p, "existing figure files", default=unset if kind else False)
+    p.add_argument("--width", choices=("column", "page"), default=unset if kind else "column",
+                   help="column (default): one paper column (3.5 in) unless the figure's text needs two; page: at "
+                        "least the two-column page width (7.2 in)")
+
+
+#: ``--systems-table`` of the figures that read it for its ``label`` column alone.
+_LABEL_TABLE = "system-level table whose label column names the systems drawn"
+
+
+def _add_verdicts(p: argparse.ArgumentParser, table: str = _LABEL_TABLE, required_table: bool = False) -> None:
+    """The verdict files a figure reads, the ``--scheme`` it scores them under, and the short
+    names it draws (``--alias``; ``--systems-table``: its ``label`` column, and what ``table`` says)."""
+    _add_input(p)
+    p.add_argument("--scheme", help="official aggregation (locomo, meme, FILE.yaml; default: the one the rows "
+                                    "imply, else mean)")
+    p.add_argument("--systems-table", metavar="CSV", required=required_table, help=table)
+    _add_alias(p)
+
+
+def _add_settings(p: argparse.ArgumentParser) -> None:
+    """The benchmark × model settings of ``overview`` and ``critical``: ``--setting NAME=PATH`` or FILES."""
+    _add_input(p)
+    p.add_argument("--setting", action="append", metavar="NAME=PATH",
+                   help="one benchmark (or benchmark/model) setting and its verdicts (repeatable); without it "
+                        "FILES are split by their benchmark and model columns")
+
+
+def _add_log(p: argparse.ArgumentParser, what: str) -> None:
+    """The one log file a figure of the memory's writes or ingestion draws."""
+    p.add_argument("log", metavar="LOG", help=f"{what} (CSV or JSONL)")
+
+
+def _add_plot(sub: argparse._SubParsersAction) -> None:
+    """``memdiag plot KIND``: one subcommand per figure of :data:`FIGURES`."""
+    p = sub.add_parser("plot", help="publication figures (PDF + SVG + PNG): memdiag plot KIND --help",
+                       description="One publication figure, written as OUT.pdf, OUT.svg and OUT.png. -o, --force "
+                                   "and --width go before or after the kind; every other option after it "
+                                   "(memdiag plot KIND --help).")
+    _add_figure_files(p, kind=False)
+    p.set_defaults(run=_cmd_plot)
+    kinds = p.add_subparsers(dest="figure", required=True, metavar="KIND", action=_FigureKinds,
+                             parser_class=_KindParser, help="the figure to draw")
+
+    def kind(name: str) -> argparse.ArgumentParser:
+        """The subcommand ``memdiag plot NAME``, described by its line of :data:`FIGURES`."""
+        return kinds.add_parser(name, help=FIGURES[name], description=f"{FIGURES[name][0].upper()}"
+                                                                      f"{FIGURES[name][1:]}.")
+
+    reference = "reference system: the other systems are compared with it"
+    k = kind("venn")
+    _add_verdicts(k)
+    k.add_argument("--reference", required=True, metavar="NAME", help=reference)
+    k.add_argument("--shared-scale", action=argparse.BooleanOptionalAction, default=True,
+                   help="circle areas to scale, comparable across panels (default, as in the report); "
+                        "--no-shared-scale draws every panel with the same layout")
+    _add_resampling(k)
+
+    k = kind("venn3")
+    _add_verdicts(k)
+    k.add_argument("--reference", metavar="NAME", help="the reference system (or the first of three --systems)")
+    k.add_argument("--systems", nargs="+", metavar="NAME",
+                   help="MEMORY [AUGMENTED] with --reference (default AUGMENTED: MEMORY+raw), or REFERENCE MEMORY "
+                        "AUGMENTED (after FILES); default: the first system named MEMORY+raw")
+
+    k = kind("forest")
+    _add_verdicts(k)
+    k.add_argument("--reference", required=True, metavar="NAME", help=reference)
+    k.add_argument("--metric", default="accuracy", help="metric of the differences (default accuracy)")
+    k.add_argument("--by", metavar="COLUMN",
+                   help="one block per group of this column (e.g. --by category), adjusted within each")
+    _add_resampling(k)
+
+    k = kind("matrix")
+    _add_verdicts(k)
+    k.add_argument("--metric", default="accuracy", help="metric of the upper triangle (default accuracy)")
+    k.add_argument("--lower", help="metric of the lower triangle (e.g. utilization; default: none)")
+    _add_resampling(k)
+
+    k = kind("bubble")
+    _add_verdicts(k, "system-level table: one row per system with its costs (tokens_per_query, ...) and "
+                     "store size (store_size or store_tokens), and an optional label column", required_table=True)
+    k.add_argument("--reference", metavar="NAME", help="reference system, drawn grey")
+    k.add_argument("--cost", default="tokens_per_query", help="cost column (default tokens_per_query)")
+    k.add_argument("--size", help="bubble-area column (default: store_size, else store_tokens)")
+    _add_resampling(k)
+
+    k = kind("overview")
+    _add_settings(k)
+    k.add_argument("--reference", metavar="NAME", help="reference system, drawn grey (needed by --pooled)")
+    k.add_argument("--pooled", action="store_true",
+                   help="add the pooled difference from --reference and the u-of-N count (SPEC §10)")
+    _add_resampling(k)
+
+    k = kind("critical")
+    _add_settings(k)
+    k.add_argument("--reference", metavar="NAME", help="reference system of the settings' scores")
+    _add_resampling(k)
+
+    _add_log(kind("writes"), "the memory decision log")
+    _add_log(kind("actions"), "the memory decision log")
+    k = kind("ingestion")
+    _add_log(k, "per-item ingestion durations")
+    k.add_argument("--reference", metavar="NAME", help="reference system, drawn grey")
+
+    k = kind("sensitivity")
+    _add_verdicts(k)
+    k.add_argument("--parameter", default="final_k", help="parameter in the system names PARAM=VALUE "
+                                                          "(default final_k)")
+    k.add_argument("--default", required=True, help="the default value of the parameter (e.g. --default 15)")
+    k.add_argument("--metric", default="accuracy", help="metric (default accuracy)")
+    _add_resampling(k, inference=False)
+
+    k = kind("store-gap")
+    _add_verdicts(k, "system-level table with columns system, base and variant (native, complete or raw), "
+                     "and an optional label column", required_table=True)
+    _add_resampling(k, inference=False)
+
+    for k in kinds.choices.values():
+        _add_figure_files(k, kind=True)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -1519,41 +1657,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_output(p)
     p.set_defaults(run=_cmd_judge_error)
 
-    p = sub.add_parser("plot", help="publication figures (PDF + SVG + PNG)")
-    p.add_argument("figure", choices=("venn", "venn3", "bubble", "forest", "matrix", "writes", "actions",
-                                      "sensitivity", "ingestion", "store-gap", "overview", "critical"),
-                   help="the figure to draw")
-    _add_input(p)
-    p.add_argument("-o", "--output", required=True, metavar="OUT.pdf",
-                   help="output stem: OUT.pdf, OUT.svg and OUT.png are written")
-    _add_force(p, "existing figure files")
-    p.add_argument("--reference", help="reference system (venn, venn3, forest; grey in bubble, ingestion, overview)")
-    p.add_argument("--metric", default="accuracy", help="metric (forest, matrix upper triangle, sensitivity)")
-    p.add_argument("--lower", help="matrix: metric of the lower triangle (e.g. utilization)")
-    p.add_argument("--scheme", help="official aggregation (forest, matrix, bubble, sensitivity)")
-    p.add_argument("--by", help="forest: one block per group of this column (e.g. --by category), Holm within each")
-    p.add_argument("--width", choices=("column", "page"), default="column",
-                   help="column (default): one paper column (3.5 in) unless the figure's text needs two; page: at "
-                        "least the two-column page width (7.2 in)")
-    p.add_argument("--shared-scale", action=argparse.BooleanOptionalAction, default=True,
-                   help="venn: circle areas to scale, comparable across panels (default, as in the report); "
-                        "--no-shared-scale draws every panel with the same layout")
-    p.add_argument("--systems-table", metavar="CSV", help="bubble: system-level table (costs, store size); "
-                                                          "store-gap: its system, base and variant columns")
-    p.add_argument("--cost", default="tokens_per_query", help="bubble: cost column (default tokens_per_query)")
-    p.add_argument("--size", help="bubble: bubble-area column (default: store_size, else store_tokens)")
-    p.add_argument("--systems", nargs="+", metavar="NAME",
-                   help="venn3: MEMORY [AUGMENTED] with --reference, or REFERENCE MEMORY AUGMENTED (after FILES)")
-    p.add_argument("--setting", action="append", metavar="NAME=PATH",
-                   help="overview, critical: one benchmark (or benchmark/model) setting and its verdicts (repeatable); "
-                        "without it FILES are split by their benchmark and model columns")
-    p.add_argument("--pooled", action="store_true",
-                   help="overview: add the pooled difference from --reference and the u-of-N count (SPEC §10)")
-    _add_alias(p)
-    p.add_argument("--parameter", default="final_k", help="sensitivity: parameter in system names PARAM=VALUE")
-    p.add_argument("--default", help="sensitivity: the default value of the parameter")
-    _add_resampling(p)
-    p.set_defaults(run=_cmd_plot)
+    _add_plot(sub)
 
     p = sub.add_parser("across", help="differences from a reference in every setting, pooled (random effects), "
                                       "the u-of-N settings count, and critical differences of mean ranks")

@@ -3,9 +3,10 @@
 
 Two checks, on tiny data:
 
-1. **Read**: each subcommand runs on one or more baseline command lines with its arguments in a
-   namespace that records which attributes the command reads; every option the subcommand
-   offers must be read by one of them (an option never read cannot have an effect).
+1. **Read**: each subcommand (each figure kind of ``plot`` on its own: ``plot forest``) runs on
+   one or more baseline command lines with its arguments in a namespace that records which
+   attributes the command reads; every option the subcommand offers must be read by one of them
+   (an option never read cannot have an effect), and its ``--help`` lists exactly those options.
 2. **Effect**: the shared resampling options (``--design``, ``--inference``, ``--seed``,
    ``--ci``, ``--resamples``, ``--correction``) change the rows of the JSON output (not only
    its provenance) of every command that offers them, and ``--quiet``/``--verbose`` change
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import re
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
@@ -31,11 +33,6 @@ REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "data" / "example"
 B = "100"
 
-#: Options no baseline below reads, each with the reason.
-NOT_READ: dict[str, dict[str, str]] = {
-    "plot": {"parameter": "read only by plot sensitivity (a parameter sweep; tests/test_plots.py)",
-             "default": "read only by plot sensitivity (a parameter sweep; tests/test_plots.py)"},
-}
 #: Subcommands left out of the read check, each with the reason.
 SKIPPED = {"report": "a whole report (tests/test_report.py checks its options are recorded and used)",
            "demo": "a whole report", "inspect": "drafts a recipe (tests/test_recipes.py)",
@@ -110,7 +107,21 @@ def files(tmp_path_factory) -> dict[str, str]:
     labelled = labelled.assign(human=np.where(chosen, truth, np.nan))
     labelled.to_csv(root / "labelled.csv", index=False)
     labelled[["query_id"]].drop_duplicates().iloc[::5].to_csv(root / "gold.csv", index=False)  # wrong gold answers
-    return {"verdicts": str(verdicts), "labelled": str(root / "labelled.csv"),
+    settings = pd.concat([df.assign(benchmark=name, query_id=f"{name}-" + df["query_id"])
+                          for name in ("one", "two", "three")], ignore_index=True)
+    settings.to_csv(root / "settings.csv", index=False)  # three settings in one file, split by benchmark
+    sweep = md.simulate(n_queries=80, systems=("final_k=5", "final_k=15", "final_k=30"), reference="final_k=15",
+                        n_clusters=20, seed=5)
+    sweep.to_csv(root / "sweep.csv", index=False)
+    store = md.simulate(n_queries=80, systems=("raw", "mem0", "mem0 (C)"), reference="raw", n_clusters=20,
+                        sufficiency=False, costs=False, seed=6)
+    store.to_csv(root / "store.csv", index=False)
+    variants = pd.DataFrame({"system": ["mem0", "mem0 (C)", "raw"], "base": ["mem0", "mem0", None],
+                             "variant": ["native", "complete", "raw"], "label": ["M", "MC", "R"]})
+    variants.to_csv(root / "variants.csv", index=False)
+    return {"verdicts": str(verdicts), "settings": str(root / "settings.csv"), "sweep": str(root / "sweep.csv"),
+            "store": str(root / "store.csv"), "variants": str(root / "variants.csv"),
+            "labelled": str(root / "labelled.csv"),
             "gold": str(root / "gold.csv"), "agreement": str(root / "judged.csv"), "before": str(root / "before.csv"),
             "after": str(root / "after.csv"),
             "meme": str(meme), "blocked": str(root / "blocked.csv"), "claims": str(claims), "out": str(root),
@@ -123,7 +134,8 @@ def baselines(f: dict[str, str]) -> dict[str, list[list[str]]]:
     """One or more command lines per subcommand that together read every option it offers."""
     v, r = f["verdicts"], ["--reference", "raw-rag"]
     res = ["--resamples", B]
-    plot = ["plot", "-o", str(Path(f["out"]) / "fig.png"), "--force"]
+    fig = str(Path(f["out"]) / "fig.png")
+    plot = ["plot", "-o", fig, "--force"]  # -o and --force before the kind, as after it below
     return {
         "validate": [["validate", v]],
         "score": [["score", v, *res, "--columns", "paper", "--alias", "mem0=M"]],
@@ -141,14 +153,20 @@ def baselines(f: dict[str, str]) -> dict[str, list[list[str]]]:
         "robustness": [["robustness", v, *r, *res, "--filtered", f["blocked"]]],
         "writes": [["writes", f["writes"], "--columns", "cluster"]],
         "agreement": [["agreement", v, *res]],
-        "plot": [[*plot, "venn", v, *r, *res, "--no-shared-scale"],
-                 [*plot, "forest", v, *r, *res, "--by", "category", "--alias", "mem0=M", "--width", "page"],
-                 [*plot, "matrix", v, *res, "--lower", "score"],
-                 [*plot, "bubble", v, *r, *res, "--systems-table", f["systems"], "--cost", "tokens_per_query"],
-                 [*plot, "venn3", v, *r, "--systems", "mem0"],
-                 [*plot, "overview", *r, *res, "--setting", f"one={v}", "--setting", f"two={v}"],
-                 [*plot, "writes", f["writes"]],
-                 [*plot, "critical", "--setting", f"one={v}", "--setting", f"two={v}", "--setting", f"three={v}"]],
+        "plot venn": [[*plot, "venn", v, *r, *res, "--no-shared-scale", "--scheme", "locomo"]],
+        "plot forest": [[*plot, "forest", v, *r, *res, "--by", "category", "--alias", "mem0=M", "--width", "page"]],
+        "plot matrix": [["plot", "matrix", v, *res, "--lower", "score", "-o", fig, "--force"]],
+        "plot bubble": [[*plot, "bubble", v, *r, *res, "--systems-table", f["systems"], "--cost", "tokens_per_query",
+                         "--size", "store_tokens"]],
+        "plot venn3": [[*plot, "venn3", v, *r, "--systems", "mem0"]],
+        "plot overview": [[*plot, "overview", *r, *res, "--setting", f"one={v}", "--setting", f"two={v}"],
+                          [*plot, "overview", f["settings"], *r, *res, "--pooled"]],
+        "plot critical": [[*plot, "critical", f["settings"], *res]],
+        "plot writes": [[*plot, "writes", f["writes"]]],
+        "plot actions": [["plot", "actions", f["writes"], "-o", fig, "--force", "--width", "page"]],
+        "plot ingestion": [[*plot, "ingestion", f["ingestion"], *r]],
+        "plot sensitivity": [[*plot, "sensitivity", f["sweep"], "--default", "15", "--parameter", "final_k", *res]],
+        "plot store-gap": [[*plot, "store-gap", f["store"], "--systems-table", f["variants"], *res]],
         "across": [["across", "--setting", f"one={v}", "--setting", f"two={v}", *r, *res]],
         "fragility": [["fragility", v, *r, "--pairs", "reference"]],
         "judge-error": [["judge-error", f["labelled"], "--label", "human", *r, *res],
@@ -160,16 +178,28 @@ def baselines(f: dict[str, str]) -> dict[str, list[list[str]]]:
     }
 
 
+def _parsers(parser: argparse.ArgumentParser | None = None, path: str = "") -> dict[str, argparse.ArgumentParser]:
+    """Every (sub)command's parser by its words after ``memdiag``: ``score``, ``plot``, ``plot forest``."""
+    parser = parser or cli.build_parser()
+    found = {path: parser} if path else {}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                found |= _parsers(sub, f"{path} {name}".strip())
+    return found
+
+
+def _leaf(parser: argparse.ArgumentParser) -> bool:
+    return not any(isinstance(a, argparse._SubParsersAction) for a in parser._actions)
+
+
 def _offered(command: str) -> set[str]:
-    parser = cli.build_parser()
-    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    return {a.dest for a in sub.choices[command]._actions if a.dest != "help"}
+    return {a.dest for a in _parsers()[command]._actions if a.dest != "help"}
 
 
 def _commands() -> list[str]:
-    parser = cli.build_parser()
-    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    return list(sub.choices)
+    """The commands that run: every subcommand, and each figure kind of ``plot`` on its own."""
+    return [path for path, parser in _parsers().items() if _leaf(parser)]
 
 
 def test_every_subcommand_is_checked_or_skipped_with_a_reason(files):
@@ -184,7 +214,7 @@ def test_every_offered_option_is_read(command, files, monkeypatch):
     read: set[str] = set()
     for argv in baselines(files)[command]:
         read |= run_tracked(argv)
-    unread = _offered(command) - read - set(NOT_READ.get(command, {}))
+    unread = _offered(command) - read
     assert not unread, f"memdiag {command} offers {sorted(unread)} but never reads them"
 
 
@@ -237,9 +267,71 @@ def test_plot_ci_sets_the_interval_drawn(files, tmp_path):
     assert "80% interval" not in (tmp_path / "forest0.95.svg").read_text(encoding="utf-8")
 
 
-def test_plot_figures_without_an_interval_refuse_resampling_options(files, capsys):
+def test_plot_figures_without_an_interval_offer_no_resampling_options(files, capsys):
     code = cli.main(["plot", "writes", files["writes"], "--ci", "0.8", "-o", "x.png"])
-    assert code == 2 and "drop --ci" in capsys.readouterr().err
+    assert code == 2 and capsys.readouterr().err == ("memdiag plot writes: error: unrecognized arguments: --ci 0.8 "
+                                                     "(see memdiag plot writes --help)\n")
+
+
+def _listed(help_text: str) -> set[str]:
+    """The option strings a ``--help`` lists: the invocations that open its option lines."""
+    lines = [line.strip() for line in help_text.splitlines() if line.startswith("  -")]
+    return {o for line in lines for o in re.findall(r"(?:^|, )(-{1,2}[\w-]+)", re.split(r"\s{2,}", line)[0])}
+
+
+def _help(argv: list[str], capsys) -> str:
+    capsys.readouterr()
+    assert cli.main([*argv, "--help"]) == 0
+    return capsys.readouterr().out
+
+
+@pytest.mark.parametrize("kind", list(cli.FIGURES))
+def test_plot_kind_help_lists_exactly_the_options_of_the_kind(kind, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")
+    parser = _parsers()[f"plot {kind}"]
+    options = {o for a in parser._actions for o in a.option_strings}
+    assert _listed(_help(["plot", kind], capsys)) == options
+    # and these are the options the kind reads (test_every_offered_option_is_read): here by name
+    resampling = {"--design", "--resamples", "--seed", "--ci"}
+    no_interval = kind in ("venn3", "writes", "actions", "ingestion")
+    assert ("--pooled" in options) == (kind == "overview")
+    assert ("--shared-scale" in options) == (kind == "venn")
+    assert ("--by" in options) == (kind == "forest")
+    assert ("--lower" in options) == (kind == "matrix")
+    assert ("--cost" in options) == ("--size" in options) == (kind == "bubble")
+    assert ("--default" in options) == ("--parameter" in options) == (kind == "sensitivity")
+    assert ("--setting" in options) == (kind in ("overview", "critical"))
+    assert options & resampling == (set() if no_interval else resampling)
+    assert ("--inference" in options) == (kind in ("venn", "forest", "matrix", "bubble", "overview", "critical"))
+    assert ("--alias" in options) == ("--scheme" in options) == (kind not in ("overview", "critical", "writes",
+                                                                              "actions", "ingestion"))
+    assert ("--recipe" in options) == (kind not in ("writes", "actions", "ingestion"))
+    assert ("--reference" in options) == (kind not in ("matrix", "store-gap", "sensitivity", "writes", "actions"))
+    assert {"-o", "--output", "--force", "--width", "-h", "--help"} <= options
+
+
+def test_plot_help_lists_each_kind_on_one_line_and_only_the_options_every_kind_reads(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    text = _help(["plot"], capsys)
+    for kind, line in cli.FIGURES.items():
+        assert re.search(rf"^    {re.escape(kind)} +{re.escape(line)}$", text, re.M), kind
+    assert _listed(text) == {"-h", "--help", "-o", "--output", "--force", "--width"}
+    assert "--resamples" not in text and "--reference" not in text.split("options:")[1]
+
+
+def test_plot_takes_the_figure_file_options_before_or_after_the_kind(capsys):
+    parse = cli.build_parser().parse_args
+    before = parse(["plot", "-o", "a.pdf", "--force", "--width", "page", "writes", "log.csv"])
+    after = parse(["plot", "writes", "log.csv", "-o", "a.pdf", "--force", "--width", "page"])
+    for args in (before, after):
+        assert (args.figure, args.log, args.output, args.force, args.width) == ("writes", "log.csv", "a.pdf", True,
+                                                                                "page")
+    plain = parse(["plot", "writes", "log.csv", "-o", "a.pdf"])
+    assert (plain.force, plain.width) == (False, "column")
+    assert parse(["plot", "--width", "page", "writes", "log.csv", "-o", "a.pdf", "--width", "column"]).width == "column"
+    assert cli.main(["plot", "writes", "log.csv"]) == 2
+    assert capsys.readouterr().err == ("memdiag plot writes: error: the following arguments are required: "
+                                       "-o/--output (see memdiag plot writes --help)\n")
 
 
 def test_quiet_and_verbose_change_the_notes(files):
@@ -249,9 +341,7 @@ def test_quiet_and_verbose_change_the_notes(files):
 
 
 def test_correction_has_help_in_every_command():
-    parser = cli.build_parser()
-    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    for name, command in sub.choices.items():
+    for name, command in _parsers().items():
         for action in command._actions:
             assert action.help, f"memdiag {name} {action.option_strings or action.dest} has no help text"
 

@@ -96,8 +96,9 @@ def test_score_gives_intervals_by_default():
 
 
 def test_plot_venn_draws_areas_to_scale_by_default():
-    assert build_parser().parse_args(["plot", "venn", "x", "-o", "y"]).shared_scale is True
-    assert build_parser().parse_args(["plot", "venn", "x", "-o", "y", "--no-shared-scale"]).shared_scale is False
+    venn = ["plot", "venn", "x", "--reference", "r", "-o", "y"]
+    assert build_parser().parse_args(venn).shared_scale is True
+    assert build_parser().parse_args([*venn, "--no-shared-scale"]).shared_scale is False
 
 
 def test_the_forest_prints_a_floored_p_as_a_bound_as_the_table_does():
