@@ -1057,9 +1057,11 @@ def _figure(args: argparse.Namespace):
         return plots.venn(flows, reference=args.reference, shared_scale=args.shared_scale, all_systems=systems,
                           labels=labels)
     if kind == "forest":
+        if args.arrange != "auto" and not args.by:
+            raise UsageError("--arrange lays out the groups of --by; without --by there is one block")
         table = md.compare(df, pairs="reference", reference=args.reference, metric=args.metric, scheme=args.scheme,
                            by=args.by, **common)
-        return plots.forest(table, reference=args.reference, all_systems=systems, labels=labels)
+        return plots.forest(table, reference=args.reference, all_systems=systems, labels=labels, layout=args.arrange)
     if kind == "matrix":
         upper = md.compare(df, metric=args.metric, scheme=args.scheme, **common)
         lower = md.compare(df, metric=args.lower, **common) if args.lower else None
@@ -1348,6 +1350,9 @@ def _add_plot(sub: argparse._SubParsersAction) -> None:
     k.add_argument("--metric", default="accuracy", help="metric of the differences (default accuracy)")
     k.add_argument("--by", metavar="COLUMN",
                    help="one block per group of this column (e.g. --by category), adjusted within each")
+    k.add_argument("--arrange", choices=("auto", "stacked", "grid"), default="auto",
+                   help="with --by: the groups stacked, or small multiples on one x scale (auto, the default: "
+                        "small multiples when stacking would not fit a page)")
     _add_resampling(k)
 
     k = kind("matrix")

@@ -218,3 +218,20 @@ def test_plot_by_is_offered_by_the_forest_alone(tmp_path):
     assert code == 2 and out == "" and err.count("\n") == 1
     assert err.startswith("memdiag plot venn: error: unrecognized arguments: --by category")
     assert not (tmp_path / "venn.pdf").exists()
+
+
+def test_plot_forest_layout_draws_small_multiples_and_needs_by(tmp_path):
+    out = tmp_path / "grid.svg"
+    code, _, err = run("plot", "forest", VERDICTS, "--reference", "raw-rag", "--by", "category", "--arrange", "grid",
+                       "--resamples", "200", "-o", str(out))
+    assert code == 0, err
+    svg = out.read_text(encoding="utf-8")
+    stacked = tmp_path / "stacked.svg"
+    code, _, err = run("plot", "forest", VERDICTS, "--reference", "raw-rag", "--by", "category", "--arrange",
+                       "stacked", "--resamples", "200", "-o", str(stacked))
+    assert code == 0, err
+    assert 'id="forest-estimate-header"' in stacked.read_text(encoding="utf-8")   # text columns: stacked only
+    assert 'id="forest-estimate-header"' not in svg
+    code, _, err = run("plot", "forest", VERDICTS, "--reference", "raw-rag", "--arrange", "grid",
+                       "-o", str(tmp_path / "none.svg"))
+    assert code == 2 and "--arrange lays out the groups of --by" in err

@@ -154,7 +154,7 @@ def baselines(f: dict[str, str]) -> dict[str, list[list[str]]]:
         "writes": [["writes", f["writes"], "--columns", "cluster"]],
         "agreement": [["agreement", v, *res]],
         "plot venn": [[*plot, "venn", v, *r, *res, "--no-shared-scale", "--scheme", "locomo"]],
-        "plot forest": [[*plot, "forest", v, *r, *res, "--by", "category", "--alias", "mem0=M", "--width", "page"]],
+        "plot forest": [[*plot, "forest", v, *r, *res, "--by", "category", "--alias", "mem0=M", "--width", "page", "--arrange", "grid"]],
         "plot matrix": [["plot", "matrix", v, *res, "--lower", "score", "-o", fig, "--force"]],
         "plot bubble": [[*plot, "bubble", v, *r, *res, "--systems-table", f["systems"], "--cost", "tokens_per_query",
                          "--size", "store_tokens"]],
