@@ -3,10 +3,8 @@ PATH=SHORT, a recipe's labels:, a label column in the systems table; the report 
 
 from __future__ import annotations
 
-import io
 import json
 import xml.etree.ElementTree as ET
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pandas as pd
@@ -14,16 +12,10 @@ import pytest
 
 import memdiag as md
 from memdiag._aliases import alias_options, aliases
-from memdiag.cli import main
+from cli_run import run
 
 LONG = "Backboard-io__Backboard-Locomo-Benchmark"
 
-
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = main([str(a) for a in argv])
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture()

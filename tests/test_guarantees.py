@@ -13,7 +13,6 @@ import shutil
 import signal
 import stat
 import warnings
-from contextlib import redirect_stderr, redirect_stdout
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -23,7 +22,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 import memdiag as md
-from memdiag.cli import main
+from cli_run import run
 
 publish = importlib.import_module("memdiag._report.publish")  # where _publish looks up _save_figures
 resolve = importlib.import_module("memdiag._schemes._resolve")  # where PATTERN_SECONDS is read
@@ -31,12 +30,6 @@ resolve = importlib.import_module("memdiag._schemes._resolve")  # where PATTERN_
 README = Path(__file__).resolve().parents[1] / "README.md"
 EXAMPLE = Path(__file__).resolve().parents[1] / "data" / "example"
 
-
-def run(*argv: object) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = main([str(a) for a in argv])
-    return code, out.getvalue(), err.getvalue()
 
 
 def one_line(err: str) -> bool:

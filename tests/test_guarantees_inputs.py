@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import bz2
 import gzip
-import io
 import json
 import lzma
 import os
 import shutil
 import subprocess
 import sys
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pandas as pd
@@ -23,18 +21,12 @@ import pytest
 import zstandard
 
 import memdiag as md
-from memdiag.cli import main
+from cli_run import run
 
 ROOT = Path(__file__).resolve().parents[1]
 CODECS = {"gz": gzip.compress, "bz2": bz2.compress, "xz": lzma.compress,
           "zst": zstandard.ZstdCompressor().compress}
 
-
-def run(*argv: object) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = main([str(a) for a in argv])
-    return code, out.getvalue(), err.getvalue()
 
 
 def one_line(err: str) -> bool:

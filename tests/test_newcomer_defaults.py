@@ -5,9 +5,7 @@ p at its Monte-Carlo floor as a bound, as the tables do; ``plot --width column|p
 
 from __future__ import annotations
 
-import io
 import json
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import numpy as np
@@ -16,16 +14,11 @@ import pytest
 
 import memdiag as md
 from memdiag._schema import locomo_query_id
-from memdiag.cli import build_parser, main
+from memdiag.cli import build_parser
 from memdiag.plots.forest import oriented
 from memdiag.plots._reading import p_text
+from cli_run import run
 
-
-def run(*argv: object) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = main([str(a) for a in argv])
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture(scope="module")

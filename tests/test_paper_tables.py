@@ -9,18 +9,16 @@ B = 200), never derived from :func:`memdiag.tables.paper_columns` itself.
 
 from __future__ import annotations
 
-import io
 import json
 import re
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 import memdiag as md
-from memdiag.cli import main
 from memdiag.tables import paper_columns, render, select
+from cli_run import run
 
 REPO = Path(__file__).resolve().parents[1]
 VERDICTS = REPO / "data" / "example" / "verdicts"
@@ -28,12 +26,6 @@ B = 200
 #: LoCoMo's categories in the dataset's order (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop).
 LOCOMO_ORDER = ["multi-hop", "temporal", "open-domain", "single-hop"]
 
-
-def run(*argv: object) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = main([str(a) for a in argv])
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture(scope="module")

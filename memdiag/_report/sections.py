@@ -695,6 +695,7 @@ def _judge_error_section(ctx: _Context) -> Section:
                          f"labelled answers; {what}.")
     return section
 
+
 def _settings_section(ctx: _Context) -> Section:
     section = Section("settings", "Across settings: pooled differences and the u-of-N count",
                       "Each system's paired difference from the reference within each benchmark, pooled by a "
