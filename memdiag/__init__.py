@@ -47,6 +47,7 @@ _WHERE: dict[str, str] = {
         "memdiag._inference": ("adjust", "clustered_mcnemar", "cochrans_q", "design_detectable_effect",
                                "design_power", "detectable_effect", "mcnemar", "mcnemar_from_outcomes",
                                "mcnemar_power"),
+        "memdiag._options": ("Options",),
         "memdiag._overview": ("overview",),
         "memdiag._pairs": ("pairwise_matrix",),
         "memdiag._power": ("comparison_power",),
@@ -120,6 +121,7 @@ if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
         adjust, clustered_mcnemar, cochrans_q, design_detectable_effect, design_power, detectable_effect, mcnemar,
         mcnemar_from_outcomes, mcnemar_power,
     )
+    from memdiag._options import Options
     from memdiag._overview import overview
     from memdiag._pairs import pairwise_matrix
     from memdiag._power import comparison_power

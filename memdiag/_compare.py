@@ -21,9 +21,8 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING
+import warnings
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -40,13 +39,11 @@ from memdiag._notes import Note
 from memdiag._pairs import contrast_codes
 from memdiag._prepare import SCORE_METRICS, Prepared, as_prepared
 from memdiag._provenance import stamp
-from memdiag._resampling import accuracy_difference, bootstrap_sums, omnibus_max_range, run_seed, unit_sums
+from memdiag._resampling import accuracy_difference, bootstrap_sums, omnibus_max_range, unit_sums
 from memdiag._inference.wild import EXACT_UP_TO, wild_max_range
-from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy, Panel
-from memdiag.errors import VerdictError
-
-if TYPE_CHECKING:  # pragma: no cover
-    from memdiag._schemes import Scheme
+from memdiag._options import Options, as_options, legacy_keywords
+from memdiag._verdicts import Panel
+from memdiag.errors import MemdiagDeprecationWarning, VerdictError
 
 #: The columns of a :func:`compare` table, in order.
 COLUMNS: tuple[str, ...] = ("system_a", "system_b", "estimate_a", "estimate_b", "diff", "ci_low", "ci_high", "se",
@@ -102,63 +99,37 @@ def pair_inference(prepared: Prepared, cols: MetricColumns, pairs: list[tuple[in
     return infer(cols.X, prepared.resampling, _differences(cols.statistic, pairs), **common)
 
 
+@legacy_keywords
 def compare(
     data: pd.DataFrame | Prepared,
     *,
     metric: str = "accuracy",
-    scheme: str | Path | Scheme | None = None,
     pairs: str = "all",
     reference: str | None = None,
-    design: str | None = None,
-    inference: str = "auto",
-    n_resamples: int = 20_000,
-    seed: int | np.random.Generator = 0,
-    confidence_level: float = 0.95,
-    correction: str = "holm",
     threshold: float | None = None,
-    systems: Sequence[str] | None = None,
-    missing: MissingQueryPolicy | None = None,
-    verdict_missing: MissingVerdictPolicy | None = None,
     test: str = "difference",
     margin: float | None = None,
     by: str | None = None,
+    options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
     """Paired differences between systems with intervals, p-values and a family adjustment.
 
     Parameters
     ----------
     data
-        Canonical verdicts, or :func:`memdiag.prepare` output.
+        :func:`memdiag.prepare` output, or canonical verdicts (prepared with the defaults). The
+        data choices are made there: the scheme (official aggregation, recomputed inside every
+        bootstrap replicate), the systems and the missing-data policies of SPEC §1.
     metric
-        ``accuracy`` (the score; under ``scheme`` when given), ``coverage``, ``utilization``,
-        or any per-query metric column (``f1``, ``bleu``, ...).
-    scheme
-        Official aggregation (``locomo``, ``meme``, ``memoryagentbench``, a YAML file, ...),
-        recomputed inside every bootstrap replicate.
+        ``accuracy`` (the score; under the scheme when there is one), ``coverage``,
+        ``utilization``, or any per-query metric column (``f1``, ``bleu``, ...).
     pairs
         ``all`` (every unordered pair, in system order) or ``reference`` (each system minus
         ``reference``).
     reference
         The reference system of ``pairs="reference"``.
-    design
-        ``iid``, ``stratified``, ``cluster`` or ``stratified-cluster``; None follows the scheme
-        and the data (:func:`memdiag._designs.resolve_design`: data with a ``cluster`` column are
-        analysed as clustered); the choice and its reason are in ``attrs`` and the notes.
-    inference
-        ``auto`` (the SPEC §4.1 rule by design and number of clusters), ``percentile`` (the
-        paper's percentile bootstrap and sign test, to reproduce it), ``jackknife`` or ``cr2``
-        (cluster designs); see :mod:`memdiag._inference.rule`.
-    n_resamples, seed, confidence_level
-        Bootstrap replicates or wild draws B (default 20,000), seed (int or Generator; the int
-        used is recorded), interval level.
-    correction
-        ``holm`` (default), ``bonferroni`` or ``fdr_bh`` over the pairs of this call (one
-        benchmark-metric family, paper C.6).
     threshold
         Binarise scores at ``> threshold`` before comparing (default None: the scores as they are).
-    systems, missing, verdict_missing
-        Which systems, and the alignment policies of SPEC §1 (default ``error`` and ``as-wrong``;
-        fixed already when ``data`` is prepared).
     test
         ``difference`` (default): the test of Δ = 0 above. ``equivalence``: the two one-sided
         tests (TOST) of |Δ| < ``margin``; ``noninferiority``: the one-sided test of Δ > −``margin``
@@ -171,6 +142,13 @@ def compare(
         ``group`` (and ``category_id`` for LoCoMo categories) columns first; the adjustment is
         within each group (one benchmark × metric × group family, the paper's C.6 task
         families).
+    options
+        :class:`memdiag.Options` (or a mapping of its fields; None: the defaults): the design
+        (None: the one :func:`memdiag.prepare` chose from the scheme and the data; the choice
+        and its reason are in ``attrs`` and the notes), the inference (``auto``: the SPEC §4.1
+        rule, :mod:`memdiag._inference.rule`; ``percentile`` reproduces the paper), the
+        replicates B (default 20,000) and seed (recorded), the interval level, and the
+        correction over the pairs of this call (one benchmark-metric family, paper C.6).
 
     Returns
     -------
@@ -236,22 +214,20 @@ def compare(
     --------
     >>> import memdiag as md
     >>> df = md.simulate(n_queries=300, systems={"raw-rag": 0.6, "mem": 0.7}, seed=1)
-    >>> out = md.compare(df, n_resamples=2000, seed=0)       # 30 simulated conversations
+    >>> out = md.compare(df, options=md.Options(n_resamples=2000))   # 30 simulated conversations
     >>> out[["system_a", "system_b", "design", "method"]].to_dict("records")
     [{'system_a': 'mem', 'system_b': 'raw-rag', 'design': 'cluster', 'method': 'cluster jackknife, t(29)'}]
     >>> out.attrs["n_clusters"], out["test"].iloc[0]
     (30, 'wild cluster bootstrap-t, exact (65536 sign flips)')
-    >>> md.compare(df, design="iid", n_resamples=2000)["test"].iloc[0]
+    >>> md.compare(df, options={"design": "iid", "n_resamples": 2000})["test"].iloc[0]
     'exact McNemar'
     >>> bool(out["ci_low"].iloc[0] <= out["diff"].iloc[0] <= out["ci_high"].iloc[0])
     True
     """
-    prepared = as_prepared(data, scheme=scheme, metric=metric, systems=systems, missing=missing,
-                           verdict_missing=verdict_missing, design=design)
-    seed = run_seed(seed)
-    n_resamples = _checks.n_resamples(n_resamples)
-    confidence_level = _checks.confidence_level(confidence_level)
-    correction = _checks.choice(correction, _checks.CORRECTIONS, "correction")
+    opts = as_options(options)
+    prepared = as_prepared(data, metric=metric, design=opts.design)
+    seed, n_resamples, confidence_level = opts.seed, opts.resampled("compare"), opts.confidence_level
+    inference, correction = opts.inference, opts.correction
     threshold = _checks.threshold(threshold)
     test = _checks.choice(test, TESTS, "test")
     margin = _margin(test, margin, confidence_level)
@@ -384,19 +360,13 @@ def undefined_notes(result: Inference, labels: Sequence[str]) -> list[str]:
     return notes
 
 
+@legacy_keywords
 def omnibus(
     data: pd.DataFrame | Prepared,
     *,
     metric: str = "accuracy",
-    scheme: str | Path | Scheme | None = None,
-    design: str | None = None,
-    inference: str = "auto",
-    n_resamples: int = 20_000,
-    seed: int | np.random.Generator = 0,
     threshold: float | None = None,
-    systems: Sequence[str] | None = None,
-    missing: MissingQueryPolicy | None = None,
-    verdict_missing: MissingVerdictPolicy | None = None,
+    options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
     """One test of "all systems equal" (SPEC §4–§5, §4.1; paper C.6, A.5.1).
 
@@ -404,10 +374,11 @@ def omnibus(
     ----------
     data
         Canonical verdicts, or :func:`memdiag.prepare` output.
-    metric, scheme, design, inference, threshold, systems, missing, verdict_missing
+    metric, threshold
         As in :func:`compare`.
-    n_resamples, seed
-        Replicates or wild draws and their seed (unused by Cochran's Q and by enumerated sign flips).
+    options
+        :class:`memdiag.Options`: the design, inference, and the replicates or wild draws and
+        their seed (unused by Cochran's Q and by enumerated sign flips).
 
     Returns
     -------
@@ -451,16 +422,15 @@ def omnibus(
     --------
     >>> import memdiag as md
     >>> df = md.simulate(n_queries=200, systems={"raw-rag": 0.5, "b": 0.6, "c": 0.7}, seed=2)
-    >>> md.omnibus(df, design="iid")[["test", "df", "k", "n"]]
+    >>> md.omnibus(df, options={"design": "iid"})[["test", "df", "k", "n"]]
               test  df  k    n
     0  Cochran's Q   2  3  200
-    >>> md.omnibus(df, n_resamples=2000)["test"].iloc[0]
+    >>> md.omnibus(df, options={"n_resamples": 2000})["test"].iloc[0]
     'centered max-range, wild cluster bootstrap, rademacher weights, B = 2000'
     """
-    prepared = as_prepared(data, scheme=scheme, metric=metric, systems=systems, missing=missing,
-                           verdict_missing=verdict_missing, design=design)
-    seed = run_seed(seed)
-    n_resamples = _checks.n_resamples(n_resamples)
+    opts = as_options(options)
+    prepared = as_prepared(data, metric=metric, design=opts.design)
+    seed, n_resamples, inference = opts.seed, opts.resampled("omnibus"), opts.inference
     threshold = _checks.threshold(threshold)
     if len(prepared.systems) < 2:
         raise VerdictError(f"an omnibus test needs at least two systems; the data hold {len(prepared.systems)}.")
@@ -504,21 +474,14 @@ def omnibus(
                  seed=row["seed"], threshold=threshold, inference=inference)
 
 
+@legacy_keywords
 def bootstrap(
     data: pd.DataFrame | Prepared,
     statistic: str | Callable[[Panel], tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]] = "accuracy",
     *,
-    scheme: str | Path | Scheme | None = None,
-    design: str | None = None,
-    inference: str = "auto",
-    n_resamples: int = 20_000,
-    seed: int | np.random.Generator = 0,
-    confidence_level: float = 0.95,
-    method: str = "percentile",
     threshold: float | None = None,
-    systems: Sequence[str] | None = None,
-    missing: MissingQueryPolicy | None = None,
-    verdict_missing: MissingVerdictPolicy | None = None,
+    options: Options | Mapping | None = None,
+    **legacy: object,
 ) -> pd.DataFrame:
     """Per-system estimates with paired intervals under a design (SPEC §4, §4.1).
 
@@ -530,13 +493,15 @@ def bootstrap(
         A metric name (as in :func:`compare`), or a callable ``f(panel) -> (X, g)`` returning
         per-query additive columns ``X (N, K)`` and a vectorised ``g(sums (b, K)) -> (b, m)``;
         the engine evaluates ``g`` on a whole chunk of replicates at once.
-    scheme, design, inference, threshold, systems, missing, verdict_missing
+    threshold
         As in :func:`compare`.
-    n_resamples, seed, confidence_level
-        Replicates B, seed, interval level.
-    method
-        The bootstrap interval where the percentile bootstrap runs: ``percentile`` or ``bca``
-        (``iid`` design only).
+    options
+        :class:`memdiag.Options`: the design, the replicates B, seed and interval level, and the
+        interval: ``inference="auto"`` (the SPEC §4.1 rule), ``percentile``, ``jackknife``,
+        ``cr2``, or ``bca`` (the BCa bootstrap interval, ``iid`` design only).
+    **legacy
+        ``method="bca"`` (before 0.3) is ``options={"inference": "bca"}``, with a
+        :class:`~memdiag.errors.MemdiagDeprecationWarning`.
 
     Returns
     -------
@@ -549,8 +514,8 @@ def bootstrap(
     Raises
     ------
     VerdictError
-        Bad options or verdicts; an unknown ``method``; ``method="bca"`` where the rule does not
-        use the percentile bootstrap (a cluster design with fewer than 200 clusters).
+        Bad options or verdicts; ``inference="bca"`` where the rule does not use the percentile
+        bootstrap (a cluster design with fewer than 200 clusters).
     SchemeError
         An unknown scheme, or one the data cannot satisfy.
     ValueError
@@ -569,16 +534,23 @@ def bootstrap(
     --------
     >>> import memdiag as md
     >>> df = md.simulate(n_queries=400, systems={"raw-rag": 0.6, "mem": 0.7}, seed=1)
-    >>> out = md.bootstrap(df, n_resamples=2000, seed=0)
+    >>> out = md.bootstrap(df, options={"n_resamples": 2000})
     >>> out["system"].tolist(), bool((out["ci_low"] < out["estimate"]).all()), out.attrs["method"]
     (['mem', 'raw-rag'], True, 'cluster jackknife, t(29)')
     """
     name = statistic if isinstance(statistic, str) else "accuracy"
-    prepared = as_prepared(data, scheme=scheme, metric=name, systems=systems, missing=missing,
-                           verdict_missing=verdict_missing, design=design)
-    seed = run_seed(seed)
-    n_resamples = _checks.n_resamples(n_resamples)
-    confidence_level = _checks.confidence_level(confidence_level)
+    opts = as_options(options)
+    method = legacy.pop("method", None)
+    if legacy:
+        raise TypeError(f"bootstrap() got an unexpected keyword argument {next(iter(legacy))!r}")
+    if method is not None:
+        _checks.choice(method, ("percentile", "bca"), "method")
+        warnings.warn("bootstrap(method=...) is deprecated since memdiag 0.3 and goes in 0.4: pass "
+                      f"options=md.Options(inference={method!r}).", MemdiagDeprecationWarning, stacklevel=3)
+        opts = opts.replace(inference="bca" if method == "bca" else "percentile")
+    prepared = as_prepared(data, metric=name, design=opts.design)
+    seed, n_resamples, confidence_level = opts.seed, opts.resampled("bootstrap"), opts.confidence_level
+    method, inference = ("bca", "percentile") if opts.inference == "bca" else ("percentile", opts.inference)
     threshold = _checks.threshold(threshold)
     if isinstance(statistic, str):
         cols = metric_columns(prepared, statistic, threshold)
@@ -591,13 +563,11 @@ def bootstrap(
         labels = list(prepared.systems) if m == len(prepared.systems) else [f"statistic {i}" for i in range(m)]
     X = np.asarray(X, dtype=float)
     kind = method_of(prepared.resampling, inference)
-    if method not in ("percentile", "bca"):
-        raise VerdictError(f"unknown method {method!r}; use percentile or bca.")
     if method == "bca":
         if kind != "percentile":
-            raise VerdictError(f"method='bca' is a bootstrap interval for the iid design; with "
+            raise VerdictError(f"inference='bca' is a bootstrap interval for the iid design; with "
                                f"{prepared.n_clusters} clusters the SPEC §4.1 rule uses the {kind}. Pass "
-                               "design='iid' (and inference='percentile') to get BCa.")
+                               "options=md.Options(design='iid', inference='bca') to get BCa.")
         res = bootstrap_sums(X, prepared.resampling, fn, n_resamples=n_resamples, seed=seed,
                              ci=confidence_level, method=method)
         low, high, se, estimate = res.ci_low, res.ci_high, res.standard_error, res.estimate

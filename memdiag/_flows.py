@@ -25,9 +25,7 @@ under the query-level designs; the cluster methods use each cluster's cell count
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -42,15 +40,10 @@ from memdiag._notes import Note, prefixed
 from memdiag._pairs import CELLS, THRESHOLD, binarize, contrast_codes
 from memdiag._prepare import Prepared, as_prepared
 from memdiag._provenance import stamp
-from memdiag._resampling import run_seed
 from memdiag._inference.wild import EXACT_UP_TO
-from memdiag._notes import Note
-from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
+from memdiag._options import Options, as_options, legacy_keywords
 from memdiag._groups import groups_of
 from memdiag.errors import VerdictError
-
-if TYPE_CHECKING:  # pragma: no cover
-    from memdiag._schemes import Scheme
 
 #: The rates that get intervals, in column order.
 RATES: tuple[str, ...] = ("benefit_rate", "tax_rate", "net_rate", "retention", "recovery")
@@ -176,6 +169,7 @@ def _zero_width_notes(name: str, reference: str, cells: tuple[int, int, int, int
     return notes
 
 
+@legacy_keywords
 def flows(
     data: pd.DataFrame | Prepared,
     reference: str | Iterable[str],
@@ -183,22 +177,17 @@ def flows(
     by: str | None = None,
     systems: Sequence[str] | None = None,
     threshold: float | None = None,
-    design: str | None = None,
-    inference: str = "auto",
-    n_resamples: int = 20_000,
-    seed: int | np.random.Generator = 0,
-    confidence_level: float = 0.95,
-    correction: str = "holm",
-    scheme: str | Path | Scheme | None = None,
-    missing: MissingQueryPolicy | None = None,
-    verdict_missing: MissingVerdictPolicy | None = None,
+    options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
     """Memory benefit and memory tax of every system against one or more references (SPEC §2, §4.1).
 
     Parameters
     ----------
     data
-        Canonical verdicts, or :func:`memdiag.prepare` output.
+        :func:`memdiag.prepare` output, or canonical verdicts (prepared with the defaults). The
+        scheme's query selection applies (e.g. ``locomo`` drops the adversarial category,
+        ``meme`` keeps after-phase answers and their before twins); flows count queries, so
+        group weights do not enter.
     reference
         The reference system (e.g. ``"raw-rag"``), or several (e.g. RAG and full-context): the
         result stacks one block per reference.
@@ -210,23 +199,11 @@ def flows(
     threshold
         A query is correct when its score (mean over judge repetitions) is > ``threshold``
         (default None: 0.5, SPEC §2).
-    design
-        ``iid``, ``stratified``, ``cluster`` or ``stratified-cluster``; None follows the scheme and
-        the data, as in every function (:func:`memdiag._designs.resolve_design`: data with a
-        ``cluster`` column are analysed as clustered).
-    inference
-        ``auto``, ``percentile``, ``jackknife`` or ``cr2`` (:mod:`memdiag._inference.rule`).
-    n_resamples, seed, confidence_level
-        Bootstrap replicates (or wild draws) for the rate intervals and the test (SPEC §4, §4.1).
-    correction
-        Multiplicity adjustment of ``p`` across the systems compared with one reference:
-        ``holm`` (default), ``bonferroni`` or ``fdr_bh``.
-    scheme
-        A benchmark scheme whose query selection applies (e.g. ``locomo`` drops the adversarial
-        category, ``meme`` keeps after-phase answers and their before twins); flows count
-        queries, so group weights do not enter.
-    missing, verdict_missing
-        Alignment policies (see :func:`memdiag.align`; default ``error`` and ``as-wrong``).
+    options
+        :class:`memdiag.Options`: the design (None: the prepared data's), the inference
+        (:mod:`memdiag._inference.rule`), the replicates (or wild draws) and seed for the rate
+        intervals and the test, the interval level (SPEC §4, §4.1), and the multiplicity
+        adjustment of ``p`` across the systems compared with one reference.
 
     Returns
     -------
@@ -289,18 +266,16 @@ def flows(
     --------
     >>> df = pd.DataFrame({"system": ["rag"] * 4 + ["mem"] * 4, "query_id": list("abcd") * 2,
     ...                    "score": [1, 1, 0, 0, 1, 0, 1, 0]})
-    >>> out = flows(df, reference="rag", n_resamples=200)
+    >>> out = flows(df, reference="rag", options={"n_resamples": 200})
     >>> out[["system", "both", "benefit", "tax", "neither", "net", "retention", "recovery"]]
       system  both  benefit  tax  neither  net  retention  recovery
     0    mem     1        1    1        1    0       50.0      50.0
     """
     references = [reference] if isinstance(reference, str) else list(reference)
-    prepared = as_prepared(data, scheme=scheme, missing=missing, verdict_missing=verdict_missing,
-                           design=design)
-    seed = run_seed(seed)
-    n_resamples = _checks.n_resamples(n_resamples)
-    confidence_level = _checks.confidence_level(confidence_level)
-    correction = _checks.choice(correction, _checks.CORRECTIONS, "correction")
+    opts = as_options(options)
+    prepared = as_prepared(data, design=opts.design)
+    seed, n_resamples, confidence_level = opts.seed, opts.resampled("flows"), opts.confidence_level
+    inference, correction = opts.inference, opts.correction
     threshold = _checks.threshold(threshold)
     for ref in references:
         prepared.panel.system_index(ref)

@@ -90,6 +90,13 @@ class Prepared:
     cluster_missing
         What :func:`prepare` did with queries without a cluster label: ``"error"`` refused them,
         ``"own"`` made each a cluster of its own (SPEC §4.2).
+    choices
+        The keyword arguments of :func:`prepare` that made these data (scheme, metric, systems,
+        policies, design, judges), so a diagnostic that varies one of them
+        (:meth:`reprepare`) keeps the others.
+    source
+        The checked verdict rows before the scheme's selection (what :meth:`reprepare` starts
+        from).
 
     References
     ----------
@@ -124,6 +131,8 @@ class Prepared:
     judges: str | None = None
     label_missing: str = "exclude"
     cluster_missing: str = "error"
+    choices: dict = field(default_factory=dict, repr=False)
+    source: pd.DataFrame | None = field(default=None, repr=False)
     _layouts: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -164,7 +173,22 @@ class Prepared:
         kind, why = resolve_design(self.panel.queries, design, self.scheme)
         if kind == self.design and why == self.design_reason:
             return self
-        return replace(self, design=kind, design_reason=why, _layouts={})
+        return replace(self, design=kind, design_reason=why, choices={**self.choices, "design": design},
+                       _layouts={})
+
+    def reprepare(self, rows: pd.DataFrame | None = None, **changes: object) -> Prepared:
+        """:func:`prepare` again with these data's choices (:attr:`choices`) except ``changes``,
+        on ``rows`` (default: the rows these were prepared from, :attr:`source`) — e.g. the
+        same analysis on a filtered copy of the verdicts, or under another missing-query policy.
+
+        >>> import memdiag as md
+        >>> df = pd.DataFrame({"system": ["a", "a", "b"], "query_id": ["q1", "q2", "q1"], "score": [1, 0, 1]})
+        >>> md.prepare(df, missing="wrong").reprepare(missing="drop").n
+        1
+        """
+        if rows is None and self.source is None:
+            raise VerdictError("these prepared data do not keep their source rows; call md.prepare(...) again.")
+        return prepare(self.source if rows is None else rows, **{**self.choices, **changes})
 
     def restrict(self, systems: Sequence[str]) -> Prepared:
         """The same queries for ``systems`` only, in that order."""
@@ -173,7 +197,7 @@ class Prepared:
             return self
         panel = self.panel.take(systems=systems)
         return replace(self, panel=panel, frame=self.frame[self.frame["system"].isin(systems)],
-                       _layouts={})
+                       choices={**self.choices, "systems": systems}, _layouts={})
 
     def with_labels(self, columns: Sequence[str]) -> Prepared:
         """The queries every system has the labels ``columns`` for (SPEC §3), under
@@ -333,6 +357,7 @@ def prepare(
     _checks.choice(cluster_missing, CLUSTER_MISSING, "missing-cluster policy")
     chosen = resolve_scheme(scheme)
     rows = check(df)
+    source = rows
     notes: list[str] = []
     if chosen is not None:
         rows = chosen.select(rows)  # check() inside recognises the checked frame
@@ -357,7 +382,11 @@ def prepare(
     prepared = Prepared(panel=panel, frame=rows, scheme=chosen, column=column, design=kind, design_reason=why,
                         missing=missing, verdict_missing=verdict_missing, notes=tuple(notes),
                         judges=judges if judges_of(rows) or repeat_rule(judges) is not None else None,
-                        label_missing=label_missing, cluster_missing=cluster_missing)
+                        label_missing=label_missing, cluster_missing=cluster_missing,
+                        choices=dict(scheme=chosen, metric=metric, systems=None if systems is None else list(systems),
+                                     missing=missing, verdict_missing=verdict_missing, design=design, judges=judges,
+                                     label_missing=label_missing, cluster_missing=cluster_missing),
+                        source=source)
     return prepared.with_labels(LABELS[metric]) if metric in LABELS else prepared
 
 

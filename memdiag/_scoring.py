@@ -3,77 +3,57 @@
 :func:`score` is the table a paper prints: per system the overall in points, the group scores
 (categories, tasks or sources), the capability summaries of a nested scheme, and the counts each
 rests on, with every exclusion, gate and missing-data policy recorded in ``attrs["notes"]``;
-on request, a paired bootstrap interval of the overall under the benchmark's resampling design
+and a paired bootstrap interval of the overall under the benchmark's resampling design
 (SPEC §4).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 
-from memdiag import _checks, _conventions
+from memdiag import _conventions
 from memdiag._prepare import Prepared, as_prepared
 from memdiag._inference.intervals import describe, infer
 from memdiag._provenance import stamp
-from memdiag._resampling import run_seed
+from memdiag._options import Options, as_options, legacy_keywords
 from memdiag._runs import add_run_columns
-from memdiag._schemes import ALL, Scheme, get_scheme
-from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
+from memdiag._schemes import ALL, get_scheme
 from memdiag.errors import VerdictError
 
 
+@legacy_keywords
 def score(
     data: pd.DataFrame | Prepared,
     *,
-    scheme: str | Path | Scheme | None = None,
     metric: str = "score",
-    design: str | None = None,
-    inference: str = "auto",
-    n_resamples: int = 0,
-    seed: int | np.random.Generator = 0,
-    confidence_level: float = 0.95,
-    systems: Sequence[str] | None = None,
-    missing: MissingQueryPolicy | None = None,
-    verdict_missing: MissingVerdictPolicy | None = None,
+    options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
     """Official per-system scores of canonical verdicts under a benchmark scheme (SPEC §6).
 
     Parameters
     ----------
     data
-        Canonical verdicts (SPEC §1), or :func:`memdiag.prepare` output.
-    scheme
-        A built-in scheme name (:func:`~memdiag._schemes.known_schemes`), a YAML/JSON scheme file,
-        or a :class:`~memdiag._schemes.Scheme`; None (default) is ``mean``, the question-weighted
-        mean of every query, unless ``data`` was prepared with a scheme.
+        :func:`memdiag.prepare` output, or canonical verdicts (SPEC §1; prepared with the
+        defaults). The scheme is chosen there: a built-in name
+        (:func:`~memdiag._schemes.known_schemes`), a YAML/JSON scheme file, or a
+        :class:`~memdiag._schemes.Scheme`; without one, ``mean``, the question-weighted mean of
+        every query. So are the systems and the missing-query and missing-verdict policies of
+        :func:`~memdiag._verdicts.align` (default ``error`` and ``as-wrong``).
     metric
         The per-query column scored: ``"score"`` (the judged verdict) or another metric in
         [0, 1] such as ``"f1"`` or ``"bleu"``.
-    systems, missing, verdict_missing
-        Which systems, and the missing-query and missing-verdict policies of
-        :func:`~memdiag._verdicts.align` (default ``error`` and ``as-wrong``).
-    design
-        Resampling design of the interval (``iid``, ``stratified``, ``cluster``,
-        ``stratified-cluster``); None follows the benchmark and the data
-        (:func:`~memdiag._designs.resolve_design`: LoCoMo and MEME resample whole conversations
-        and episodes (``cluster``), MemoryAgentBench resamples within each of its 14 sources
-        (``stratified``), data with a ``cluster`` column are clustered, anything else ``iid``).
-    inference
-        ``auto`` (the SPEC §4.1 rule: the cluster jackknife with t(G − 1) under a cluster design
-        with fewer than 200 clusters, else the percentile bootstrap), ``percentile``,
-        ``jackknife`` or ``cr2`` (:mod:`memdiag._inference.rule`).
-    n_resamples
-        Bootstrap replicates B for the intervals of ``overall`` and of every node and group score;
-        0 (default) computes none. SPEC §4 uses 20,000.
-    seed
-        Seed of the replicates (int or ``numpy.random.Generator``); the same seed gives the same
-        interval on every run.
-    confidence_level
-        Level of the interval.
+    options
+        :class:`memdiag.Options` for the intervals: ``n_resamples`` bootstrap replicates B for
+        the intervals of ``overall`` and of every node and group score (default 20,000, SPEC §4;
+        0 computes none), their ``seed`` and ``confidence_level``; the ``design`` (None: the
+        prepared data's — LoCoMo and MEME resample whole conversations and episodes
+        (``cluster``), MemoryAgentBench resamples within each of its 14 sources
+        (``stratified``), data with a ``cluster`` column are clustered, anything else ``iid``);
+        the ``inference`` (``auto``: the SPEC §4.1 rule, the cluster jackknife with t(G − 1)
+        under a cluster design with fewer than 200 clusters, else the percentile bootstrap).
 
     Returns
     -------
@@ -138,20 +118,22 @@ def score(
     >>> df = pd.DataFrame({"system": ["rag"] * 4, "query_id": ["a", "b", "c", "d"],
     ...                    "score": [1, 0, 1, 1], "category": ["temporal", "temporal",
     ...                    "single-hop", "adversarial"]})
-    >>> score(df, scheme="locomo")[["system", "overall", "temporal", "n", "n_temporal"]]
+    >>> import memdiag as md
+    >>> prep = md.prepare(df, scheme="locomo")
+    >>> score(prep, options={"n_resamples": 0})[["system", "overall", "temporal", "n", "n_temporal"]]
       system    overall  temporal  n  n_temporal
     0    rag  66.666667      50.0  3           2
 
     With an interval (iid here: the locomo scheme resamples conversations, which these rows lack):
 
-    >>> ci = score(df, scheme="locomo", n_resamples=2000, seed=0)
+    >>> ci = score(prep, options={"n_resamples": 2000})
     >>> ci.columns[:4].tolist(), ci.attrs["design"], ci.attrs["n_resamples"]
     (['system', 'overall', 'overall_ci_low', 'overall_ci_high'], 'iid', 2000)
     """
-    prepared = as_prepared(data, scheme=scheme, metric=metric, systems=systems, missing=missing,
-                           verdict_missing=verdict_missing, design=design)
-    n_resamples = _checks.n_resamples(n_resamples, allow_zero=True)
-    seed = run_seed(seed)
+    opts = as_options(options)
+    prepared = as_prepared(data, metric=metric, design=opts.design)
+    n_resamples, seed, confidence_level, inference = (opts.n_resamples, opts.seed, opts.confidence_level,
+                                                      opts.inference)
     panel = prepared.panel
     if metric != "score" and ((panel.scores < 0) | (panel.scores > 1)).any():
         raise VerdictError(f"metric '{metric}' has values outside [0, 1] (from {panel.scores.min():g} to "
@@ -182,7 +164,7 @@ def score(
         columns = ["overall", *layout.summaries, *(layout.groups if grouped else ())]
         res = infer(layout.columns(), prepared.resampling, _every_score(layout, grouped), inference=inference,
                     test=False, n_resamples=n_resamples, seed=seed,
-                    confidence_level=_checks.confidence_level(confidence_level), bounds=(0.0, 1.0))
+                    confidence_level=confidence_level, bounds=(0.0, 1.0))
         s = len(panel.systems)
         mc_se, undefined = {}, []
         for k, name in enumerate(columns):      # outputs are column-major: every system's value of one column

@@ -439,15 +439,24 @@ def _imply_scheme(args: argparse.Namespace, df: pd.DataFrame) -> None:
 
 
 def _prepared(args: argparse.Namespace, df: pd.DataFrame, metric: str = "accuracy", scheme: str | None = None):
-    """``df`` prepared with the judge and label policies when the data or options need them (several
-    judges of the same answers, ``--label-missing error``); ``df`` itself otherwise."""
-    judges = getattr(args, "judges", None)
-    several = "judge" in df and df["judge"].dropna().nunique() > 1
-    if not several and judges is None and args.label_missing == "exclude" and args.cluster_missing == "error":
-        return df  # nothing to decide: every command prepares the frame itself
+    """``df`` prepared once with the command's data choices (scheme, missing-data, judge, label and
+    cluster policies): what every diagnostic of the command then works on."""
     return md.prepare(df, scheme=scheme, metric=metric, missing=args.missing, verdict_missing=args.verdict_missing,
-                      design=getattr(args, "design", None), judges=judges, label_missing=args.label_missing,
-                      cluster_missing=args.cluster_missing)
+                      design=getattr(args, "design", None), judges=getattr(args, "judges", None),
+                      label_missing=args.label_missing, cluster_missing=args.cluster_missing)
+
+
+#: :class:`memdiag.Options` field -> the command-line option that sets it (``--resamples`` -> B).
+_OPTION_ARGS: tuple[tuple[str, str], ...] = (("design", "design"), ("inference", "inference"),
+                                             ("n_resamples", "resamples"), ("seed", "seed"),
+                                             ("confidence_level", "ci"), ("correction", "correction"))
+
+
+def _options(args: argparse.Namespace, **fixed: object) -> md.Options:
+    """The command's :class:`memdiag.Options`, built once from its shared option groups (an
+    option the command does not offer keeps its default); ``fixed`` overrides."""
+    given = {field: getattr(args, name) for field, name in _OPTION_ARGS if getattr(args, name, None) is not None}
+    return md.Options(**{**given, **fixed})
 
 
 def _table_files(output: Path, frames: Sequence[pd.DataFrame]) -> list[Path]:
@@ -580,27 +589,19 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 def _cmd_score(args: argparse.Namespace) -> int:
     df = _prepared(args, _read(args), metric=args.metric, scheme=args.scheme)
-    table = md.score(df, scheme=args.scheme, metric=args.metric, missing=args.missing,
-                     verdict_missing=args.verdict_missing, design=args.design, inference=args.inference,
-                     n_resamples=args.resamples, seed=args.seed, confidence_level=args.ci)
+    table = md.score(df, metric=args.metric, options=_options(args))
     _emit(table, args)
     return 0
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
     df = _prepared(args, _read(args), metric=args.metric, scheme=args.scheme)
-    table = md.compare(df, metric=args.metric, scheme=args.scheme, pairs=args.pairs,
-                       reference=args.reference, design=args.design, inference=args.inference,
-                       n_resamples=args.resamples,
-                       seed=args.seed, confidence_level=args.ci, correction=args.correction,
-                       threshold=args.threshold, missing=args.missing,
-                       verdict_missing=args.verdict_missing, by=args.by, test=args.test, margin=args.margin)
+    options = _options(args)
+    table = md.compare(df, metric=args.metric, pairs=args.pairs, reference=args.reference, threshold=args.threshold,
+                       by=args.by, test=args.test, margin=args.margin, options=options)
     frames = [table]
     if args.omnibus:
-        frames.append(md.omnibus(df, metric=args.metric, scheme=args.scheme, design=args.design,
-                                 inference=args.inference, n_resamples=args.resamples, seed=args.seed,
-                                 threshold=args.threshold, missing=args.missing,
-                                 verdict_missing=args.verdict_missing))
+        frames.append(md.omnibus(df, metric=args.metric, threshold=args.threshold, options=options))
     _emit(frames, args)
     return 0
 
@@ -616,10 +617,7 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
 
 def _cmd_flows(args: argparse.Namespace) -> int:
     df = _prepared(args, _read(args), scheme=args.scheme)
-    table = md.flows(df, reference=args.reference, by=args.by, threshold=args.threshold,
-                     design=args.design, inference=args.inference, n_resamples=args.resamples, seed=args.seed,
-                     confidence_level=args.ci, correction=args.correction, scheme=args.scheme,
-                     missing=args.missing, verdict_missing=args.verdict_missing)
+    table = md.flows(df, reference=args.reference, by=args.by, threshold=args.threshold, options=_options(args))
     _emit(table, args)
     if args.replay:
         from memdiag._replay import write_replay

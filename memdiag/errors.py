@@ -16,6 +16,11 @@ class SchemeError(ValueError):
     """A benchmark scheme that is unknown, malformed, or that the data cannot satisfy."""
 
 
+class MemdiagDeprecationWarning(DeprecationWarning):
+    """A name or keyword kept for code written against an older memdiag; the message says what
+    replaces it and when it goes. Python shows it once per calling line."""
+
+
 #: How many offending names an error or note lists before it says "and N more".
 SHOW = 5
 

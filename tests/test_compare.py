@@ -29,7 +29,7 @@ def _wide(df: pd.DataFrame) -> pd.DataFrame:
 
 def test_compare_binary_iid_uses_exact_mcnemar_matching_statsmodels(trpc):
     # LoCoMo's 10 conversations make cluster the default; iid chosen by the user is said to ignore them
-    out = md.compare(trpc, design="iid", n_resamples=2_000)
+    out = md.compare(trpc, options=dict(design="iid", n_resamples=2_000))
     assert out.attrs["notes"][0] == ("design iid (chosen by the user; it treats the queries of the 10 clusters "
                                      "as independent)")
     wide = _wide(trpc) > 0.5
@@ -45,7 +45,8 @@ def test_compare_binary_iid_uses_exact_mcnemar_matching_statsmodels(trpc):
 
 
 def test_compare_interval_agrees_with_scipy_paired_bootstrap_on_real_locomo(trpc):
-    out = md.compare(trpc, pairs="reference", reference="rag_observation_pgvector", design="iid", n_resamples=20_000)
+    out = md.compare(trpc, pairs="reference", reference="rag_observation_pgvector",
+                     options=dict(design="iid", n_resamples=20_000))
     row = out.set_index("system_a").loc["long_context"]
     wide = _wide(trpc)
     res = stats.bootstrap((wide["long_context"].to_numpy(), wide["rag_observation_pgvector"].to_numpy()),
@@ -58,21 +59,21 @@ def test_compare_interval_agrees_with_scipy_paired_bootstrap_on_real_locomo(trpc
 
 
 def test_compare_is_deterministic_for_a_seed(trpc):
-    a = md.compare(trpc, design="iid", n_resamples=1_000, seed=4)
-    b = md.compare(trpc, design="iid", n_resamples=1_000, seed=4)
+    a = md.compare(trpc, options=dict(design="iid", n_resamples=1_000, seed=4))
+    b = md.compare(trpc, options=dict(design="iid", n_resamples=1_000, seed=4))
     pd.testing.assert_frame_equal(a, b)
-    c = md.compare(trpc, design="iid", n_resamples=1_000, seed=5)
+    c = md.compare(trpc, options=dict(design="iid", n_resamples=1_000, seed=5))
     assert not np.allclose(a["ci_low"], c["ci_low"])
     # 10 conversations: jackknife intervals need no seed; the Webb wild bootstrap p-values do
-    a, b = md.compare(trpc, n_resamples=1_000, seed=4), md.compare(trpc, n_resamples=1_000, seed=4)
+    a, b = md.compare(trpc, options=dict(n_resamples=1_000, seed=4)), md.compare(trpc, options=dict(n_resamples=1_000, seed=4))
     pd.testing.assert_frame_equal(a, b)
-    c = md.compare(trpc, n_resamples=1_000, seed=5)
+    c = md.compare(trpc, options=dict(n_resamples=1_000, seed=5))
     np.testing.assert_array_equal(a["ci_low"], c["ci_low"])
     assert a["test"].str.contains("webb weights").all() and not np.array_equal(a["p"], c["p"])
 
 
 def test_omnibus_cochrans_q_matches_statsmodels(trpc):
-    out = md.omnibus(trpc, design="iid").iloc[0]
+    out = md.omnibus(trpc, options=dict(design="iid")).iloc[0]
     q = cochrans_q((_wide(trpc) > 0.5).to_numpy().astype(int))
     assert out["test"] == "Cochran's Q" and out["df"] == 2
     assert out["statistic"] == pytest.approx(q.statistic, rel=1e-12)
@@ -80,7 +81,7 @@ def test_omnibus_cochrans_q_matches_statsmodels(trpc):
 
 
 def test_fractional_metric_uses_bootstrap_sign_test(trpc):
-    out = md.compare(trpc, metric="f1", design="iid", n_resamples=2_000)
+    out = md.compare(trpc, metric="f1", options=dict(design="iid", n_resamples=2_000))
     assert (out["test"] == "bootstrap sign test (iid)").all()
     wide = trpc.pivot_table(index="query_id", columns="system", values="f1")
     row = out.iloc[0]
@@ -91,8 +92,8 @@ def test_clustered_data_are_analysed_as_clustered_and_forcing_iid_is_said_not_wa
     df = md.simulate(n_queries=1_200, n_clusters=20, icc=0.3, seed=2)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        clustered = md.compare(df, pairs="reference", reference="raw-rag", n_resamples=2_000)
-        iid = md.compare(df, design="iid", pairs="reference", reference="raw-rag", n_resamples=2_000)
+        clustered = md.compare(df, pairs="reference", reference="raw-rag", options=dict(n_resamples=2_000))
+        iid = md.compare(df, pairs="reference", reference="raw-rag", options=dict(design="iid", n_resamples=2_000))
     assert (clustered["design"] == "cluster").all() and clustered.attrs["n_clusters"] == 20
     assert (clustered["method"] == "cluster jackknife, t(19)").all()
     assert clustered.attrs["notes"][0] == "design cluster (default: the queries come in 20 clusters, resampled whole)"
@@ -106,7 +107,7 @@ def test_every_query_its_own_cluster_is_iid_without_warnings():
     df = md.simulate(n_queries=400, n_clusters=400, icc=0.0, seed=2)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        out = md.compare(df, n_resamples=500)
+        out = md.compare(df, options=dict(n_resamples=500))
     assert out.attrs["design"] == "iid" and (out["test"] == "exact McNemar").all()
     assert out.attrs["notes"][0] == "design iid (default: every query is its own cluster)"
 
@@ -142,8 +143,8 @@ def _meme_gated(df: pd.DataFrame) -> pd.DataFrame:
 def test_meme_cluster_contrast_reproduces_episode_bootstrap_by_direct_resampling():
     df = _meme()
     # the paper's percentile episode bootstrap, asked for by name
-    out = md.compare(df, scheme="meme", pairs="reference", reference="raw-rag", inference="percentile",
-                     n_resamples=4_000, seed=3)
+    out = md.compare(md.prepare(df, scheme="meme"), pairs="reference", reference="raw-rag",
+                     options=dict(inference="percentile", n_resamples=4_000, seed=3))
     row = out.iloc[0]
     assert row["design"] == "cluster" and row["test"] == "bootstrap sign test (cluster)"
     assert row["method"] == "percentile bootstrap (cluster)"
@@ -170,7 +171,8 @@ def test_meme_cluster_contrast_reproduces_episode_bootstrap_by_direct_resampling
 
 def test_meme_default_is_the_episode_jackknife_recomputed_by_leaving_out_each_episode():
     df = _meme()
-    row = md.compare(df, scheme="meme", pairs="reference", reference="raw-rag", n_resamples=2_000).iloc[0]
+    row = md.compare(md.prepare(df, scheme="meme"), pairs="reference", reference="raw-rag",
+                     options=dict(n_resamples=2_000)).iloc[0]
     assert row["method"] == "cluster jackknife, t(99)" and row["test"].startswith("wild cluster bootstrap-t")
     # the oracle: drop each of the 100 episodes, gate and macro-average again with pandas
     gated = _meme_gated(df)
@@ -190,7 +192,7 @@ def test_meme_default_is_the_episode_jackknife_recomputed_by_leaving_out_each_ep
 
 
 def test_bootstrap_reports_per_system_intervals_and_bca_for_iid(trpc):
-    out = md.bootstrap(trpc, "accuracy", design="iid", n_resamples=5_000, method="bca").set_index("system")
+    out = md.bootstrap(trpc, "accuracy", options=dict(design="iid", inference="bca", n_resamples=5_000)).set_index("system")
     acc = 100 * _wide(trpc).mean()
     for system in out.index:
         assert out.loc[system, "estimate"] == pytest.approx(acc[system])
@@ -208,8 +210,9 @@ def test_unknown_reference_and_single_system_are_clear_errors(trpc):
 
 
 def test_scheme_exclusions_are_shown_with_the_comparison(trpc):
-    out = md.compare(trpc, scheme="locomo", n_resamples=300)
+    out = md.compare(md.prepare(trpc, scheme="locomo"), options=dict(n_resamples=300))
     assert "scheme locomo: 446 queries of category 'adversarial' excluded" in out.attrs["notes"]
     assert (out["n"] == 1540).all()
-    flows = md.flows(trpc, reference="rag_observation_pgvector", scheme="locomo", n_resamples=300)
+    flows = md.flows(md.prepare(trpc, scheme="locomo"), reference="rag_observation_pgvector",
+                     options=dict(n_resamples=300))
     assert "scheme locomo: 446 queries of category 'adversarial' excluded" in flows.attrs["notes"]

@@ -33,7 +33,7 @@ def _crosstab(df: pd.DataFrame, reference: str, system: str) -> pd.DataFrame:
 
 
 def test_flows_match_crosstab_on_trpc_locomo(trpc_runs):
-    out = md.flows(trpc_runs, reference="rag_observation_pgvector", n_resamples=2_000).set_index("system")
+    out = md.flows(trpc_runs, reference="rag_observation_pgvector", options=dict(n_resamples=2_000)).set_index("system")
     # published in the issue: auto vs RAG 258 / 236, long-context vs RAG 539 / 197 over 1,986 questions
     assert (out.loc["auto_pgvector", "benefit"], out.loc["auto_pgvector", "tax"]) == (258, 236)
     assert (out.loc["long_context", "benefit"], out.loc["long_context", "tax"]) == (539, 197)
@@ -49,13 +49,13 @@ def test_flows_match_crosstab_on_trpc_locomo(trpc_runs):
         # kept beside it, and is the headline under iid
         assert out.loc[system, "p_mcnemar"] == pytest.approx(p, rel=1e-12)
     assert out["test"].str.startswith("wild cluster bootstrap-t").all()
-    iid = md.flows(trpc_runs, reference="rag_observation_pgvector", design="iid", n_resamples=500)
+    iid = md.flows(trpc_runs, reference="rag_observation_pgvector", options=dict(design="iid", n_resamples=500))
     np.testing.assert_array_equal(iid["p"], iid["p_mcnemar"])
     assert (iid["test"] == "exact McNemar").all()
 
 
 def test_net_equals_accuracy_difference_times_n(trpc_runs):
-    out = md.flows(trpc_runs, reference="rag_observation_pgvector", n_resamples=500)
+    out = md.flows(trpc_runs, reference="rag_observation_pgvector", options=dict(n_resamples=500))
     acc = trpc_runs.groupby("system")["score"].mean()
     for _, row in out.iterrows():
         diff = acc[row["system"]] - acc["rag_observation_pgvector"]
@@ -64,7 +64,7 @@ def test_net_equals_accuracy_difference_times_n(trpc_runs):
 
 
 def test_holm_adjustment_across_systems_matches_statsmodels(trpc_runs):
-    out = md.flows(trpc_runs, reference="rag_observation_pgvector", n_resamples=500)
+    out = md.flows(trpc_runs, reference="rag_observation_pgvector", options=dict(n_resamples=500))
     expected = multipletests(out["p"], method="holm")[1]
     np.testing.assert_allclose(out["p_adj"], expected, rtol=1e-12)
 
@@ -73,7 +73,7 @@ def test_flows_by_hand_small_case_with_rates_and_undefined_recovery():
     # reference right on q1..q3, wrong on q4; mem right on q1, q2, q4 -> a=2, b=1, c=1, d=0
     df = pd.DataFrame({"system": ["rag"] * 4 + ["mem"] * 4, "query_id": ["q1", "q2", "q3", "q4"] * 2,
                        "score": [1, 1, 1, 0, 1, 1, 0, 1]})
-    row = md.flows(df, reference="rag", n_resamples=300).iloc[0]
+    row = md.flows(df, reference="rag", options=dict(n_resamples=300)).iloc[0]
     assert (row["both"], row["benefit"], row["tax"], row["neither"], row["net"]) == (2, 1, 1, 0, 0)
     # rates in points: b/N = 1/4, c/N = 1/4, a/(a + c) = 2/3, b/(b + d) = 1/1
     assert row["benefit_rate"] == 25.0 and row["tax_rate"] == 25.0 and row["net_rate"] == 0
@@ -84,17 +84,17 @@ def test_flows_by_hand_small_case_with_rates_and_undefined_recovery():
 def test_flows_threshold_binarises_fractional_scores():
     df = pd.DataFrame({"system": ["rag", "rag", "mem", "mem"], "query_id": ["a", "b", "a", "b"],
                        "score": [0.6, 0.6, 0.7, 0.9]})
-    assert md.flows(df, reference="rag", n_resamples=100).iloc[0]["both"] == 2
-    strict = md.flows(df, reference="rag", threshold=0.65, n_resamples=100).iloc[0]
+    assert md.flows(df, reference="rag", options=dict(n_resamples=100)).iloc[0]["both"] == 2
+    strict = md.flows(df, reference="rag", threshold=0.65, options=dict(n_resamples=100)).iloc[0]
     assert (strict["both"], strict["benefit"]) == (0, 2)
 
 
 def test_flows_by_category_equals_flows_on_each_category_subset():
     df = md.simulate(n_queries=400, seed=3)
     reference = df.attrs["truth"]["reference"]
-    by = md.flows(df, reference=reference, by="category", n_resamples=300, seed=1)
+    by = md.flows(df, reference=reference, by="category", options=dict(n_resamples=300, seed=1))
     for group, part in by.groupby("group"):
-        alone = md.flows(df[df["category"] == group], reference=reference, n_resamples=300, seed=1)
+        alone = md.flows(df[df["category"] == group], reference=reference, options=dict(n_resamples=300, seed=1))
         pd.testing.assert_frame_equal(part.drop(columns=["by", "group"]).reset_index(drop=True),
                                       alone, check_dtype=False)
 
@@ -102,7 +102,7 @@ def test_flows_by_category_equals_flows_on_each_category_subset():
 def test_several_references_stack_one_block_each():
     df = md.simulate(n_queries=300, seed=5)
     systems = sorted(df["system"].unique())
-    out = md.flows(df, reference=systems[:2], n_resamples=200)
+    out = md.flows(df, reference=systems[:2], options=dict(n_resamples=200))
     assert set(out["reference"]) == set(systems[:2])
     assert len(out) == 2 * (len(systems) - 1)
 
@@ -111,12 +111,12 @@ def test_rate_intervals_contain_the_estimate_and_are_seeded():
     df = md.simulate(n_queries=500, seed=7)
     reference = df.attrs["truth"]["reference"]
     for design in ("iid", None):     # None: the simulated 30 conversations, cluster jackknife intervals
-        a = md.flows(df, reference=reference, design=design, n_resamples=1_000, seed=11)
-        b = md.flows(df, reference=reference, design=design, n_resamples=1_000, seed=11)
+        a = md.flows(df, reference=reference, options=dict(design=design, n_resamples=1_000, seed=11))
+        b = md.flows(df, reference=reference, options=dict(design=design, n_resamples=1_000, seed=11))
         pd.testing.assert_frame_equal(a, b)
         for rate in ("benefit_rate", "tax_rate", "net_rate", "retention", "recovery"):
             assert (a[f"{rate}_ci_low"] <= a[rate]).all() and (a[rate] <= a[f"{rate}_ci_high"]).all()
-        c = md.flows(df, reference=reference, design=design, n_resamples=1_000, seed=12)
+        c = md.flows(df, reference=reference, options=dict(design=design, n_resamples=1_000, seed=12))
         # bootstrap intervals move with the seed; jackknife intervals have none
         assert np.allclose(a["net_rate_ci_low"], c["net_rate_ci_low"]) == (design is None)
 
@@ -124,7 +124,7 @@ def test_rate_intervals_contain_the_estimate_and_are_seeded():
 def test_unknown_reference_is_a_clear_error():
     df = pd.DataFrame({"system": ["a", "b"], "query_id": ["q", "q"], "score": [1, 0]})
     with pytest.raises(md.VerdictError, match="system 'rag' is not in the data"):
-        md.flows(df, reference="rag", n_resamples=100)
+        md.flows(df, reference="rag", options=dict(n_resamples=100))
 
 
 @settings(max_examples=25, deadline=None)
@@ -135,7 +135,7 @@ def test_benefit_minus_tax_is_n_times_accuracy_difference(pairs):
     ids = [f"q{i}" for i in range(len(pairs))]
     df = pd.DataFrame({"system": ["rag"] * len(ids) + ["mem"] * len(ids), "query_id": ids * 2,
                        "score": ref + mem})
-    row = md.flows(df, reference="rag", n_resamples=50).iloc[0]
+    row = md.flows(df, reference="rag", options=dict(n_resamples=50)).iloc[0]
     assert row["benefit"] - row["tax"] == pytest.approx(sum(mem) - sum(ref))
     assert row["both"] + row["benefit"] + row["tax"] + row["neither"] == len(ids)
 
@@ -144,7 +144,7 @@ def test_replay_lists_every_query_in_the_cell_the_flows_count(tmp_path):
     verdicts = Path(__file__).resolve().parents[1] / "data" / "example" / "verdicts"
     df = md.read_verdicts(verdicts)
     cells = md.replay(df, "raw-rag")
-    table = md.flows(df, reference="raw-rag", n_resamples=200).set_index("system")
+    table = md.flows(df, reference="raw-rag", options=dict(n_resamples=200)).set_index("system")
     counts = cells.groupby(["system", "cell"]).size().unstack()
     for system, row in table.iterrows():  # the same cells as the flows, query by query
         assert [int(counts.loc[system, c]) for c in ("both", "benefit", "tax", "neither")] == \

@@ -107,6 +107,9 @@ def method_for(kind: str, n_clusters: int | None, inference: str = "auto", sizes
     >>> method_for("cluster", 10, "percentile")
     'percentile'
     """
+    if inference == "bca":
+        raise VerdictError("inference='bca' (the BCa interval) is md.bootstrap's only; this diagnostic offers "
+                           f"{', '.join(INFERENCE)}.")
     if inference not in INFERENCE:
         raise VerdictError(f"unknown inference {inference!r}; use one of {', '.join(INFERENCE)}.")
     clustered = kind in ("cluster", "stratified-cluster")
