@@ -132,6 +132,10 @@ class Options:
         return self.n_resamples
 
 
+#: Point estimates only: the options of a diagnostic that needs no interval (``score`` inside others).
+NO_RESAMPLING = Options(n_resamples=0)
+
+
 def as_options(options: Options | Mapping[str, Any] | None) -> Options:
     """``options`` as :class:`Options`: the defaults for None, the fields of a mapping.
 

@@ -44,6 +44,7 @@ def run_scores(prepared: Prepared) -> pd.DataFrame | None:
     >>> run_scores(md.prepare(df)).to_dict("records")
     [{'system': 's', 'run': 'a', 'overall': 50.0}, {'system': 's', 'run': 'b', 'overall': 100.0}]
     """
+    from memdiag._options import NO_RESAMPLING
     from memdiag._scoring import score
 
     frame = prepared.frame
@@ -55,7 +56,8 @@ def run_scores(prepared: Prepared) -> pd.DataFrame | None:
         alone = prepare(part.drop(columns=RUN), scheme=prepared.scheme, metric=_metric(prepared),
                         verdict_missing=prepared.verdict_missing, judges=prepared.judges,
                         label_missing=prepared.label_missing)
-        rows.append({"system": system, "run": run, "overall": float(score(alone)["overall"].iloc[0])})
+        overall = score(alone, options=NO_RESAMPLING)["overall"].iloc[0]
+        rows.append({"system": system, "run": run, "overall": float(overall)})
     return pd.DataFrame(rows)
 
 

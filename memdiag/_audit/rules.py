@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from memdiag._options import NO_RESAMPLING
 from memdiag._prepare import prepare
 from memdiag._scoring import score
 from memdiag._verdicts import JUDGES_MAJORITY, JUDGES_MEAN, JUDGES_REPEAT, check
@@ -104,7 +105,7 @@ def check_rules(verdicts: pd.DataFrame, system: str | None, reported: float, *, 
     rows = []
     for rule in rule_names(df):
         prepared = prepare(df, scheme=scheme, judges=rule, missing="drop")
-        value = float(score(prepared)["overall"].iloc[0])
+        value = float(score(prepared, options=NO_RESAMPLING)["overall"].iloc[0])
         difference = float(reported) - value
         consistent = abs(difference) <= tolerance + 1e-9
         rows.append({"system": system, "rule": rule, "n": prepared.n, "judgments": judgments, "recomputed": value,

@@ -34,6 +34,7 @@ from memdiag._notes import with_code
 from memdiag._report.notes import condensed
 from memdiag._ingestion import ingestion, ingestion_curve
 from memdiag._power import comparison_power
+from memdiag._options import NO_RESAMPLING
 from memdiag._prepare import Prepared, prepare
 from memdiag._replay import replay
 from memdiag._report.provenance import Settings, _file_hash
@@ -208,7 +209,7 @@ def _scores_section(ctx: _Context) -> Section:
     section = Section("scores", "Official scores",
                       f"Each system's official score under the '{name}' aggregation with its group "
                       "scores and counts, and its accuracy with a paired bootstrap interval (SPEC §6, §4).")
-    section.tables["scores"] = score(ctx.prepared)
+    section.tables["scores"] = score(ctx.prepared, options=NO_RESAMPLING)
     ctx.accuracy = bootstrap(ctx.prepared, "accuracy", confidence_level=ctx.settings.confidence_level,
                              **ctx.resampling)
     section.tables["accuracy"] = ctx.accuracy
