@@ -18,6 +18,7 @@ import pandas as pd
 from memdiag._options import Options, as_options, legacy_keywords
 from memdiag._prepare import Prepared, prepare
 from memdiag._provenance import stamp
+from memdiag._verdicts import check
 from memdiag.errors import SchemeError, VerdictError, listing
 from memdiag._inference.intervals import describe, infer
 
@@ -61,8 +62,8 @@ def _runs(before: pd.DataFrame | Prepared, after: pd.DataFrame | Prepared) -> tu
         if differ:
             raise VerdictError(f"the before and after runs were prepared with other {', '.join(differ)}; prepare "
                                "both with the same choices (md.prepare(df, ...)).")
-    rows = [(run.source if run.source is not None else run.frame) if isinstance(run, Prepared) else run
-            for run in (before, after)]
+    rows = [(run.source if run.source is not None else run.frame) if isinstance(run, Prepared) else check(run)
+            for run in (before, after)]  # both checked: the same canonical columns
     return rows[0], rows[1], given[0] if given else None
 
 

@@ -26,7 +26,7 @@ from memdiag._options import Options, as_options, legacy_keywords
 from memdiag._prepare import Prepared, as_prepared
 from memdiag._provenance import stamp
 from memdiag._scoring import score
-from memdiag._verdicts import pair_twins
+from memdiag._verdicts import check, pair_twins
 from memdiag.errors import VerdictError, listing
 
 #: The columns of a sensitivity table, in order.
@@ -35,11 +35,16 @@ COLUMNS: tuple[str, ...] = ("quantity", "system", "baseline", "baseline_ci_low",
                             "n_baseline", "n_variant")
 
 
-def _base(data: pd.DataFrame | Prepared, opts: Options) -> tuple[Prepared, pd.DataFrame]:
-    """``data`` prepared (its choices carry over to both analyses) and the checked verdict rows
-    both analyses start from."""
-    base = as_prepared(data, design=opts.design)
-    return base, base.source if base.source is not None else base.frame
+def _rows(data: pd.DataFrame | Prepared) -> pd.DataFrame:
+    """The checked verdict rows both analyses start from."""
+    if isinstance(data, Prepared):
+        return data.source if data.source is not None else data.frame
+    return check(data)
+
+
+def _base(data: pd.DataFrame | Prepared, rows: pd.DataFrame, opts: Options) -> Prepared:
+    """``data`` prepared: its choices carry over to both analyses."""
+    return as_prepared(data if isinstance(data, Prepared) else rows, design=opts.design)
 
 
 def _headline(base: Prepared, rows: pd.DataFrame, *, reference, verdict_missing: str,
@@ -176,7 +181,7 @@ def content_filter_sensitivity(
     [['score', 'mem', 50.0, 66.67, 3], ['score', 'rag', 75.0, 66.67, 3], ['mem − rag', 'mem', -25.0, 0.0, 3]]
     """
     opts = as_options(options)
-    base, frame = _base(data, opts)
+    frame = _rows(data)
     if verdict_missing not in (None, "as-wrong", "exclude"):
         raise VerdictError(f"content_filter_sensitivity: unknown verdict_missing {verdict_missing!r} "
                            "(use as-wrong or exclude).")
@@ -191,6 +196,7 @@ def content_filter_sensitivity(
             blocked |= (frame["system"] == system) & frame["query_id"].isin(list(ids))
     else:
         blocked = frame["query_id"].isin(list(filtered))
+    base = _base(data, frame, opts)
     frame, blocked, decided = _other_missing(frame, blocked, verdict_missing)
     ids = sorted(pd.unique(frame.loc[blocked, "query_id"]).tolist())
     named = ([] if isinstance(filtered, str) else
@@ -282,12 +288,13 @@ def judge_repetition_sensitivity(
     [['score', 'mem', 50.0, 66.67], ['score', 'rag', 50.0, 66.67], ['mem − rag', 'mem', 0.0, 0.0]]
     """
     opts = as_options(options)
-    base, frame = _base(data, opts)
+    frame = _rows(data)
     calls = frame.groupby(["system", "query_id"])["repeat"].nunique() if "repeat" in frame else pd.Series([1])
     if calls.max() < 2:
         raise VerdictError("judge_repetition_sensitivity: every answer has one judge call (no 'repeat' column "
                            "with several values); there is nothing to compare.")
     first = frame["repeat"] == frame.groupby(["system", "query_id"])["repeat"].transform("min")
+    base = _base(data, frame, opts)
     notes = [f"{int(calls.max())} calls for {int((calls == calls.max()).sum())} of {len(calls)} answers"]
     return _moves(base, frame, frame[first], function="judge_repetition_sensitivity",
                   what=("the mean of the judge calls of each answer", "the first judge call of each answer"),
@@ -340,10 +347,11 @@ def missing_verdict_bounds(
     [['score', 'mem', 25.0, 75.0, 50.0], ['score', 'rag', 50.0, 75.0, 25.0], ['mem − rag', 'mem', -25.0, 0.0, 25.0]]
     """
     opts = as_options(options)
-    base, frame = _base(data, opts)
+    frame = _rows(data)
     n_missing = int(frame["score"].isna().sum())
     if not n_missing:
         raise VerdictError("missing_verdict_bounds: no verdict is missing; both bounds are the data.")
+    base = _base(data, frame, opts)
     per_system = frame["score"].isna().groupby(frame["system"]).sum()
     notes = [f"missing verdicts: {', '.join(f'{s} {int(n)}' for s, n in per_system.items() if n)}"]
     return _moves(base, frame, frame.assign(score=frame["score"].fillna(1.0)), function="missing_verdict_bounds",
