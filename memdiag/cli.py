@@ -1177,14 +1177,12 @@ def _cmd_report(args: argparse.Namespace) -> int:
         if not args.reference:
             raise UsageError("report needs --reference NAME (e.g. --reference raw-rag)")
         df = _read(args)
-        out = report(df, args.reference, args.out, scheme=args.scheme, design=args.design,
+        prepare = dict(scheme=args.scheme, missing=args.missing, verdict_missing=args.verdict_missing,
+                       judges=args.judges, label_missing=args.label_missing, cluster_missing=args.cluster_missing)
+        out = report(df, args.reference, args.out, prepare=prepare, options=_options(args), threshold=args.threshold,
                      labels=alias_options(_key_values(args.alias, "--alias"), df) or None,
                      systems_table=args.systems_table, claims=args.claims, write_log=args.write_log,
-                     n_resamples=args.resamples, seed=args.seed, confidence_level=args.ci,
-                     correction=args.correction, threshold=args.threshold, missing=args.missing,
-                     verdict_missing=args.verdict_missing, judges=args.judges, inference=args.inference,
-                     label_missing=args.label_missing, force=args.force, read_options=_read_options(args),
-                     ingestion_log=args.ingestion_log, cluster_missing=args.cluster_missing)
+                     ingestion_log=args.ingestion_log, read_options=_read_options(args), force=args.force)
     print(out / "report.html")
     return 0
 
@@ -1230,7 +1228,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     if args.figures is None:
         resolve_target(args.out, args.force)
 
-    out = demo(out=args.out, figures=args.figures, n_resamples=args.resamples, seed=args.seed, force=args.force)
+    out = demo(out=args.out, figures=args.figures, options=_options(args), force=args.force)
     print(out if args.figures else out / "report.html")
     return 0
 
