@@ -156,8 +156,8 @@ def test_analysis_json_records_version_hashes_settings_and_numbers(demo):
     flows = pd.DataFrame(tables["flows"]["rows"]).set_index("system")
     # the numbers are the library's: benefit - tax = net, and they match md.flows on the same data
     assert (flows["benefit"] - flows["tax"] == flows["net"]).all()
-    direct = md.flows(md.read_verdicts(EXAMPLE / "verdicts"), reference="raw-rag", design="cluster",
-                      n_resamples=20_000, seed=0).set_index("system")
+    direct = md.flows(md.read_verdicts(EXAMPLE / "verdicts"), reference="raw-rag",
+                      options=dict(design="cluster", n_resamples=20_000, seed=0)).set_index("system")
     pd.testing.assert_series_equal(flows["net_rate_ci_low"], direct["net_rate_ci_low"], check_names=False)
 
 
