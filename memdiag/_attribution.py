@@ -10,20 +10,17 @@ unchanged +0.281 points).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from pathlib import Path
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
 
-from memdiag import _checks
-from memdiag._prepare import prepare
+from memdiag._options import Options, as_options, legacy_keywords
+from memdiag._prepare import Prepared, prepare
 from memdiag._provenance import stamp
+from memdiag._verdicts import check
 from memdiag.errors import SchemeError, VerdictError, listing
 from memdiag._inference.intervals import describe, infer
-from memdiag._resampling import run_seed
-from memdiag._schemes import Scheme, resolve_scheme
-from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
 
 PARTS: tuple[str, ...] = ("changed", "unchanged", "total")
 
@@ -52,48 +49,62 @@ def _changed_ids(changed: str | Iterable[str] | pd.Series, after: pd.DataFrame) 
     return {str(q) for q in changed}
 
 
+#: The choices of two prepared runs that must agree to pair them (systems differ by run).
+_SHARED = ("scheme", "metric", "missing", "verdict_missing", "judges", "label_missing", "cluster_missing")
+
+
+def _runs(before: pd.DataFrame | Prepared, after: pd.DataFrame | Prepared) -> tuple[pd.DataFrame, pd.DataFrame, Prepared | None]:
+    """The verdict rows of the two runs and the prepared run whose choices pair them (None: both
+    are verdicts, paired with the defaults)."""
+    given = [run for run in (before, after) if isinstance(run, Prepared)]
+    if len(given) == 2:
+        differ = [k for k in _SHARED if _choice(before, k) != _choice(after, k)]
+        if differ:
+            raise VerdictError(f"the before and after runs were prepared with other {', '.join(differ)}; prepare "
+                               "both with the same choices (md.prepare(df, ...)).")
+    rows = [(run.source if run.source is not None else run.frame) if isinstance(run, Prepared) else check(run)
+            for run in (before, after)]  # both checked: the same canonical columns
+    return rows[0], rows[1], given[0] if given else None
+
+
+def _choice(prepared: Prepared, key: str) -> object:
+    value = prepared.choices.get(key)
+    return getattr(value, "name", value)
+
+
+@legacy_keywords
 def attribute_change(
-    before_df: pd.DataFrame,
-    after_df: pd.DataFrame,
+    before_df: pd.DataFrame | Prepared,
+    after_df: pd.DataFrame | Prepared,
     changed: str | Iterable[str] | pd.Series,
     *,
     system: str | None = None,
-    scheme: str | Path | Scheme | None = None,
-    design: str | None = None,
-    inference: str = "auto",
-    n_resamples: int = 20_000,
-    seed: int | np.random.Generator = 0,
-    confidence_level: float = 0.95,
-    missing: MissingQueryPolicy = "error",
-    verdict_missing: MissingVerdictPolicy = "as-wrong",
-    cluster_missing: str = "error",
+    options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
     """Split a score change between two runs into changed-query and unchanged-query parts.
 
     Parameters
     ----------
     before_df, after_df
-        Canonical verdicts of the two runs (of one system, or name it with ``system``).
+        Canonical verdicts of the two runs (of one system, or name it with ``system``), or
+        :func:`memdiag.prepare` output of either or both: the data choices that pair them (a
+        question-weighted scheme whose exclusions apply, e.g. ``locomo`` — schemes with group
+        weights do not split additively and are refused —, the missing-query, missing-verdict
+        and cluster policies of SPEC §1.4) come from the prepared run(s), which must agree; the
+        defaults (``error``, ``as-wrong``) for verdicts. The two runs are paired in one panel
+        of systems ``before`` and ``after`` prepared here (:meth:`memdiag.Prepared.reprepare`).
     changed
         Which queries had their input changed by the intervention: a list of query ids, a
         boolean Series indexed by query id, or the name of a 0/1 column of ``after_df``.
     system
         The system to attribute when the verdicts hold several (default: the only one).
-    scheme
-        A question-weighted scheme whose exclusions apply (e.g. ``locomo``); schemes with
-        group weights do not split additively and are refused.
-    design, n_resamples, seed, confidence_level
-        The paired intervals of the contributions under the design (SPEC §4; default from the
-        scheme and data): percentile bootstrap, or the cluster jackknife t interval with fewer
-        than 200 clusters (SPEC §4.1); ``attrs["method"]`` says which.
-    inference
-        ``auto``, ``percentile``, ``jackknife`` or ``cr2`` (:mod:`memdiag._inference.rule`).
-    missing, verdict_missing
-        The missing-query and missing-verdict policies of SPEC §1.4 for aligning the two runs
-        (default ``error`` and ``as-wrong``).
-    cluster_missing
-        Queries without a cluster label when the others have one: ``"error"`` (default) or
-        ``"own"`` (each its own cluster), as in :func:`memdiag.prepare`.
+    options
+        :class:`memdiag.Options` (a mapping of its fields, or None for the defaults): reads
+        design, inference, n_resamples (at least 1), seed and confidence_level — the paired
+        intervals of the contributions under the design (SPEC §4; default from the scheme and
+        data): percentile bootstrap, or the cluster jackknife t interval with fewer than 200
+        clusters (SPEC §4.1); ``attrs["method"]`` says which. No correction (one family of
+        three parts that add up).
 
     Returns
     -------
@@ -108,14 +119,10 @@ def attribute_change(
     VerdictError
         Several systems and no ``system``, or a ``system`` not in the verdicts; ``changed``
         naming no column of ``after_df``, or none of its ids among the aligned queries; bad
-        verdicts, queries one run lacks under ``missing="error"``, an unknown policy or
-        ``inference``, a bad ``n_resamples`` or ``confidence_level``.
+        verdicts, queries one run lacks under ``missing="error"``; two prepared runs with
+        other choices.
     SchemeError
-        An unknown scheme, or one with group weights (a change does not split additively).
-    ValueError
-        An unknown ``design``.
-    TypeError
-        ``seed`` is neither an int nor a :class:`numpy.random.Generator`.
+        A scheme with group weights (a change does not split additively).
 
     Notes
     -----
@@ -134,23 +141,29 @@ def attribute_change(
     --------
     >>> before = pd.DataFrame({"system": "rag", "query_id": list("abcd"), "score": [0, 1, 0, 1]})
     >>> after = before.assign(score=[1, 1, 1, 0])
-    >>> attribute_change(before, after, changed=["a"], n_resamples=200)[["part", "n", "contribution"]]
+    >>> attribute_change(before, after, changed=["a"], options={"n_resamples": 200})[["part", "n", "contribution"]]
             part  n  contribution
     0    changed  1          25.0
     1  unchanged  3           0.0
     2      total  4          25.0
     """
-    scheme_obj = resolve_scheme(scheme)
+    opts = as_options(options)
+    before_rows, after_rows, base = _runs(before_df, after_df)
+    scheme_obj = base.choices.get("scheme") if base is not None else None
     if scheme_obj is not None and scheme_obj.weights is not None:
         raise SchemeError(f"scheme '{scheme_obj.name}' weights groups, so a change does not split into "
                           "per-query parts; use a question-weighted scheme.")
-    frames = [_one_system(before_df, system, "before"), _one_system(after_df, system, "after")]
+    frames = [_one_system(before_rows, system, "before"), _one_system(after_rows, system, "after")]
     df = pd.concat(frames, ignore_index=True, sort=False)
-    prepared = prepare(df, scheme=scheme_obj, systems=["before", "after"], missing=missing,
-                       verdict_missing=verdict_missing, design=design, cluster_missing=cluster_missing)
-    seed = run_seed(seed)
+    if base is None:
+        prepared = prepare(df, systems=["before", "after"], design=opts.design)
+    else:
+        design = {"design": opts.design} if opts.design is not None else {}
+        prepared = base.reprepare(rows=df, systems=["before", "after"], **design)
+    seed, n_resamples = opts.seed, opts.resampled("attribute_change")
+    confidence_level, inference = opts.confidence_level, opts.inference
     panel = prepared.panel
-    ids = _changed_ids(changed, after_df)
+    ids = _changed_ids(changed, after_rows)
     unknown = ids.difference(panel.query_ids)
     if unknown and len(unknown) == len(ids):
         raise VerdictError(f"none of the {len(ids)} changed query ids is among the aligned queries "
@@ -164,9 +177,8 @@ def attribute_change(
         parts = sums[:, :2] / sums[:, 2:3]
         return np.column_stack([parts, parts.sum(axis=1)])
 
-    res = infer(X, prepared.resampling, contributions, inference=inference, test=False,
-                n_resamples=_checks.n_resamples(n_resamples),
-                seed=seed, confidence_level=_checks.confidence_level(confidence_level), bounds=(-1.0, 1.0))
+    res = infer(X, prepared.resampling, contributions, inference=inference, test=False, n_resamples=n_resamples,
+                seed=seed, confidence_level=confidence_level, bounds=(-1.0, 1.0))
     masks = (mask == 1, mask == 0, np.ones(n, dtype=bool))
     out = pd.DataFrame({
         "part": PARTS,

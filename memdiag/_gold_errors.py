@@ -16,6 +16,7 @@ that matched the wrong gold (or a tolerant judge). This module
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +25,7 @@ from scipy import stats
 
 from memdiag._judge_error import _design_variance
 from memdiag._notes import Note
+from memdiag._options import Options, as_options, legacy_keywords
 from memdiag._prepare import Prepared, as_prepared
 from memdiag._provenance import POINTS, stamp
 from memdiag._readers.locomo_audit import canonical_ids, locomo_questions
@@ -258,16 +260,14 @@ def ceiling_flags(scores: pd.DataFrame, ceilings: pd.DataFrame, *, columns: list
     return stamp(out, "ceiling_flags", notes=notes, unit=POINTS, resampled=False)
 
 
+@legacy_keywords
 def clean_rescore(
     data: pd.DataFrame | Prepared,
     errors: pd.DataFrame | str,
     *,
     reference: str | None = None,
     by: str | None = "category",
-    design: str | None = None,
-    n_resamples: int = 20_000,
-    seed: int | np.random.Generator = 0,
-    confidence_level: float = 0.95,
+    options: Options | Mapping | None = None,
 ) -> dict[str, pd.DataFrame]:
     """Scores and paired differences with the corrupted questions excluded, beside the full ones.
 
@@ -281,12 +281,12 @@ def clean_rescore(
         The differences (and flows) are each system minus ``reference``; None: every pair.
     by
         Per-query column for per-group scores (None: overall only).
-    design
-        Resampling design (None: the benchmark's default; SPEC §4.1's rule decides the method).
-    n_resamples, seed
-        Replicates and seed of :func:`memdiag.compare` (its wild bootstrap p-values).
-    confidence_level
-        Interval level.
+    options
+        :class:`memdiag.Options` (a mapping of its fields, or None for the defaults): reads design
+        (None: the prepared data's, the benchmark's default; SPEC §4.1's rule decides the
+        method), confidence_level (the interval level), and inference, n_resamples (at least 1),
+        seed and correction for :func:`memdiag.compare` (its wild bootstrap p-values) and
+        :func:`memdiag.flows`.
 
     Returns
     -------
@@ -312,14 +312,17 @@ def clean_rescore(
     >>> import memdiag as md
     >>> df = md.simulate(n_queries=120, seed=2)
     >>> errors = pd.DataFrame({"query_id": sorted(df["query_id"].unique())[:12]})
-    >>> out = clean_rescore(df, errors, reference="raw-rag", n_resamples=999)
+    >>> out = clean_rescore(df, errors, reference="raw-rag", options={"n_resamples": 999})
     >>> out["scores"].loc[0, ["n_full", "n_clean"]].tolist()
     [120, 108]
     """
     from memdiag._compare import compare
     from memdiag._flows import flows
 
-    prep = as_prepared(data, design=design)
+    opts = as_options(options)
+    confidence_level, n_resamples = opts.confidence_level, opts.n_resamples
+    prep = as_prepared(data, design=opts.design)
+    inner = opts.replace(design=None)  # prep (and its clean subset) already have the design
     universe = _universe(prep, None)
     ids, notes = _corrupted(errors, universe, data)
     clean_rows = ~pd.Series(prep.panel.query_ids).astype(str).isin(ids).to_numpy()
@@ -350,9 +353,8 @@ def clean_rescore(
             scores.append(row)
     scores = pd.DataFrame(scores)
     pairs = "all" if reference is None else "reference"
-    options = {"pairs": pairs, "reference": reference, "n_resamples": n_resamples, "seed": seed,
-               "confidence_level": confidence_level}
-    full_c, clean_c = compare(prep, **options), compare(clean, **options)
+    full_c = compare(prep, pairs=pairs, reference=reference, options=inner)
+    clean_c = compare(clean, pairs=pairs, reference=reference, options=inner)
     keys = ["system_a", "system_b"]
     keep = ["diff", "ci_low", "ci_high", "p_adj"]
     diffs = full_c[keys + keep].merge(clean_c[keys + keep], on=keys, suffixes=("_full", "_clean"))
@@ -362,7 +364,7 @@ def clean_rescore(
     diffs["changed"] = (sig_full != sig_clean) | flip
     if reference is not None:
         for label, p in (("full", prep), ("clean", clean)):
-            f = flows(p, reference, n_resamples=n_resamples, seed=seed, confidence_level=confidence_level)
+            f = flows(p, reference, options=inner)
             f = f.rename(columns={"system": "system_a", "benefit_rate": f"benefit_rate_{label}",
                                   "tax_rate": f"tax_rate_{label}"})
             diffs = diffs.merge(f[["system_a", f"benefit_rate_{label}", f"tax_rate_{label}"]], on="system_a",

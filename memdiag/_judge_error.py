@@ -14,7 +14,7 @@ Two corrections of a prepared panel, each with the system scores and the paired 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from itertools import combinations
 
 import numpy as np
@@ -24,6 +24,7 @@ from scipy import stats
 from memdiag._inference import misclassification as mc
 from memdiag._inference.cluster import jackknife_variance
 from memdiag._notes import Note
+from memdiag._options import Options, as_options, legacy_keywords
 from memdiag._prepare import Prepared, as_prepared
 from memdiag._provenance import POINTS, stamp
 from memdiag.errors import VerdictError
@@ -78,6 +79,7 @@ def _labels(prep: Prepared, label: str) -> np.ndarray:
     return y
 
 
+@legacy_keywords
 def judge_corrected(
     data: pd.DataFrame | Prepared,
     *,
@@ -87,8 +89,7 @@ def judge_corrected(
     n_correct: int | None = None,
     n_incorrect: int | None = None,
     reference: str | None = None,
-    design: str | None = None,
-    confidence_level: float = 0.95,
+    options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
     """Judge-error-corrected scores and paired differences (Rogan–Gladen, Lee et al. interval).
 
@@ -109,10 +110,10 @@ def judge_corrected(
         ``specificity`` (required with them: the interval carries their sampling error).
     reference
         Differences are each system minus ``reference``; None: every pair in panel order.
-    design
-        Resampling design of the test-set variance (None: the benchmark's default, SPEC §4).
-    confidence_level
-        Interval level.
+    options
+        :class:`memdiag.Options` (a mapping of its fields, or None for the defaults): reads design
+        (of the test-set variance; None: the prepared data's, the benchmark's default, SPEC §4)
+        and confidence_level (the interval level); no resampling (closed-form intervals).
 
     Returns
     -------
@@ -151,11 +152,13 @@ def judge_corrected(
     >>> import memdiag as md
     >>> df = md.simulate(n_queries=200, seed=1)
     >>> out = md.judge_corrected(df, sensitivity=0.95, specificity=0.8, n_correct=200, n_incorrect=200,
-    ...                          design="iid")
+    ...                          options={"design": "iid"})
     >>> out.loc[0, ["kind", "system"]].tolist(), bool(out.loc[0, "corrected"] != out.loc[0, "raw"])
     (['score', 'mem0'], True)
     """
-    prep = as_prepared(data, design=design)
+    opts = as_options(options)
+    confidence_level = opts.confidence_level
+    prep = as_prepared(data, design=opts.design)
     stated = (sensitivity, specificity, n_correct, n_incorrect)
     if label is not None and any(v is not None for v in stated):
         raise VerdictError("give either label= (a calibration column) or the stated sensitivity, specificity, "
@@ -233,14 +236,14 @@ def _changes(out: pd.DataFrame) -> list[Note]:
     return notes
 
 
+@legacy_keywords
 def ppi(
     data: pd.DataFrame | Prepared,
     *,
     label: str,
     reference: str | None = None,
     lam: float | None = None,
-    design: str | None = None,
-    confidence_level: float = 0.95,
+    options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
     """Prediction-powered scores and paired differences (PPI++) from a labelled subset and the judge.
 
@@ -256,11 +259,11 @@ def ppi(
     lam
         The PPI++ weight of the judge in [0, 1] (1: plain PPI; 0: labels only); None: power-tuned
         per row as the ``ppi-python`` package does.
-    design
-        Resampling design (None: the benchmark's default). Cluster designs use the cluster
-        jackknife with t(G − H) (SPEC §4.1); others the normal interval of ``ppi_py.ppi_mean_ci``.
-    confidence_level
-        Interval level.
+    options
+        :class:`memdiag.Options` (a mapping of its fields, or None for the defaults): reads design
+        (None: the prepared data's, the benchmark's default; cluster designs use the cluster
+        jackknife with t(G − H), SPEC §4.1; others the normal interval of ``ppi_py.ppi_mean_ci``)
+        and confidence_level (the interval level); no resampling.
 
     Returns
     -------
@@ -294,13 +297,15 @@ def ppi(
     >>> import memdiag as md
     >>> df = md.simulate(n_queries=200, seed=1)
     >>> df["human"] = np.where(df["query_id"].str[-1] == "0", df["score"], np.nan)  # ids ending in 0
-    >>> out = md.ppi(df, label="human", design="iid")
+    >>> out = md.ppi(df, label="human", options={"design": "iid"})
     >>> out.loc[0, "kind"], int(out.loc[0, "n_labelled"])
     ('score', 33)
     """
+    opts = as_options(options)
+    confidence_level = opts.confidence_level
     if lam is not None and not 0.0 <= lam <= 1.0:
         raise VerdictError(f"lam must lie in [0, 1], got {lam!r}.")
-    prep = as_prepared(data, design=design)
+    prep = as_prepared(data, design=opts.design)
     y = _labels(prep, label)
     s = prep.panel.scores
     clustered = prep.design in CLUSTERED

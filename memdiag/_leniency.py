@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -18,6 +19,7 @@ from scipy import optimize, stats
 from memdiag._inference.misclassification import clopper_pearson
 from memdiag._judge_error import _design_variance
 from memdiag._notes import Note
+from memdiag._options import Options, as_options, legacy_keywords
 from memdiag._prepare import Prepared, as_prepared
 from memdiag._provenance import POINTS, stamp
 from memdiag._verdicts import check
@@ -199,13 +201,13 @@ def length_effect(data: pd.DataFrame, *, length: str | None = None, confidence_l
     return stamp(out, "length_effect", notes=notes, confidence_level=confidence_level, resampled=False)
 
 
+@legacy_keywords
 def leniency_bound(
     data: pd.DataFrame | Prepared,
     false_positive_rate: float | pd.DataFrame,
     *,
     sensitivity: float = 1.0,
-    design: str | None = None,
-    confidence_level: float = 0.95,
+    options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
     """Each system's accuracy once the judge's false acceptances are taken out.
 
@@ -218,10 +220,11 @@ def leniency_bound(
         system's ``overall`` row: ``fpr`` and its Clopper–Pearson interval).
     sensitivity
         The judge's sensitivity s (accepts a right answer), default 1.
-    design
-        Resampling design of the observed score's interval (None: the benchmark's default).
-    confidence_level
-        Joint level of the interval (each of the two ingredients at 1 − α/2, Bonferroni).
+    options
+        :class:`memdiag.Options` (a mapping of its fields, or None for the defaults): reads design
+        (of the observed score's interval; None: the prepared data's, the benchmark's default)
+        and confidence_level (the joint level of the interval, each of the two ingredients at
+        1 − α/2, Bonferroni); no resampling.
 
     Returns
     -------
@@ -249,9 +252,11 @@ def leniency_bound(
     Examples
     --------
     >>> df = pd.DataFrame({"system": "mem", "query_id": list("abcdefghij"), "score": [1] * 8 + [0] * 2})
-    >>> round(float(leniency_bound(df, 50.0, design="iid").loc[0, "bound"]), 6)   # (0.8 − 0.5)/(1 − 0.5)
+    >>> round(float(leniency_bound(df, 50.0, options={"design": "iid"}).loc[0, "bound"]), 6)   # (0.8 − 0.5)/(1 − 0.5)
     60.0
     """
+    opts = as_options(options)
+    confidence_level = opts.confidence_level
     if not 0 < sensitivity <= 1:
         raise VerdictError(f"sensitivity must lie in (0, 1], got {sensitivity!r}.")
     alpha = 1 - confidence_level
@@ -266,7 +271,7 @@ def leniency_bound(
     if not 0 <= f < sensitivity:
         raise VerdictError(f"the false-positive rate {100 * f:.2f} must lie in [0, sensitivity); the judge then "
                            "tells right from wrong at all.")
-    prep = as_prepared(data, design=design)
+    prep = as_prepared(data, design=opts.design)
     rows = []
     for j, name in enumerate(prep.systems):
         x = prep.panel.scores[:, j]
@@ -296,13 +301,13 @@ def _corrected_bound(prep: Prepared, ia: int, ib: int, fa: float, fb: float, con
     return float(x.mean() - q * math.sqrt(var)) if side == "low" else float(x.mean() + q * math.sqrt(var))
 
 
+@legacy_keywords
 def leniency_breakeven(
     data: pd.DataFrame | Prepared,
     reference: str,
     *,
     false_positive_rate: float = 0.0,
-    design: str | None = None,
-    confidence_level: float = 0.95,
+    options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
     """How much more lenient the judge would have to be with one side to explain a difference away.
 
@@ -316,10 +321,10 @@ def leniency_breakeven(
         The judge's false-positive rate (points) on the side it favours less (the reference for a
         benefit, the system for a tax); 0 by default. The audit's wrong-answer baselines measure
         10.61 (specific answers) and 62.81 (vague ones) for the LoCoMo judge.
-    design
-        Resampling design (None: the benchmark's default).
-    confidence_level
-        Interval level.
+    options
+        :class:`memdiag.Options` (a mapping of its fields, or None for the defaults): reads design
+        (None: the prepared data's, the benchmark's default) and confidence_level (the interval
+        level); no resampling.
 
     Returns
     -------
@@ -353,14 +358,16 @@ def leniency_breakeven(
     --------
     >>> import memdiag as md
     >>> df = md.simulate(n_queries=300, seed=4)
-    >>> out = leniency_breakeven(df, "raw-rag", design="iid")
+    >>> out = leniency_breakeven(df, "raw-rag", options={"design": "iid"})
     >>> sorted(out.columns)[:3]
     ['breakeven_gap', 'favoured', 'raw']
     """
+    opts = as_options(options)
+    confidence_level = opts.confidence_level
     f = float(false_positive_rate) / 100
     if not 0 <= f < 1:
         raise VerdictError(f"false_positive_rate must lie in [0, 100) points, got {false_positive_rate!r}.")
-    prep = as_prepared(data, design=design)
+    prep = as_prepared(data, design=opts.design)
     if reference not in prep.systems:
         raise VerdictError(f"reference '{reference}' is not in the data (systems: {', '.join(prep.systems)}).")
     ib = prep.panel.system_index(reference)

@@ -17,24 +17,17 @@ named change (``variant``), and put the two side by side:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from memdiag import _checks
-from memdiag._cluster_labels import CLUSTER_MISSING
 from memdiag._compare import compare
-from memdiag._prepare import prepare
+from memdiag._options import Options, as_options, legacy_keywords
+from memdiag._prepare import Prepared, as_prepared
 from memdiag._provenance import stamp
-from memdiag._resampling import run_seed
 from memdiag._scoring import score
 from memdiag._verdicts import check, pair_twins
 from memdiag.errors import VerdictError, listing
-
-if TYPE_CHECKING:  # pragma: no cover
-    from memdiag._schemes import Scheme
 
 #: The columns of a sensitivity table, in order.
 COLUMNS: tuple[str, ...] = ("quantity", "system", "baseline", "baseline_ci_low", "baseline_ci_high", "variant",
@@ -42,13 +35,25 @@ COLUMNS: tuple[str, ...] = ("quantity", "system", "baseline", "baseline_ci_low",
                             "n_baseline", "n_variant")
 
 
-def _headline(df: pd.DataFrame, *, scheme, reference, verdict_missing: str, options: dict) -> tuple[dict, list[str]]:
-    """Each system's official score and (with a reference) its difference from it: {(quantity,
-    system): (estimate, low, high, p_adj, n)} and the notes."""
-    prepared = prepare(df, scheme=scheme, missing=options["missing"], verdict_missing=verdict_missing,
-                       design=options["design"], cluster_missing=options["cluster_missing"])
-    resampling = {k: options[k] for k in ("n_resamples", "seed", "inference", "confidence_level")}
-    table = score(prepared, **resampling)
+def _rows(data: pd.DataFrame | Prepared) -> pd.DataFrame:
+    """The checked verdict rows both analyses start from."""
+    if isinstance(data, Prepared):
+        return data.source if data.source is not None else data.frame
+    return check(data)
+
+
+def _base(data: pd.DataFrame | Prepared, rows: pd.DataFrame, opts: Options) -> Prepared:
+    """``data`` prepared: its choices carry over to both analyses."""
+    return as_prepared(data if isinstance(data, Prepared) else rows, design=opts.design)
+
+
+def _headline(base: Prepared, rows: pd.DataFrame, *, reference, verdict_missing: str,
+              opts: Options) -> tuple[dict, list[str]]:
+    """Each system's official score and (with a reference) its difference from it, on ``rows``
+    prepared with ``base``'s choices under ``verdict_missing``: {(quantity, system): (estimate,
+    low, high, p_adj, n)} and the notes."""
+    prepared = base.reprepare(rows=rows, verdict_missing=verdict_missing)
+    table = score(prepared, options=opts)
     out = {}
     for _, row in table.iterrows():
         out[("score", row["system"])] = (row["overall"], row.get("overall_ci_low", np.nan),
@@ -56,15 +61,14 @@ def _headline(df: pd.DataFrame, *, scheme, reference, verdict_missing: str, opti
     notes = list(table.attrs["notes"])
     if reference is not None:
         prepared.panel.system_index(reference)  # an unknown reference is a VerdictError naming the systems
-    if reference is not None and not options["n_resamples"]:     # point estimates: differences of scores
+    if reference is not None and not opts.n_resamples:     # point estimates: differences of scores
         base = table.set_index("system")["overall"]
         for system in prepared.systems:
             if system != reference:
                 out[(f"− {reference}", system)] = (base[system] - base[reference], np.nan, np.nan, np.nan,
                                                   int(table["n"].iloc[0]))
     elif reference is not None and len(prepared.systems) > 1:
-        diffs = compare(prepared, pairs="reference", reference=reference, correction=options["correction"],
-                        **resampling)
+        diffs = compare(prepared, pairs="reference", reference=reference, options=opts)
         for _, row in diffs.iterrows():
             out[(f"− {reference}", row["system_a"])] = (row["diff"], row["ci_low"], row["ci_high"], row["p_adj"],
                                                        int(row["n"]))
@@ -72,13 +76,12 @@ def _headline(df: pd.DataFrame, *, scheme, reference, verdict_missing: str, opti
     return out, notes
 
 
-def _moves(baseline: pd.DataFrame, variant: pd.DataFrame, *, function: str, what: tuple[str, str],
-           scheme, reference, verdict_missing: tuple[str, str], notes: Iterable[str], options: dict) -> pd.DataFrame:
+def _moves(base: Prepared, baseline: pd.DataFrame, variant: pd.DataFrame, *, function: str, what: tuple[str, str],
+           reference, verdict_missing: tuple[str, str], notes: Iterable[str], opts: Options) -> pd.DataFrame:
     """The side-by-side table of the headline numbers under ``baseline`` and ``variant``."""
-    first, first_notes = _headline(baseline, scheme=scheme, reference=reference, verdict_missing=verdict_missing[0],
-                                   options=options)
-    second, second_notes = _headline(variant, scheme=scheme, reference=reference,
-                                     verdict_missing=verdict_missing[1], options=options)
+    first, first_notes = _headline(base, baseline, reference=reference, verdict_missing=verdict_missing[0], opts=opts)
+    second, second_notes = _headline(base, variant, reference=reference, verdict_missing=verdict_missing[1],
+                                     opts=opts)
     rows = []
     for key in first:
         b, v = first[key], second.get(key, (np.nan,) * 4 + (0,))
@@ -87,37 +90,26 @@ def _moves(baseline: pd.DataFrame, variant: pd.DataFrame, *, function: str, what
                      "variant": v[0], "variant_ci_low": v[1], "variant_ci_high": v[2], "change": v[0] - b[0],
                      "baseline_p_adj": b[3], "variant_p_adj": v[3], "n_baseline": b[4], "n_variant": v[4]})
     out = pd.DataFrame(rows, columns=list(COLUMNS))
-    if not options["n_resamples"]:
+    if not opts.n_resamples:
         out = out.drop(columns=[c for c in COLUMNS if "_ci_" in c or c.endswith("_p_adj")])
     elif reference is None:
         out = out.drop(columns=["baseline_p_adj", "variant_p_adj"])
     lines = [f"baseline: {what[0]}", f"variant: {what[1]}", *notes]
     lines += [f"baseline: {n}" for n in first_notes]
     lines += [f"variant: {n}" for n in second_notes if n not in first_notes]
-    return stamp(out, function, notes=lines, unit="points", scheme=getattr(scheme, "name", scheme),
-                 reference=reference, baseline=what[0], variant=what[1],
-                 **{k: v for k, v in options.items() if k != "design"})
+    return stamp(out, function, notes=lines, unit="points", scheme=base.scheme.name if base.scheme else None,
+                 reference=reference, baseline=what[0], variant=what[1], inference=opts.inference,
+                 n_resamples=opts.n_resamples, seed=opts.seed, confidence_level=opts.confidence_level,
+                 correction=opts.correction, missing=base.missing, cluster_missing=base.cluster_missing)
 
 
-def _options(*, design, inference, n_resamples, seed, confidence_level, correction, missing, cluster_missing) -> dict:
-    return {"design": design, "inference": inference,
-            "n_resamples": _checks.n_resamples(n_resamples, allow_zero=True), "seed": run_seed(seed),
-            "confidence_level": _checks.confidence_level(confidence_level),
-            "correction": _checks.choice(correction, _checks.CORRECTIONS, "correction"),
-            "missing": _checks.choice(missing, _checks.MISSING, "missing-query policy"),
-            "cluster_missing": _checks.choice(cluster_missing, CLUSTER_MISSING, "missing-cluster policy")}
-
-
-_COMMON_DOC = """    scheme
-        The official aggregation of the headline scores (``meme``, ``locomo``, a file, ...).
-    reference
+_COMMON_DOC = """    reference
         A system whose paired difference from every other system is a headline number too
         (:func:`memdiag.compare` with ``pairs="reference"``, Holm over the systems).
-    design, inference, n_resamples, seed, confidence_level, correction, missing
-        As in :func:`memdiag.compare`; ``n_resamples=0`` gives the point estimates only.
-    cluster_missing
-        Queries without a cluster label when the others have one: ``"error"`` (default) or
-        ``"own"`` (each its own cluster), as in :func:`memdiag.prepare`; the same in both analyses.
+    options
+        :class:`memdiag.Options` (a mapping of its fields, or None for the defaults): reads
+        design, inference, n_resamples, seed, confidence_level and correction, as
+        :func:`memdiag.compare` does; ``n_resamples=0`` gives the point estimates only.
 
     Returns
     -------
@@ -131,29 +123,24 @@ _COMMON_DOC = """    scheme
 """
 
 
+@legacy_keywords
 def content_filter_sensitivity(
-    df: pd.DataFrame,
+    data: pd.DataFrame | Prepared,
     filtered: Mapping[str, Sequence[str]] | Sequence[str] | str,
     *,
-    scheme: str | Path | Scheme | None = None,
     reference: str | None = None,
-    design: str | None = None,
-    inference: str = "auto",
-    n_resamples: int = 20_000,
-    seed: int | np.random.Generator = 0,
-    confidence_level: float = 0.95,
-    correction: str = "holm",
-    missing: str = "error",
     verdict_missing: str | None = None,
-    cluster_missing: str = "error",
+    options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
     """The headline numbers with and without the queries a content filter blocked (A.5.2).
 
     Parameters
     ----------
-    df
-        Canonical verdicts; the blocked answers are scored as the release scored them (the
-        paper: empty, incorrect answers).
+    data
+        Canonical verdicts, or :func:`memdiag.prepare` output whose choices (scheme — the
+        official aggregation of the headline scores —, missing-query and cluster policies,
+        judges) both analyses keep; the blocked answers are scored as the release scored them
+        (the paper: empty, incorrect answers).
     filtered
         The blocked answers: system -> query ids, a list of query ids (blocked for some
         system), or the name of a 0/1 column of ``df`` marking them.
@@ -162,22 +149,19 @@ def content_filter_sensitivity(
         decided the same way in both analyses so that the variant differs only by the filtered
         queries: ``"as-wrong"`` scores them 0, ``"exclude"`` drops their queries (with their
         ``pair_id`` twins) from every system first; counted in the notes. Default ``None``:
-        refuse such verdicts.
+        refuse such verdicts. (Not the data choice of :func:`memdiag.prepare`: the baseline
+        always scores the filtered answers as released and the variant always excludes them,
+        so the prepared data's missing-verdict policy does not apply here.)
 
     Raises
     ------
     VerdictError
         ``filtered`` names no column of ``df`` or marks no verdict (or, under
         ``verdict_missing="exclude"``, none is left); verdicts missing for other reasons and no
-        ``verdict_missing``, or an unknown one; bad verdicts,
-        unpaired queries under ``missing="error"``, an unknown ``missing``, ``inference`` or
-        ``correction``, a bad ``n_resamples`` or ``confidence_level``, an unknown ``reference``.
+        ``verdict_missing``, or an unknown one; bad verdicts, unpaired queries under
+        ``missing="error"``, an unknown ``reference``.
     SchemeError
         An unknown scheme, or one that keeps no query of the data.
-    ValueError
-        An unknown ``design``.
-    TypeError
-        ``seed`` is neither an int nor a :class:`numpy.random.Generator`.
 
     References
     ----------
@@ -192,11 +176,12 @@ def content_filter_sensitivity(
 
     >>> df = pd.DataFrame({"system": ["rag"] * 4 + ["mem"] * 4, "query_id": list("abcd") * 2,
     ...                    "score": [1, 1, 0, 1, 1, 0, 1, 0]})
-    >>> out = content_filter_sensitivity(df, {"mem": ["d"]}, reference="rag", n_resamples=0)
+    >>> out = content_filter_sensitivity(df, {"mem": ["d"]}, reference="rag", options={"n_resamples": 0})
     >>> out[["quantity", "system", "baseline", "variant", "n_variant"]].round(2).values.tolist()
     [['score', 'mem', 50.0, 66.67, 3], ['score', 'rag', 75.0, 66.67, 3], ['mem − rag', 'mem', -25.0, 0.0, 3]]
     """
-    frame = check(df)
+    opts = as_options(options)
+    frame = _rows(data)
     if verdict_missing not in (None, "as-wrong", "exclude"):
         raise VerdictError(f"content_filter_sensitivity: unknown verdict_missing {verdict_missing!r} "
                            "(use as-wrong or exclude).")
@@ -211,6 +196,7 @@ def content_filter_sensitivity(
             blocked |= (frame["system"] == system) & frame["query_id"].isin(list(ids))
     else:
         blocked = frame["query_id"].isin(list(filtered))
+    base = _base(data, frame, opts)
     frame, blocked, decided = _other_missing(frame, blocked, verdict_missing)
     ids = sorted(pd.unique(frame.loc[blocked, "query_id"]).tolist())
     named = ([] if isinstance(filtered, str) else
@@ -221,19 +207,15 @@ def content_filter_sensitivity(
                            + (f" (unknown query ids: {listing(unknown)})" if unknown else "")
                            + (" once the queries with other missing verdicts are dropped" if decided else "")
                            + ".")
-    options = _options(design=design, inference=inference, n_resamples=n_resamples, seed=seed,
-                       confidence_level=confidence_level, correction=correction, missing=missing,
-                       cluster_missing=cluster_missing)
     # the exclude policy drops a query with a missing verdict for every system, with its pair_id twins
     variant = frame.assign(score=frame["score"].where(~blocked, np.nan))
     per_system = frame.loc[blocked].groupby("system")["query_id"].nunique()
     notes = decided + [f"filtered answers: {', '.join(f'{s} {n}' for s, n in per_system.items())}, on {len(ids)} queries: "
              f"{listing(ids)}"] + ([f"unknown query ids ignored: {listing(unknown)}"] if unknown else [])
-    return _moves(frame, variant, function="content_filter_sensitivity",
+    return _moves(base, frame, variant, function="content_filter_sensitivity",
                   what=("every query, filtered answers as released",
                         "the filtered queries and their pair_id twins dropped from every system"),
-                  scheme=scheme, reference=reference, verdict_missing=("as-wrong", "exclude"), notes=notes,
-                  options=options)
+                  reference=reference, verdict_missing=("as-wrong", "exclude"), notes=notes, opts=opts)
 
 
 def _other_missing(frame: pd.DataFrame, blocked: pd.Series,
@@ -262,42 +244,30 @@ def _other_missing(frame: pd.DataFrame, blocked: pd.Series,
              f"{listing(gone)}"])
 
 
+@legacy_keywords
 def judge_repetition_sensitivity(
-    df: pd.DataFrame,
+    data: pd.DataFrame | Prepared,
     *,
-    scheme: str | Path | Scheme | None = None,
     reference: str | None = None,
-    design: str | None = None,
-    inference: str = "auto",
-    n_resamples: int = 20_000,
-    seed: int | np.random.Generator = 0,
-    confidence_level: float = 0.95,
-    correction: str = "holm",
-    missing: str = "error",
-    verdict_missing: str = "as-wrong",
-    cluster_missing: str = "error",
+    options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
     """The headline numbers from the mean of the judge calls against the first call alone (A.5.2).
 
     Parameters
     ----------
-    df
-        Canonical verdicts with a ``repeat`` column: the judge calls of each answer.
-    verdict_missing
-        The missing-verdict policy of both analyses.
+    data
+        Canonical verdicts with a ``repeat`` column (the judge calls of each answer), or
+        :func:`memdiag.prepare` output whose choices (scheme — the official aggregation of the
+        headline scores —, missing-query, missing-verdict and cluster policies) both analyses
+        keep.
 
     Raises
     ------
     VerdictError
-        Every answer has one judge call; an unknown ``verdict_missing``; bad verdicts,
-        unpaired queries under ``missing="error"``, an unknown ``missing``, ``inference`` or
-        ``correction``, a bad ``n_resamples`` or ``confidence_level``, an unknown ``reference``.
+        Every answer has one judge call; bad verdicts, unpaired queries under
+        ``missing="error"``, an unknown ``reference``.
     SchemeError
         An unknown scheme, or one that keeps no query of the data.
-    ValueError
-        An unknown ``design``.
-    TypeError
-        ``seed`` is neither an int nor a :class:`numpy.random.Generator`.
 
     References
     ----------
@@ -313,60 +283,51 @@ def judge_repetition_sensitivity(
     >>> df = pd.DataFrame({"system": ["rag"] * 6 + ["mem"] * 6, "query_id": list("abc") * 4,
     ...                    "repeat": [0, 0, 0, 1, 1, 1] * 2,
     ...                    "score": [1, 1, 0, 1, 0, 0, 1, 0, 1, 0, 0, 1]})
-    >>> out = judge_repetition_sensitivity(df, reference="rag", n_resamples=0)
+    >>> out = judge_repetition_sensitivity(df, reference="rag", options={"n_resamples": 0})
     >>> out[["quantity", "system", "baseline", "variant"]].round(2).values.tolist()
     [['score', 'mem', 50.0, 66.67], ['score', 'rag', 50.0, 66.67], ['mem − rag', 'mem', 0.0, 0.0]]
     """
-    frame = check(df)
+    opts = as_options(options)
+    frame = _rows(data)
     calls = frame.groupby(["system", "query_id"])["repeat"].nunique() if "repeat" in frame else pd.Series([1])
     if calls.max() < 2:
         raise VerdictError("judge_repetition_sensitivity: every answer has one judge call (no 'repeat' column "
                            "with several values); there is nothing to compare.")
     first = frame["repeat"] == frame.groupby(["system", "query_id"])["repeat"].transform("min")
-    options = _options(design=design, inference=inference, n_resamples=n_resamples, seed=seed,
-                       confidence_level=confidence_level, correction=correction, missing=missing,
-                       cluster_missing=cluster_missing)
+    base = _base(data, frame, opts)
     notes = [f"{int(calls.max())} calls for {int((calls == calls.max()).sum())} of {len(calls)} answers"]
-    return _moves(frame, frame[first], function="judge_repetition_sensitivity",
+    return _moves(base, frame, frame[first], function="judge_repetition_sensitivity",
                   what=("the mean of the judge calls of each answer", "the first judge call of each answer"),
-                  scheme=scheme, reference=reference, verdict_missing=(verdict_missing, verdict_missing),
-                  notes=notes, options=options)
+                  reference=reference, verdict_missing=(base.verdict_missing, base.verdict_missing), notes=notes,
+                  opts=opts)
 
 
+@legacy_keywords
 def missing_verdict_bounds(
-    df: pd.DataFrame,
+    data: pd.DataFrame | Prepared,
     *,
-    scheme: str | Path | Scheme | None = None,
     reference: str | None = None,
-    design: str | None = None,
-    inference: str = "auto",
-    n_resamples: int = 20_000,
-    seed: int | np.random.Generator = 0,
-    confidence_level: float = 0.95,
-    correction: str = "holm",
-    missing: str = "error",
-    cluster_missing: str = "error",
+    options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
     """The headline numbers with every missing verdict scored wrong (lower bound) and right (upper
     bound): how far unusable judge outputs could move them (SPEC §1.4, §7.3).
 
     Parameters
     ----------
-    df
-        Canonical verdicts with missing verdicts (NaN ``score``).
+    data
+        Canonical verdicts with missing verdicts (NaN ``score``), or :func:`memdiag.prepare`
+        output whose choices (scheme — the official aggregation of the headline scores —,
+        missing-query and cluster policies, judges) both analyses keep; both score the missing
+        verdicts themselves (``as-wrong`` on the data as they are, and on every one set right),
+        whatever missing-verdict policy the data were prepared with.
 
     Raises
     ------
     VerdictError
-        No verdict is missing (both bounds would be the data); bad verdicts,
-        unpaired queries under ``missing="error"``, an unknown ``missing``, ``inference`` or
-        ``correction``, a bad ``n_resamples`` or ``confidence_level``, an unknown ``reference``.
+        No verdict is missing (both bounds would be the data); bad verdicts, unpaired queries
+        under ``missing="error"``, an unknown ``reference``.
     SchemeError
         An unknown scheme, or one that keeps no query of the data.
-    ValueError
-        An unknown ``design``.
-    TypeError
-        ``seed`` is neither an int nor a :class:`numpy.random.Generator`.
 
     References
     ----------
@@ -381,24 +342,22 @@ def missing_verdict_bounds(
 
     >>> df = pd.DataFrame({"system": ["rag"] * 4 + ["mem"] * 4, "query_id": list("abcd") * 2,
     ...                    "score": [1, 1, 0, None, 1, 0, None, None]})
-    >>> out = missing_verdict_bounds(df, reference="rag", n_resamples=0)
+    >>> out = missing_verdict_bounds(df, reference="rag", options={"n_resamples": 0})
     >>> out[["quantity", "system", "baseline", "variant", "change"]].values.tolist()
     [['score', 'mem', 25.0, 75.0, 50.0], ['score', 'rag', 50.0, 75.0, 25.0], ['mem − rag', 'mem', -25.0, 0.0, 25.0]]
     """
-    frame = check(df)
+    opts = as_options(options)
+    frame = _rows(data)
     n_missing = int(frame["score"].isna().sum())
     if not n_missing:
         raise VerdictError("missing_verdict_bounds: no verdict is missing; both bounds are the data.")
-    options = _options(design=design, inference=inference, n_resamples=n_resamples, seed=seed,
-                       confidence_level=confidence_level, correction=correction, missing=missing,
-                       cluster_missing=cluster_missing)
+    base = _base(data, frame, opts)
     per_system = frame["score"].isna().groupby(frame["system"]).sum()
     notes = [f"missing verdicts: {', '.join(f'{s} {int(n)}' for s, n in per_system.items() if n)}"]
-    return _moves(frame, frame.assign(score=frame["score"].fillna(1.0)), function="missing_verdict_bounds",
+    return _moves(base, frame, frame.assign(score=frame["score"].fillna(1.0)), function="missing_verdict_bounds",
                   what=("every missing verdict scored wrong (lower bound)",
                         "every missing verdict scored right (upper bound)"),
-                  scheme=scheme, reference=reference, verdict_missing=("as-wrong", "as-wrong"), notes=notes,
-                  options=options)
+                  reference=reference, verdict_missing=("as-wrong", "as-wrong"), notes=notes, opts=opts)
 
 
 for _f in (content_filter_sensitivity, judge_repetition_sensitivity, missing_verdict_bounds):

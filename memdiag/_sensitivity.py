@@ -9,16 +9,15 @@ ablations"). Here each setting is a system of the verdicts named ``<parameter>=<
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 
 from memdiag._compare import compare
-from memdiag._prepare import prepare
-from memdiag._resampling import run_seed
+from memdiag._options import Options, as_options, legacy_keywords
+from memdiag._prepare import Prepared, prepare
 from memdiag.errors import VerdictError
-from memdiag._schemes import Scheme
-from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
 
 
 def _settings(systems: list[str], parameter: str) -> pd.DataFrame:
@@ -40,41 +39,46 @@ def _settings(systems: list[str], parameter: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _runs(data: pd.DataFrame | Prepared, names: list[str], metric: str, design: str | None) -> Prepared:
+    """The runs ``names`` of ``data``, prepared on their own with the data's choices (a
+    :class:`~memdiag.Prepared`'s scheme and policies; the defaults for verdicts) — each swept
+    system's settings are aligned among themselves, not with the other systems."""
+    if isinstance(data, Prepared):
+        rows = data.source if data.source is not None else data.frame
+        changes = {"systems": None, "metric": metric, **({"design": design} if design is not None else {})}
+        return data.reprepare(rows=rows[rows["system"].isin(names)], **changes)
+    return prepare(data[data["system"].isin(names)], metric=metric, design=design)
+
+
+@legacy_keywords
 def sensitivity(
-    df: pd.DataFrame,
+    data: pd.DataFrame | Prepared,
     *,
     parameter: str = "final_k",
     default: object = None,
     metric: str = "accuracy",
-    scheme: str | Scheme | None = None,
-    design: str | None = None,
-    n_resamples: int = 20_000,
-    seed: int | np.random.Generator = 0,
-    confidence_level: float = 0.95,
-    correction: str = "holm",
-    missing: MissingQueryPolicy = "error",
-    verdict_missing: MissingVerdictPolicy = "as-wrong",
-    cluster_missing: str = "error",
+    options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
     """Difference of every parameter setting from the default, with paired intervals.
 
     Parameters
     ----------
-    df
-        Canonical verdicts whose systems are named ``<parameter>=<value>`` or
-        ``<system> <parameter>=<value>``; other systems are ignored.
+    data
+        Canonical verdicts, or :func:`memdiag.prepare` output, whose systems are named
+        ``<parameter>=<value>`` or ``<system> <parameter>=<value>``; other systems are ignored.
+        The data choices (scheme, missing-data and cluster policies, judges) come from
+        :func:`memdiag.prepare` (the defaults for verdicts) and apply to each swept system's
+        settings, prepared on their own (:meth:`memdiag.Prepared.reprepare`).
     parameter
         The swept parameter (default ``final_k``).
     default
         The default value (e.g. ``15``); required.
-    metric, scheme, design, n_resamples, seed, confidence_level, correction
+    metric
         As in :func:`memdiag.compare` (pairs against the default, per system).
-    missing, verdict_missing
-        The alignment policies of SPEC §1.4 (default ``error`` and ``as-wrong``), applied to
-        each swept system's settings.
-    cluster_missing
-        Queries without a cluster label when the others have one: ``"error"`` (default) or
-        ``"own"`` (each its own cluster), as in :func:`memdiag.prepare`.
+    options
+        :class:`memdiag.Options` (a mapping of its fields, or None for the defaults): reads
+        design, inference, n_resamples (at least 1), seed, confidence_level and correction
+        (Holm over one system's settings by default), as :func:`memdiag.compare` does.
 
     Returns
     -------
@@ -90,10 +94,6 @@ def sensitivity(
         swept system; what :func:`memdiag.compare` raises (bad verdicts, policies or options).
     SchemeError
         An unknown scheme, or one the data cannot satisfy.
-    ValueError
-        An unknown ``design``.
-    TypeError
-        ``seed`` is neither an int nor a :class:`numpy.random.Generator`.
 
     References
     ----------
@@ -106,7 +106,7 @@ def sensitivity(
     >>> rows = [(f"final_k={k}", f"q{i}", float(i < n)) for k, n in ((5, 2), (15, 3), (30, 3))
     ...         for i in range(4)]
     >>> df = pd.DataFrame(rows, columns=["system", "query_id", "score"])
-    >>> sensitivity(df, default=15, n_resamples=200)[["value", "diff"]]
+    >>> sensitivity(df, default=15, options={"n_resamples": 200})[["value", "diff"]]
        value  diff
     0    5.0 -25.0
     1   15.0   0.0
@@ -114,8 +114,9 @@ def sensitivity(
     """
     if default is None:
         raise VerdictError(f"sensitivity needs the default value of '{parameter}' (e.g. default=15).")
-    seed = run_seed(seed)
-    table = _settings(sorted(pd.unique(df["system"])), parameter)
+    opts = as_options(options)
+    names = list(data.systems) if isinstance(data, Prepared) else sorted(pd.unique(data["system"]))
+    table = _settings(names, parameter)
     default_value = float(default) if isinstance(table["value"].iloc[0], float) else str(default)
     blocks = []
     notes: list[str] = []
@@ -125,12 +126,8 @@ def sensitivity(
             raise VerdictError(f"no run with {parameter}={default} for '{system or 'the sweep'}' (settings: "
                                f"{', '.join(map(str, group['value']))}).")
         ref = base.iloc[0]
-        runs = prepare(df[df["system"].isin(group["name"])], scheme=scheme, metric=metric, missing=missing,
-                       verdict_missing=verdict_missing, design=design, cluster_missing=cluster_missing)
-        result = compare(runs, metric=metric, scheme=scheme, pairs="reference",
-                         reference=ref, design=design, n_resamples=n_resamples, seed=seed,
-                         confidence_level=confidence_level, correction=correction, missing=missing,
-                         verdict_missing=verdict_missing)
+        runs = _runs(data, list(group["name"]), metric, opts.design)
+        result = compare(runs, metric=metric, pairs="reference", reference=ref, options=opts)
         value_of = dict(zip(group["name"], group["value"]))
         block = pd.DataFrame({"system": system, "value": result["system_a"].map(value_of),
                               "estimate": result["estimate_a"], "diff": result["diff"],

@@ -745,10 +745,13 @@ def _cmd_attribute(args: argparse.Namespace) -> int:
     for frame in runs:
         for note in frame.attrs.get("read_notes", ()):
             print(f"memdiag attribute: note: {note}", file=sys.stderr)
-    table = md.attribute_change(runs[0], runs[1], _changed(args.changed, runs[1]), system=args.system,
-                                scheme=args.scheme, design=args.design, inference=args.inference,
-                                n_resamples=args.resamples, seed=args.seed, confidence_level=args.ci,
-                                missing=args.missing, verdict_missing=args.verdict_missing)
+    names = sorted(runs[0]["system"].dropna().unique())
+    system = args.system or (names[0] if len(names) == 1 else None)
+    before = runs[0] if system not in names else md.prepare(  # the data choices, carried to the pair of runs
+        runs[0], scheme=args.scheme, systems=[system], missing=args.missing, verdict_missing=args.verdict_missing,
+        design=args.design)
+    table = md.attribute_change(before, runs[1], _changed(args.changed, runs[1]), system=args.system,
+                                options=_options(args))
     _emit(table, args)
     return 0
 
@@ -888,17 +891,14 @@ def _cmd_robustness(args: argparse.Namespace) -> int:
         raise UsageError(refused[0])
     if args.filtered is not None and "content-filter" not in checks:
         raise UsageError("--filtered is for --check content-filter; add that check or drop --filtered")
-    common = dict(scheme=args.scheme, reference=args.reference, design=args.design, inference=args.inference,
-                  n_resamples=args.resamples, seed=args.seed, confidence_level=args.ci, correction=args.correction,
-                  missing=args.missing)
-    own = {"content-filter": (frame, {"verdict_missing": args.verdict_missing} |
-                              ({"filtered": _filtered(args.filtered, frame)} if args.filtered is not None else {})),
-           "judge-repeats": (frame, {"verdict_missing": args.verdict_missing}),
-           "missing-verdicts": (frame, {})}
-    frames = []
-    for name in checks:
-        data, options = own[name]
-        frames.append(getattr(md, _CHECKS[name])(data, **options, **common))
+    prepared = md.prepare(frame, scheme=args.scheme, missing=args.missing, verdict_missing=args.verdict_missing,
+                          design=args.design)
+    own = {"content-filter": {"verdict_missing": args.verdict_missing} |
+                             ({"filtered": _filtered(args.filtered, frame)} if args.filtered is not None else {}),
+           "judge-repeats": {}, "missing-verdicts": {}}
+    options = _options(args)
+    frames = [getattr(md, _CHECKS[name])(prepared, reference=args.reference, **own[name], options=options)
+              for name in checks]
     _emit(frames, args)
     return 0
 
@@ -951,7 +951,7 @@ def _cmd_judge_error(args: argparse.Namespace) -> int:
         df = _read(args)
     frames: list[pd.DataFrame] = []
     if args.label or all(v is not None for v in stated):
-        corrected = dict(reference=args.reference, design=args.design, confidence_level=args.ci)
+        corrected = dict(reference=args.reference, options=_options(args))
         if args.label:
             frames.append(md.judge_corrected(df, label=args.label, **corrected))
             frames.append(md.ppi(df, label=args.label, **corrected))
@@ -966,21 +966,19 @@ def _cmd_judge_error(args: argparse.Namespace) -> int:
         if wrong["system"].nunique() > 1:  # the within-question length test compares answers to one question
             frames.append(md.length_effect(wrong, confidence_level=args.ci))
         for system in leniency["system"].unique():
-            bound = md.leniency_bound(df, leniency[leniency["system"] == system], design=args.design,
-                                      confidence_level=args.ci)
+            bound = md.leniency_bound(df, leniency[leniency["system"] == system], options=_options(args))
             bound.insert(1, "wrong_answers", system)
             frames.append(bound)
     if args.breakeven is not None:
         if not args.reference:
             raise UsageError("--breakeven needs --reference NAME")
         frames.append(md.leniency_breakeven(df, args.reference, false_positive_rate=args.breakeven,
-                                            design=args.design, confidence_level=args.ci))
+                                            options=_options(args)))
     if args.gold_errors:
         errors = md.read_gold_errors(args.gold_errors, dataset=args.dataset)
         prep = md.prepare(df, missing=args.missing, verdict_missing=args.verdict_missing, design=args.design)
         ceilings = md.gold_ceilings(prep, errors)
-        clean = md.clean_rescore(prep, errors, reference=args.reference, n_resamples=args.resamples, seed=args.seed,
-                                 confidence_level=args.ci)
+        clean = md.clean_rescore(prep, errors, reference=args.reference, options=_options(args))
         flags = md.ceiling_flags(clean["scores"][["system", "group", "full"]], ceilings)
         frames += [ceilings, flags, clean["scores"], clean["differences"]]
     if args.components:
@@ -1046,8 +1044,11 @@ def _figure(args: argparse.Namespace):
         table = md.store_gap(df, _read_systems_table(args.systems_table), scheme=args.scheme, **common)
         return plots.store_gap(table, labels=labels)
     if kind == "sensitivity":
-        table = md.sensitivity(df, parameter=args.parameter, default=args.default, metric=args.metric,
-                               scheme=args.scheme, **common)
+        sweep = df[df["system"].astype(str).str.contains(f"{args.parameter}=", regex=False)]  # other runs ignored
+        runs = md.prepare(sweep if len(sweep) else df, scheme=args.scheme, metric=args.metric, missing=args.missing,
+                          verdict_missing=args.verdict_missing, design=args.design)
+        table = md.sensitivity(runs, parameter=args.parameter, default=args.default, metric=args.metric,
+                               options=_options(args))
         return plots.sensitivity(table, parameter=args.parameter, default=table.attrs["default"], labels=labels)
     common["inference"] = args.inference  # venn, forest, matrix and bubble choose how intervals are made
     if kind == "venn":
@@ -1176,14 +1177,12 @@ def _cmd_report(args: argparse.Namespace) -> int:
         if not args.reference:
             raise UsageError("report needs --reference NAME (e.g. --reference raw-rag)")
         df = _read(args)
-        out = report(df, args.reference, args.out, scheme=args.scheme, design=args.design,
+        prepare = dict(scheme=args.scheme, missing=args.missing, verdict_missing=args.verdict_missing,
+                       judges=args.judges, label_missing=args.label_missing, cluster_missing=args.cluster_missing)
+        out = report(df, args.reference, args.out, prepare=prepare, options=_options(args), threshold=args.threshold,
                      labels=alias_options(_key_values(args.alias, "--alias"), df) or None,
                      systems_table=args.systems_table, claims=args.claims, write_log=args.write_log,
-                     n_resamples=args.resamples, seed=args.seed, confidence_level=args.ci,
-                     correction=args.correction, threshold=args.threshold, missing=args.missing,
-                     verdict_missing=args.verdict_missing, judges=args.judges, inference=args.inference,
-                     label_missing=args.label_missing, force=args.force, read_options=_read_options(args),
-                     ingestion_log=args.ingestion_log, cluster_missing=args.cluster_missing)
+                     ingestion_log=args.ingestion_log, read_options=_read_options(args), force=args.force)
     print(out / "report.html")
     return 0
 
@@ -1229,7 +1228,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     if args.figures is None:
         resolve_target(args.out, args.force)
 
-    out = demo(out=args.out, figures=args.figures, n_resamples=args.resamples, seed=args.seed, force=args.force)
+    out = demo(out=args.out, figures=args.figures, options=_options(args), force=args.force)
     print(out if args.figures else out / "report.html")
     return 0
 

@@ -21,7 +21,7 @@ def test_paper_a44_arithmetic_is_reproduced_by_construction():
     before[k + 5] = 1.0                   # one unchanged query loses
     b = pd.DataFrame({"system": "rag", "query_id": ids, "score": before})
     a = pd.DataFrame({"system": "rag", "query_id": ids, "score": after})
-    out = md.attribute_change(b, a, changed=ids[:k], n_resamples=500).set_index("part")
+    out = md.attribute_change(b, a, changed=ids[:k], options=dict(n_resamples=500)).set_index("part")
     assert out.loc["changed", "n"] == 41 and out.loc["unchanged", "n"] == 1499
     assert out.loc["changed", "contribution"] == pytest.approx(100 / 1540)      # +0.065 points
     assert out.loc["unchanged", "contribution"] == pytest.approx(400 / 1540)    # +0.260 points
@@ -33,7 +33,7 @@ def test_parts_add_up_to_the_score_change_on_simulated_runs():
     before, after = df[df["system"] == "before-run"], df[df["system"] == "after-run"]
     after = after.assign(system="before-run")
     changed = sorted(df["query_id"].unique())[::7]
-    out = md.attribute_change(before, after, changed=changed, n_resamples=1_000).set_index("part")
+    out = md.attribute_change(before, after, changed=changed, options=dict(n_resamples=1_000)).set_index("part")
     s_before = before.assign(score=before["score"].fillna(0)).groupby("query_id")["score"].mean()
     s_after = after.assign(score=after["score"].fillna(0)).groupby("query_id")["score"].mean()
     delta = (s_after - s_before)
@@ -48,13 +48,14 @@ def test_parts_add_up_to_the_score_change_on_simulated_runs():
 def test_changed_flags_may_come_from_a_column():
     before = pd.DataFrame({"system": "m", "query_id": list("abc"), "score": [0, 0, 1]})
     after = before.assign(score=[1, 0, 1], changed=[1, 0, 0])
-    out = md.attribute_change(before, after, changed="changed", n_resamples=100).set_index("part")
+    out = md.attribute_change(before, after, changed="changed", options=dict(n_resamples=100)).set_index("part")
     assert out.loc["changed", "contribution"] == pytest.approx(100 / 3)
 
 
 def test_macro_weighted_scheme_is_refused_and_unknown_ids_are_an_error():
     before = pd.DataFrame({"system": "m", "query_id": list("abc"), "score": [0, 0, 1]})
     with pytest.raises(md.SchemeError, match="does not split"):
-        md.attribute_change(before, before, changed=["a"], scheme="memoryagentbench")
+        md.attribute_change(md.prepare(before.assign(stratum="EventQA"), scheme="memoryagentbench"), before,
+                            changed=["a"])
     with pytest.raises(md.VerdictError, match="none of the 1 changed query ids"):
-        md.attribute_change(before, before, changed=["zz"], n_resamples=100)
+        md.attribute_change(before, before, changed=["zz"], options=dict(n_resamples=100))

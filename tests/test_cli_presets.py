@@ -64,7 +64,7 @@ def test_robustness_runs_every_check_the_example_allows_with_the_apis_numbers():
     assert [t["provenance"]["function"] for t in got] == ["judge_repetition_sensitivity", "missing_verdict_bounds"]
     df = md.read_verdicts(VERDICTS)
     for table, call in zip(got, (md.judge_repetition_sensitivity, md.missing_verdict_bounds)):
-        api = call(df, reference="raw-rag", n_resamples=200)
+        api = call(df, reference="raw-rag", options={"n_resamples": 200})
         assert [r["quantity"] for r in table["rows"]] == api["quantity"].tolist()
         for name in ("baseline", "variant", "change", "baseline_ci_low", "variant_ci_high", "variant_p_adj"):
             assert column(table, name) == pytest.approx(api[name].tolist(), abs=1e-12, nan_ok=True)
@@ -75,7 +75,7 @@ def test_robustness_check_option_picks_one_table():
                          "--format", "csv")
     assert code == 0, err
     got = pd.read_csv(io.StringIO(out))
-    api = md.missing_verdict_bounds(md.read_verdicts(VERDICTS), n_resamples=0)
+    api = md.missing_verdict_bounds(md.read_verdicts(VERDICTS), options=dict(n_resamples=0))
     np.testing.assert_allclose(got["variant"], api["variant"], atol=1e-12)
     assert "baseline_ci_low" not in got      # B = 0: point estimates only
 
@@ -100,7 +100,7 @@ def test_content_filter_from_a_column_and_from_files_gives_the_hand_computed_mov
             assert got[key] == pytest.approx((baseline, variant)), filtered
         assert [r["n_variant"] for r in table["rows"]] == [3, 3, 3]
     api = md.content_filter_sensitivity(md.read_verdicts(str(small)), {"mem": ["d"]}, reference="rag",
-                                        n_resamples=200)
+                                        options=dict(n_resamples=200))
     code, out, _ = run("robustness", str(small), "--filtered", str(tmp_path / "by_system.csv"), "--reference", "rag",
                        "--resamples", "200", "--format", "json")
     (table,) = tables(out)

@@ -109,7 +109,7 @@ def test_a_category_only_one_run_has_is_noted_alike_in_score_flows_report(locomo
     with pytest.raises(VerdictError, match="Category 'adversarial' \\(2 queries\\) is only in idless"):
         md.flows(df, "canon", options=dict(n_resamples=100))
     with pytest.raises(VerdictError, match="Category 'adversarial' \\(2 queries\\) is only in idless"):
-        md.report(df, "canon", tmp_path / "r0", n_resamples=100, progress=False)
+        md.report(df, "canon", tmp_path / "r0", progress=False, options=dict(n_resamples=100))
     for policy, n in (("drop", 1540), ("wrong", 1542)):
         score = md.score(md.prepare(df, missing=policy))
         flows = md.flows(md.prepare(df, missing=policy), "canon", options=dict(n_resamples=100))
@@ -204,8 +204,8 @@ def test_a_report_read_with_a_dataset_reruns_identically(tmp_path):
         (tmp_path / f"{name}.csv").write_text("conv,q,gold,cat,ok\n" + "\n".join(rows) + "\n")
     options = {"fields": {"question": "q", "cluster": "conv", "expected": "gold", "category": "cat", "score": "ok"},
                "dataset": str(dataset)}
-    out = md.report([str(tmp_path / "a.csv"), str(tmp_path / "b.csv")], "a", tmp_path / "r1", n_resamples=100,
-                    progress=False, read_options=options)
+    out = md.report([str(tmp_path / "a.csv"), str(tmp_path / "b.csv")], "a", tmp_path / "r1", progress=False,
+                    read_options=options, options=dict(n_resamples=100))
     again = md.report_from_json(out / "analysis.json", tmp_path / "r2", progress=False)
     for table in sorted((out / "tables").iterdir()):
         assert (again / "tables" / table.name).read_bytes() == table.read_bytes()

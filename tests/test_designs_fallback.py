@@ -338,12 +338,15 @@ def test_clusters_unknown_warning_is_the_first_note_of_the_cli_output(tmp_path):
 def test_dataframe_only_diagnostics_take_cluster_missing():
     df, _ = _one_unlabelled()
     calls = {
-        "sensitivity": lambda **kw: md.sensitivity(df.replace({"system": {"mem": "k=1", "rag": "k=2"}}),
-                                                   parameter="k", default=2, n_resamples=200, **kw),
+        "sensitivity": lambda **kw: md.sensitivity(md.prepare(df.replace({"system": {"mem": "k=1", "rag": "k=2"}}),
+                                                              **kw), parameter="k", default=2,
+                                                   options={"n_resamples": 200}),
         "missing_verdict_bounds": lambda **kw: md.missing_verdict_bounds(
-            df.assign(score=df["score"].where(df.index != 0)), reference="rag", n_resamples=200, **kw),
-        "attribute_change": lambda **kw: md.attribute_change(df[df["system"] == "rag"], df[df["system"] == "mem"]
-                                                             .assign(system="rag"), ["q001"], n_resamples=200, **kw),
+            md.prepare(df.assign(score=df["score"].where(df.index != 0)), **kw), reference="rag",
+            options={"n_resamples": 200}),
+        "attribute_change": lambda **kw: md.attribute_change(md.prepare(df[df["system"] == "rag"], **kw),
+                                                             df[df["system"] == "mem"].assign(system="rag"), ["q001"],
+                                                             options={"n_resamples": 200}),
     }
     for name, call in calls.items():
         with pytest.raises(VerdictError, match=r"q017.*cluster_missing='own' \(--cluster-missing own\)"):

@@ -154,7 +154,8 @@ def test_report_says_how_fragile_the_claims_and_the_first_place_are(tmp_path):
     df = md.simulate(n_queries=200, systems=("raw-rag", "mem"), accuracy={"raw-rag": 0.5, "mem": 0.7},
                      n_clusters=8, sufficiency=False, costs=False, seed=3)
     claims = [{"id": "mem-wins", "system_a": "mem", "system_b": "raw-rag", "direction": "greater"}]
-    md.report(df, reference="raw-rag", out=tmp_path / "r", claims=claims, n_resamples=1000, progress=False)
+    md.report(df, reference="raw-rag", out=tmp_path / "r", claims=claims, progress=False,
+              options=dict(n_resamples=1000))
     text = (tmp_path / "r" / "report.md").read_text(encoding="utf-8")
     audit = md.audit_claims(df, claims, n_resamples=1000).iloc[0]
     assert audit["verdict"] == "supported"

@@ -101,7 +101,7 @@ def test_published_scores_above_their_ceiling(audit, errors, questions):
 
 def test_computed_scores_above_their_ceiling(runs, errors, questions):
     # GPT-4.1-mini with the CoT prompt, full context: single-hop 96.51 and multi-hop 92.20 (README) exceed the ceilings
-    out = md.clean_rescore(runs, errors, reference="gpt-4o-mini-memos", n_resamples=999)
+    out = md.clean_rescore(runs, errors, reference="gpt-4o-mini-memos", options=dict(n_resamples=999))
     scores = out["scores"]
     computed = scores[["system", "group", "full"]]
     flags = md.ceiling_flags(computed, md.gold_ceilings(questions, errors))
@@ -114,7 +114,7 @@ def test_computed_scores_above_their_ceiling(runs, errors, questions):
 
 
 def test_clean_rescore_by_hand(runs, errors):
-    out = md.clean_rescore(runs, errors, reference="gpt-4o-mini-memos", n_resamples=999)
+    out = md.clean_rescore(runs, errors, reference="gpt-4o-mini-memos", options=dict(n_resamples=999))
     s = out["scores"].set_index(["system", "group"])
     # the README's per-run means on all 1,540 questions
     for run, value in zip(RUNS, (74.29, 79.89, 81.95, 92.62)):
@@ -146,7 +146,7 @@ def test_a_changed_conclusion_is_named():
     b[corrupted] = 0.0
     df = pd.DataFrame({"system": ["a"] * n + ["b"] * n, "query_id": qid * 2, "score": np.concatenate([a, b]),
                        "bad_gold": np.concatenate([corrupted, corrupted]).astype(int)})
-    out = md.clean_rescore(df, "bad_gold", reference="b", design="iid", n_resamples=999)
+    out = md.clean_rescore(df, "bad_gold", reference="b", options=dict(design="iid", n_resamples=999))
     d = out["differences"].iloc[0]
     assert d["diff_full"] == pytest.approx(15.0) and d["diff_clean"] == pytest.approx(0.0)
     assert bool(d["changed"])

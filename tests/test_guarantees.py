@@ -520,8 +520,8 @@ def test_a_report_shows_hostile_names_as_text_in_every_format(tmp_path):
                                   "score": rng.integers(0, 2, 30), "cluster": [f"c{i % 5}" for i in range(30)],
                                   "category": [NAMES[i % 5] if i % 4 else None for i in range(30)]})
                     for name in NAMES], ignore_index=True)
-    out = md.report(df, "raw-rag", tmp_path / "out", n_resamples=100,
-                    scheme={"name": NAMES[1], "group_by": "category"})
+    out = md.report(df, "raw-rag", tmp_path / "out", prepare=dict(scheme={"name": NAMES[1], "group_by": "category"}),
+                    options=dict(n_resamples=100))
     html = _Html()
     html.feed((out / "report.html").read_text(encoding="utf-8"))
     assert not [t for t, _ in html.tags if t in ("script", "iframe", "object", "embed")]

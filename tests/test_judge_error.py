@@ -100,7 +100,7 @@ def _panel(seed: int = 0, n_clusters: int = 12, per: int = 40, label_share: floa
 
 def test_judge_corrected_from_labels_matches_hand_formula():
     df = _panel()
-    out = md.judge_corrected(df, label="human", reference="b", design="iid")
+    out = md.judge_corrected(df, label="human", reference="b", options=dict(design="iid"))
     lab = df.dropna(subset=["human"])
     q1 = lab.loc[lab.human == 1, "score"].mean()
     q0 = 1 - lab.loc[lab.human == 0, "score"].mean()
@@ -161,7 +161,7 @@ ppi_py = pytest.importorskip("ppi_py")
 @pytest.mark.parametrize("lam", [None, 1.0, 0.3])
 def test_ppi_matches_ppi_python(lam):
     df = _panel(seed=2)
-    out = md.ppi(df, label="human", reference="b", lam=lam, design="iid").set_index(["kind", "system"])
+    out = md.ppi(df, label="human", reference="b", lam=lam, options=dict(design="iid")).set_index(["kind", "system"])
     w = df.pivot(index="query_id", columns="system", values="score")
     h = df.pivot(index="query_id", columns="system", values="human")
     lab = h["a"].notna().to_numpy()
@@ -207,7 +207,7 @@ def test_ppi_names_a_conclusion_the_labels_overturn():
             judged = truth or rng.random() < fpr
             rows.append({"system": s, "query_id": f"q{q:03d}", "score": float(judged),
                          "human": float(truth) if labelled else np.nan})
-    out = md.ppi(pd.DataFrame(rows), label="human", reference="b", design="iid")
+    out = md.ppi(pd.DataFrame(rows), label="human", reference="b", options=dict(design="iid"))
     row = out[out["kind"] == "difference"].iloc[0]
     assert row["raw_ci_low"] > 0 and row["ci_low"] < 0 < row["ci_high"]
     changed = [n for n in out.attrs["notes"] if getattr(n, "code", "") == "judge-error-changes-conclusion"]

@@ -128,7 +128,7 @@ def test_length_effect_on_the_wrong_answers(baselines):
 def test_leniency_bound_by_hand(baselines):
     df = pd.DataFrame({"system": "m", "query_id": [f"q{i}" for i in range(200)], "score": [1.0] * 150 + [0.0] * 50})
     lenient = md.judge_leniency(baselines[baselines["system"] == "v1"])
-    out = md.leniency_bound(df, lenient, design="iid").iloc[0]
+    out = md.leniency_bound(df, lenient, options=dict(design="iid")).iloc[0]
     f = 490 / 4620
     assert out["bound"] == pytest.approx(100 * (0.75 - f) / (1 - f))
     # the interval: p at 97.5% (normal, se √(p(1−p)/n)) and f's 97.5% Clopper–Pearson interval, crossed
@@ -149,7 +149,7 @@ def test_leniency_breakeven_touches_zero():
     mem = np.where(rng.random(n) < 0.15, 1.0, ref)  # a real benefit of about 6 points
     df = pd.DataFrame({"system": ["mem"] * n + ["rag"] * n, "query_id": [f"q{i}" for i in range(n)] * 2,
                        "score": np.concatenate([mem, ref])})
-    out = md.leniency_breakeven(df, "rag", false_positive_rate=10.0, design="iid").iloc[0]
+    out = md.leniency_breakeven(df, "rag", false_positive_rate=10.0, options=dict(design="iid")).iloc[0]
     assert out["favoured"] == "system"
     g = out["breakeven_gap"] / 100
     fa, fb = 0.10 + g, 0.10
@@ -162,4 +162,4 @@ def test_leniency_breakeven_touches_zero():
     assert out["raw_ci_low"] == pytest.approx(100 * (raw.mean() - stats.norm.ppf(0.975) * raw.std(ddof=0) / np.sqrt(n)))
     # no benefit to explain: no gap
     same = df.assign(score=np.concatenate([ref, ref]))
-    assert np.isnan(md.leniency_breakeven(same, "rag", design="iid").iloc[0]["breakeven_gap"])
+    assert np.isnan(md.leniency_breakeven(same, "rag", options=dict(design="iid")).iloc[0]["breakeven_gap"])

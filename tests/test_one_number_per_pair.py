@@ -38,8 +38,8 @@ def real_report(real_data, tmp_path_factory) -> Path:
              real_data / "getzep__zep-papers" / "zep_locomo_grades.json",
              real_data / "memodb-io__memobase" / "memobase_eval_0710_3000.json",
              real_data / "Backboard-io__Backboard-Locomo-Benchmark"]
-    return report([str(f) for f in files], REFERENCE, folder / "out", scheme="locomo", claims=str(claims),
-                  n_resamples=2000, progress=False)
+    return report([str(f) for f in files], REFERENCE, folder / "out", claims=str(claims), progress=False,
+                  prepare=dict(scheme="locomo"), options=dict(n_resamples=2000))
 
 
 def tables(out: Path) -> dict[str, pd.DataFrame]:

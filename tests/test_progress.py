@@ -29,7 +29,7 @@ def stand_in(name):
 
 report_module.SECTIONS = tuple(stand_in(name) for name in ("data", "scores", "flows", "compare"))
 df = md.simulate(n_queries=60, systems=("raw-rag", "mem0"), n_clusters=6, sufficiency=False, costs=False, seed=1)
-md.report(df, "raw-rag", {out!r}, n_resamples=200)
+md.report(df, "raw-rag", {out!r}, options={{"n_resamples": 200}})
 """
 
 

@@ -159,8 +159,8 @@ def test_analysis_json_records_version_hashes_settings_and_numbers(demo):
     flows = pd.DataFrame(tables["flows"]["rows"]).set_index("system")
     # the numbers are the library's: benefit - tax = net, and they match md.flows on the same data
     assert (flows["benefit"] - flows["tax"] == flows["net"]).all()
-    direct = md.flows(md.read_verdicts(EXAMPLE / "verdicts"), reference="raw-rag", design="cluster",
-                      n_resamples=20_000, seed=0).set_index("system")
+    direct = md.flows(md.read_verdicts(EXAMPLE / "verdicts"), reference="raw-rag",
+                      options=dict(design="cluster", n_resamples=20_000, seed=0)).set_index("system")
     pd.testing.assert_series_equal(flows["net_rate_ci_low"], direct["net_rate_ci_low"], check_names=False)
 
 
@@ -329,7 +329,7 @@ def test_failure_while_writing_leaves_the_earlier_report_and_no_staging(small, s
 
     monkeypatch.setattr(publish_module, "_save_figures", broken)  # after the tables are written
     with pytest.raises(RuntimeError, match="disk full"):
-        report(small, "raw-rag", out, n_resamples=300)
+        report(small, "raw-rag", out, options=dict(n_resamples=300))
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
     assert not list(tmp_path.glob(".out.*"))
 
@@ -409,7 +409,7 @@ def test_sections_without_data_are_omitted_with_one_line(small_report):
 
 def test_in_memory_verdicts_give_the_bubble_from_per_query_tokens_but_no_rerun(tmp_path):
     df = md.simulate(n_queries=60, systems=("raw-rag", "mem0", "zep"), n_clusters=6, seed=5)
-    out = report(df, "raw-rag", tmp_path / "out", n_resamples=200)
+    out = report(df, "raw-rag", tmp_path / "out", options=dict(n_resamples=200))
     costs = pd.read_csv(out / "tables" / "costs.csv")
     per_query = (df["input_tokens"] + df["output_tokens"]).groupby([df["system"], df["query_id"]]).mean()
     expected = per_query.groupby(level="system").mean()
@@ -449,7 +449,7 @@ def test_warnings_raised_during_the_analysis_are_listed_in_the_report(small, sma
     for page in ("report.md", "report.html"):  # a clean analysis lists none
         assert "Warnings raised" not in (small_report / page).read_text(encoding="utf-8")
     with pytest.warns(RuntimeWarning, match="too few"):
-        out = report(small, "raw-rag", tmp_path / "out", n_resamples=50, progress=False)
+        out = report(small, "raw-rag", tmp_path / "out", progress=False, options=dict(n_resamples=50))
     recorded = json.loads((out / "analysis.json").read_text(encoding="utf-8"))["warnings"]
     assert any(w.startswith("n_resamples=50 is too few for a bootstrap") for w in recorded)
     md_text = (out / "report.md").read_text(encoding="utf-8")

@@ -24,7 +24,7 @@ def _three_benchmarks() -> pd.DataFrame:
 
 def test_report_pools_the_benchmarks_and_counts_them(tmp_path):
     df = _three_benchmarks()
-    md.report(df, reference="rag", out=tmp_path / "r", n_resamples=400, progress=False)
+    md.report(df, reference="rag", out=tmp_path / "r", progress=False, options=dict(n_resamples=400))
     text = (tmp_path / "r" / "report.md").read_text(encoding="utf-8")
     analysis = json.loads((tmp_path / "r" / "analysis.json").read_text(encoding="utf-8"))
     diffs = md.setting_differences(df, reference="rag", n_resamples=400)
@@ -43,6 +43,6 @@ def test_report_pools_the_benchmarks_and_counts_them(tmp_path):
 def test_one_benchmark_omits_the_section_and_says_why(tmp_path):
     df = _three_benchmarks()
     df = df[df["benchmark"] == "bench-b"]
-    md.report(df, reference="rag", out=tmp_path / "r", n_resamples=200, progress=False)
+    md.report(df, reference="rag", out=tmp_path / "r", progress=False, options=dict(n_resamples=200))
     text = (tmp_path / "r" / "report.md").read_text(encoding="utf-8")
     assert "one setting: the data carry no 'benchmark' column with two or more benchmarks" in text

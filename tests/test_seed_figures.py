@@ -219,7 +219,8 @@ def test_report_adds_the_sweep_the_store_gap_and_the_cost_sections_when_the_data
                         reference="final_k=15", accuracy={"final_k=5": 0.55, "final_k=15": 0.6, "final_k=30": 0.61},
                         sufficiency=False, costs=True, seed=2)
     both = pd.concat([df, sweep], ignore_index=True)  # the same 240 queries in the same 12 conversations
-    out = md.report(both, "final_k=15", tmp_path / "out", systems_table=tags, n_resamples=200, progress=False)
+    out = md.report(both, "final_k=15", tmp_path / "out", systems_table=tags, progress=False,
+                    options=dict(n_resamples=200))
     text = (out / "report.md").read_text(encoding="utf-8")
     for title in ("Parameter sensitivity", "Native retrieval, complete store and raw evidence", "Cost and latency"):
         assert f". {title}\n" in text, title
@@ -254,6 +255,6 @@ def test_the_reports_sweep_is_the_runs_of_the_references_system_and_parameter():
 def test_report_cost_section_without_a_pair_to_compare_keeps_its_table(tmp_path):
     df = md.simulate(n_queries=60, systems=("raw-rag", "mem0"), n_clusters=6, sufficiency=False, costs=True, seed=4)
     df.loc[df["system"] == "mem0", ["latency_s", "input_tokens", "output_tokens", "evidence_tokens"]] = np.nan
-    out = md.report(df, "raw-rag", tmp_path / "out", n_resamples=200, progress=False)
+    out = md.report(df, "raw-rag", tmp_path / "out", progress=False, options=dict(n_resamples=200))
     assert (out / "tables" / "cost_summary.csv").is_file()
     assert not (out / "tables" / "cost_ratios.csv").exists()  # only the reference has a cost: no ratio

@@ -18,10 +18,10 @@ def sweep() -> pd.DataFrame:
 
 
 def test_each_setting_equals_compare_against_the_default(sweep):
-    out = md.sensitivity(sweep, parameter="final_k", default=15, n_resamples=1_000, seed=3)
+    out = md.sensitivity(sweep, parameter="final_k", default=15, options=dict(n_resamples=1_000, seed=3))
     plain = out[out["system"] == ""].set_index("value")
-    direct = md.compare(sweep[~sweep["system"].str.startswith("zep")], pairs="reference",
-                        reference="final_k=15", n_resamples=1_000, seed=3).set_index("system_a")
+    direct = md.compare(sweep[~sweep["system"].str.startswith("zep")], pairs="reference", reference="final_k=15",
+                        options=dict(n_resamples=1_000, seed=3)).set_index("system_a")
     for value in (5.0, 30.0):
         row = direct.loc[f"final_k={value:g}"]
         assert plain.loc[value, "diff"] == pytest.approx(row["diff"])
@@ -33,6 +33,6 @@ def test_each_setting_equals_compare_against_the_default(sweep):
 
 def test_missing_default_and_unnamed_settings_are_clear_errors(sweep):
     with pytest.raises(md.VerdictError, match="no run with final_k=20"):
-        md.sensitivity(sweep, default=20, n_resamples=100)
+        md.sensitivity(sweep, default=20, options=dict(n_resamples=100))
     with pytest.raises(md.VerdictError, match="no system is named 'top_k=<value>'"):
-        md.sensitivity(sweep, parameter="top_k", default=5, n_resamples=100)
+        md.sensitivity(sweep, parameter="top_k", default=5, options=dict(n_resamples=100))

@@ -51,12 +51,13 @@ from memdiag._report.publish import WRITE_STEPS, _bar, _publish, check_inputs, r
 from memdiag._outputs import check_outputs
 from memdiag._report.render import _figure_files, _save_figures
 from memdiag._report.sections import SECTIONS, Analysis, _context, _policies
+from memdiag._options import OPTION_KEYWORDS, Options, as_options, legacy_keywords
 from memdiag._schemes import Scheme
 from memdiag.plots._jobs import FigureJobs
 from memdiag._verdicts import read_verdicts
 from memdiag._ingestion import read_ingestion_log
 from memdiag._writes import read_write_log
-from memdiag.errors import VerdictError
+from memdiag.errors import MemdiagDeprecationWarning, VerdictError
 
 __all__ = ["demo", "report", "report_from_json"]
 
@@ -139,31 +140,69 @@ def _prepare(df, settings: Settings, scheme, systems_table, claims, write_log,
 # --------------------------------------------------------------------------------------------
 # public API
 # --------------------------------------------------------------------------------------------
+#: The keywords of :func:`memdiag.prepare` a report's ``prepare`` mapping takes (recorded flat in
+#: analysis.json: ``inputs.scheme`` and ``settings``).
+PREPARE_KEYS: tuple[str, ...] = ("scheme", "missing", "verdict_missing", "judges", "label_missing", "cluster_missing",
+                                 "design")
+#: Their defaults (those of :func:`memdiag.prepare`).
+_PREPARE_DEFAULTS = {"scheme": None, "missing": "error", "verdict_missing": "as-wrong", "judges": None,
+                     "label_missing": "exclude", "cluster_missing": "error", "design": None}
+
+
+def _choices(prepare: Mapping | None, options: Options | Mapping | None, legacy: Mapping,
+             function: str) -> tuple[dict, Options]:
+    """The data choices (``prepare``, completed with the defaults) and the options of a report,
+    with the pre-0.3 flat keywords (``legacy``) moved into them under a deprecation warning."""
+    unknown = sorted(set(legacy) - set(OPTION_KEYWORDS) - set(PREPARE_KEYS))
+    if unknown:
+        raise TypeError(f"{function}() got an unexpected keyword argument {unknown[0]!r}")
+    if legacy:
+        says = [f"{k}=" for k in legacy]
+        warnings.warn(f"{function}({', '.join(says)}...) is deprecated since memdiag 0.3 and goes in 0.4: pass "
+                      "options=md.Options(...) for the resampling and inference settings and prepare={...} (the "
+                      "keywords of md.prepare) for the data choices.", MemdiagDeprecationWarning, stacklevel=3)
+    if prepare is not None and not isinstance(prepare, Mapping):
+        raise TypeError(f"prepare must be a mapping of md.prepare keywords ({', '.join(PREPARE_KEYS)}) or None; "
+                        f"got {type(prepare).__name__}.")
+    given = dict(prepare or {})
+    extra = sorted(set(given) - set(PREPARE_KEYS))
+    if extra:
+        raise VerdictError(f"prepare has no key {', '.join(map(repr, extra))}: a report analyses every system on "
+                           f"the score; its data choices are {', '.join(PREPARE_KEYS)}.")
+    given.update({k: v for k, v in legacy.items() if k in PREPARE_KEYS and k != "design"})
+    opts = as_options(options).replace(**{k: v for k, v in legacy.items() if k in OPTION_KEYWORDS})
+    design = given.pop("design", None)
+    if design is not None and opts.design is not None and design != opts.design:
+        raise VerdictError(f"two designs: prepare={{'design': {design!r}}} and options design {opts.design!r}; "
+                           "give one.")
+    if design is not None:
+        opts = opts.replace(design=design)
+    return {**_PREPARE_DEFAULTS, **given}, opts
+
+
+def _settings(reference: str, threshold: float, choices: Mapping, opts: Options) -> Settings:
+    return Settings(reference, opts.design, opts.n_resamples, opts.seed, opts.confidence_level, opts.correction,
+                    threshold, choices["missing"], choices["verdict_missing"], choices["judges"],
+                    choices["label_missing"], opts.inference, choices["cluster_missing"])
+
+
 def report(
     df: pd.DataFrame | str | Path | Sequence[str | Path],
     reference: str,
     out: str | Path,
-    scheme: str | Path | Scheme | Mapping | None = None,
-    design: str | None = None,
+    *,
+    prepare: Mapping | None = None,
+    options: Options | Mapping | None = None,
+    threshold: float = 0.5,
     systems_table: str | Path | pd.DataFrame | None = None,
     claims: str | Path | pd.DataFrame | Sequence[Mapping] | None = None,
     write_log: str | Path | pd.DataFrame | None = None,
-    n_resamples: int = 20_000,
-    seed: int = 0,
-    confidence_level: float = 0.95,
-    correction: str = "holm",
-    threshold: float = 0.5,
-    missing: str = "error",
-    verdict_missing: str = "as-wrong",
-    read_options: Mapping | None = None,
-    progress: bool | None = None,
-    judges: str | None = None,
-    label_missing: str = "exclude",
-    force: bool = False,
-    inference: str = "auto",
     ingestion_log: str | Path | pd.DataFrame | None = None,
     labels: Mapping[str, str] | None = None,
-    cluster_missing: str = "error",
+    read_options: Mapping | None = None,
+    progress: bool | None = None,
+    force: bool = False,
+    **legacy: object,
 ) -> Path:
     """Run the whole analysis and write it as a folder: report.md, report.html, figures, tables,
     analysis.json.
@@ -180,14 +219,27 @@ def report(
         next to it and swapped in when complete; an existing folder is replaced only if it is
         empty or a report memdiag wrote (every file listed in its ``manifest.json`` with its
         SHA-256), and never when it holds one of the inputs or is read-only.
-    scheme
-        Official aggregation (built-in name, YAML/JSON file, :class:`~memdiag._schemes.Scheme`):
-        scores, accuracy intervals, tests and ranks are recomputed under it in every replicate;
-        flows and evidence use the queries it keeps.
-    design
-        Resampling design for every interval and bootstrap test; default the benchmark's rule
-        (:func:`memdiag._designs.resolve_design`: data with clusters are clustered), recorded with
-        its reason.
+    prepare
+        The data choices, as keywords of :func:`memdiag.prepare` (the report reads the verdicts
+        itself, and records each choice in analysis.json for :func:`report_from_json`):
+        ``scheme`` (official aggregation: built-in name, YAML/JSON file, mapping or
+        :class:`~memdiag._schemes.Scheme`; scores, accuracy intervals, tests and ranks are
+        recomputed under it in every replicate; flows and evidence use the queries it keeps),
+        ``missing`` and ``verdict_missing`` (the alignment policies, :func:`memdiag.align`),
+        ``judges`` (the judge policy of the scores when several judges rated the answers),
+        ``label_missing`` (what the evidence diagnostics do with queries without a
+        ``sufficient`` label) and ``cluster_missing`` (queries without a cluster label when the
+        others have one: ``"error"`` refuses, naming them; ``"own"`` makes each a cluster of its
+        own, counted in a note). None or a missing key: the default of :func:`memdiag.prepare`.
+    options
+        :class:`memdiag.Options` (a mapping of its fields, or None for the defaults): reads every
+        field — the design of every interval and bootstrap test (None: the benchmark's rule,
+        :func:`memdiag._designs.resolve_design`, recorded with its reason), the inference
+        (``auto``: the SPEC §4.1 rule; ``percentile``, ``jackknife`` or ``cr2``), the bootstrap
+        replicates B (at least 1) and seed, the interval level and the multiplicity correction;
+        all recorded in analysis.json.
+    threshold
+        The flows' correctness threshold (a query is correct when its score > threshold).
     systems_table
         System-level facts keyed by ``system`` (CSV path or frame): ``tokens_per_query`` (cost)
         and ``store_tokens`` (bubble area) feed the cost–accuracy section.
@@ -198,34 +250,25 @@ def report(
     ingestion_log
         Per-item ingestion durations (CSV/JSONL path or frame, :func:`memdiag.read_ingestion_log`)
         for the cumulative ingestion time of the cost-and-latency section.
-    n_resamples, seed, confidence_level, correction, threshold, missing, verdict_missing
-        Bootstrap replicates B, seed, interval level, multiplicity correction, the flows'
-        correctness threshold and the alignment policies (:func:`memdiag.align`).
     read_options
         Keyword arguments of :func:`memdiag.read_verdicts` (``format``, ``system``,
         ``fields``, ``records``, ``judge``, ``join``, ``recipe``), used to read ``df`` when it is
         paths and recorded for the re-run.
-    judges, label_missing
-        The judge policy of the scores when several judges rated the answers, and what the
-        evidence diagnostics do with queries without a ``sufficient`` label
-        (:func:`memdiag.prepare`).
     progress
         Show a progress bar on stderr; default: when stderr is a terminal.
     force
         Replace ``out`` even when it holds files memdiag did not write (they are deleted).
-    inference
-        ``auto`` (the SPEC §4.1 rule), ``percentile``, ``jackknife`` or ``cr2`` for every interval
-        and test (:mod:`memdiag._inference.rule`); recorded in analysis.json.
     labels
         Short names of the systems, ``{system: label}`` (``--alias``); they add to a recipe's
         ``labels:`` and a ``label`` column of the systems table (:mod:`memdiag._aliases`), are drawn
         in the figures, printed in place of the names in the tables for people (report.md,
         report.html, tables/*.md and *.tex; tables/*.csv and analysis.json keep the names), shown
         beside the names in the validation table and recorded in analysis.json.
-    cluster_missing
-        Queries without a cluster label when the others have one: ``"error"`` (default) refuses,
-        naming them; ``"own"`` makes each a cluster of its own, counted in a note
-        (:func:`memdiag.prepare`); recorded in analysis.json and shown in the policies.
+    **legacy
+        The flat keywords before 0.3 (``scheme=``, ``design=``, ``n_resamples=``, ``seed=``,
+        ``confidence_level=``, ``correction=``, ``inference=``, ``missing=``,
+        ``verdict_missing=``, ``judges=``, ``label_missing=``, ``cluster_missing=``) go into
+        ``prepare`` and ``options``, with a :class:`~memdiag.errors.MemdiagDeprecationWarning`.
 
     Returns
     -------
@@ -280,7 +323,7 @@ def report(
     >>> folder = Path(tmp.name)
     >>> pd.DataFrame({"system": ["rag"] * 6 + ["mem"] * 6, "query_id": list("abcdef") * 2,
     ...               "score": [1, 1, 0, 0, 1, 0, 1, 0, 1, 1, 1, 0]}).to_csv(folder / "verdicts.csv", index=False)
-    >>> out = report(folder / "verdicts.csv", "rag", folder / "report", n_resamples=100, progress=False)
+    >>> out = report(folder / "verdicts.csv", "rag", folder / "report", options={"n_resamples": 100}, progress=False)
     >>> sorted(p.name for p in out.iterdir())
     ['analysis.json', 'figures', 'manifest.json', 'replay', 'report.html', 'report.md', 'tables']
     >>> settings = json.loads((out / "analysis.json").read_text())["settings"]
@@ -290,8 +333,9 @@ def report(
     ['forest', 'matrix', 'venn']
     >>> tmp.cleanup()
     """
-    settings = Settings(reference, design, n_resamples, seed, confidence_level, correction, threshold,
-                        missing, verdict_missing, judges, label_missing, inference, cluster_missing)
+    choices, opts = _choices(prepare, options, legacy, "report")
+    settings = _settings(reference, threshold, choices, opts)
+    scheme = choices["scheme"]
     target = resolve_target(out, force)
     with recording(), _bar(len(SECTIONS) + len(WRITE_STEPS), progress) as bar:
         analysis = _prepare(df, settings, scheme, systems_table, claims, write_log, read_options, bar,
@@ -349,7 +393,7 @@ def report_from_json(path: str | Path, out: str | Path, progress: bool | None = 
     >>> folder = Path(tmp.name)
     >>> pd.DataFrame({"system": ["rag"] * 6 + ["mem"] * 6, "query_id": list("abcdef") * 2,
     ...               "score": [1, 1, 0, 0, 1, 0, 1, 0, 1, 1, 1, 0]}).to_csv(folder / "verdicts.csv", index=False)
-    >>> first = report(folder / "verdicts.csv", "rag", folder / "report", n_resamples=100, progress=False)
+    >>> first = report(folder / "verdicts.csv", "rag", folder / "report", options={"n_resamples": 100}, progress=False)
     >>> again = report_from_json(first / "analysis.json", folder / "again", progress=False)
     >>> (again / "analysis.json").read_bytes() == (first / "analysis.json").read_bytes()
     True
@@ -375,17 +419,17 @@ def report_from_json(path: str | Path, out: str | Path, progress: bool | None = 
                         **({"allow_outside": True} if spec.get("allow_outside") is True else {})}
     else:
         read_options = {k: v for k, v in spec.items() if k in ("format", "fields", "records", "judge", "join")}
-    return report(df, settings.reference, out, scheme=_rerun_input(inputs.get("scheme")),
-                  design=settings.design, systems_table=_rerun_input(inputs.get("systems_table")),
-                  claims=_rerun_input(inputs.get("claims")), write_log=_rerun_input(inputs.get("write_log")),
-                  n_resamples=settings.n_resamples, seed=settings.seed,
-                  confidence_level=settings.confidence_level, correction=settings.correction,
-                  threshold=settings.threshold, missing=settings.missing,
-                  verdict_missing=settings.verdict_missing, read_options=read_options,
-                  progress=progress, judges=settings.judges, label_missing=settings.label_missing,
-                  cluster_missing=settings.cluster_missing,
-                  force=force, inference=settings.inference,
-                  ingestion_log=_rerun_input(inputs.get("ingestion_log")), labels=_recorded_labels(inputs, path))
+    # the recorded settings are flat (as every analysis.json before 0.3): the data choices and the options
+    prepare = {"scheme": _rerun_input(inputs.get("scheme")), "missing": settings.missing,
+               "verdict_missing": settings.verdict_missing, "judges": settings.judges,
+               "label_missing": settings.label_missing, "cluster_missing": settings.cluster_missing}
+    options = Options(design=settings.design, inference=settings.inference, n_resamples=settings.n_resamples,
+                      seed=settings.seed, confidence_level=settings.confidence_level, correction=settings.correction)
+    return report(df, settings.reference, out, prepare=prepare, options=options, threshold=settings.threshold,
+                  systems_table=_rerun_input(inputs.get("systems_table")), claims=_rerun_input(inputs.get("claims")),
+                  write_log=_rerun_input(inputs.get("write_log")),
+                  ingestion_log=_rerun_input(inputs.get("ingestion_log")), labels=_recorded_labels(inputs, path),
+                  read_options=read_options, progress=progress, force=force)
 
 
 def _recorded_labels(inputs: Mapping, origin: str | Path) -> dict[str, str] | None:
@@ -399,9 +443,9 @@ def _recorded_labels(inputs: Mapping, origin: str | Path) -> dict[str, str] | No
     return dict(labels)
 
 
-def demo(out: str | Path = "memdiag-demo", figures: str | Path | None = None,
-         n_resamples: int = DEMO_RESAMPLES, seed: int = 0, progress: bool | None = None,
-         force: bool = False) -> Path:
+@legacy_keywords
+def demo(out: str | Path = "memdiag-demo", figures: str | Path | None = None, *,
+         options: Options | Mapping | None = None, progress: bool | None = None, force: bool = False) -> Path:
     """The whole report on the bundled example (``data/example``), or only its figures.
 
     Parameters
@@ -411,8 +455,10 @@ def demo(out: str | Path = "memdiag-demo", figures: str | Path | None = None,
     figures
         When given, write only the figures (PDF, SVG, PNG) into this folder instead of a report:
         ``memdiag demo --figures figures/`` regenerates the repository's ``figures/``.
-    n_resamples, seed
-        Bootstrap replicates and seed (printed in every signature line).
+    options
+        :class:`memdiag.Options` (a mapping of its fields, or None for the defaults): reads every
+        field, as :func:`report`; the design defaults to ``cluster`` (the example's
+        conversations) and B to :data:`DEMO_RESAMPLES` (20,000). Printed in every signature line.
     progress
         Show a progress bar on stderr; default: when stderr is a terminal.
     force
@@ -426,8 +472,8 @@ def demo(out: str | Path = "memdiag-demo", figures: str | Path | None = None,
     Raises
     ------
     VerdictError
-        The example data are not there (memdiag installed without its source checkout), or a
-        bad ``n_resamples``.
+        The example data are not there (memdiag installed without its source checkout), or
+        ``n_resamples=0``.
     FileExistsError
         ``out`` (or a figure file) holds files memdiag did not write and ``force`` is not given.
     memdiag._report.publish.Interrupted
@@ -453,7 +499,7 @@ def demo(out: str | Path = "memdiag-demo", figures: str | Path | None = None,
     >>> import tempfile
     >>> from pathlib import Path
     >>> tmp = tempfile.TemporaryDirectory()
-    >>> folder = demo(figures=Path(tmp.name) / "figures", n_resamples=100, progress=False)
+    >>> folder = demo(figures=Path(tmp.name) / "figures", options={"n_resamples": 100}, progress=False)
     >>> sorted({p.suffix for p in folder.iterdir()})
     ['.pdf', '.png', '.svg']
     >>> {"venn", "forest", "bubble"} <= {p.stem for p in folder.iterdir()}
@@ -463,7 +509,8 @@ def demo(out: str | Path = "memdiag-demo", figures: str | Path | None = None,
     if not (EXAMPLE / "verdicts").is_dir():
         raise VerdictError(f"the bundled example data are not found at {EXAMPLE}: the demo needs a "
                            "source checkout of memdiag (git clone, then pip install -e .).")
-    settings = Settings("raw-rag", "cluster", n_resamples, seed)
+    opts = as_options({"n_resamples": DEMO_RESAMPLES} if options is None else options)
+    settings = _settings("raw-rag", 0.5, _PREPARE_DEFAULTS, opts.replace(design=opts.design or "cluster"))
     sides = dict(systems_table=EXAMPLE / "systems.csv", claims=EXAMPLE / "claims_example.yaml",
                  write_log=EXAMPLE / "write_log.csv", ingestion_log=EXAMPLE / "ingestion_log.csv")
     target = resolve_target(out, force) if figures is None else None

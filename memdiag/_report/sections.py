@@ -34,7 +34,7 @@ from memdiag._notes import with_code
 from memdiag._report.notes import condensed
 from memdiag._ingestion import ingestion, ingestion_curve
 from memdiag._power import comparison_power
-from memdiag._options import NO_RESAMPLING
+from memdiag._options import NO_RESAMPLING, Options
 from memdiag._prepare import Prepared, prepare
 from memdiag._replay import replay
 from memdiag._report.provenance import Settings, _file_hash
@@ -120,6 +120,14 @@ class _Context:
     def design(self) -> str:
         """The resampling design of every interval and bootstrap test."""
         return self.prepared.design
+
+    @property
+    def options(self) -> Options:
+        """The report's :class:`memdiag.Options` for every converted diagnostic: the design is the
+        prepared data's (None here), the rest the settings."""
+        s = self.settings
+        return Options(inference=s.inference, n_resamples=s.n_resamples, seed=s.seed,
+                       confidence_level=s.confidence_level, correction=s.correction)
 
     @property
     def resampling(self) -> dict:
@@ -210,8 +218,7 @@ def _scores_section(ctx: _Context) -> Section:
                       f"Each system's official score under the '{name}' aggregation with its group "
                       "scores and counts, and its accuracy with a paired bootstrap interval (SPEC §6, §4).")
     section.tables["scores"] = score(ctx.prepared, options=NO_RESAMPLING)
-    ctx.accuracy = bootstrap(ctx.prepared, "accuracy", confidence_level=ctx.settings.confidence_level,
-                             **ctx.resampling)
+    ctx.accuracy = bootstrap(ctx.prepared, "accuracy", options=ctx.options)
     section.tables["accuracy"] = ctx.accuracy
     return section
 
@@ -225,8 +232,7 @@ def _flows_section(ctx: _Context) -> Section:
     if len(ctx.systems) < 2:
         return _omit(section, f"the data hold only {ref}: there is no system to compare with it")
     s = ctx.settings
-    common = dict(threshold=s.threshold, confidence_level=s.confidence_level, correction=s.correction,
-                  **ctx.resampling)
+    common = dict(threshold=s.threshold, options=ctx.options)
     table = flows(ctx.prepared, ref, **common)
     section.tables["flows"] = table
     if with_code(table.attrs["notes"], "reference-fails-clusters"):
@@ -250,14 +256,12 @@ def _compare_section(ctx: _Context) -> Section:
     if len(ctx.systems) < 2:
         return _omit(section, "a comparison needs at least two systems")
     s = ctx.settings
-    pairs = compare(ctx.prepared, pairs="all", confidence_level=s.confidence_level,
-                    correction=s.correction, **ctx.resampling)
+    pairs = compare(ctx.prepared, pairs="all", options=ctx.options)
     section.tables["pairwise"] = pairs
-    section.tables["omnibus"] = omnibus(ctx.prepared, **ctx.resampling)
+    section.tables["omnibus"] = omnibus(ctx.prepared, options=ctx.options)
     section.tables["rank_stability"] = rank_stability(ctx.prepared, confidence_level=s.confidence_level,
                                                       **ctx.resampling)
-    versus = compare(ctx.prepared, pairs="reference", reference=s.reference,
-                     confidence_level=s.confidence_level, correction=s.correction, **ctx.resampling)
+    versus = compare(ctx.prepared, pairs="reference", reference=s.reference, options=ctx.options)
     section.tables["pairwise_vs_reference"] = versus
     section.tables["power"] = comparison_power(versus, alpha=0.05, power=0.8)
     section.figures["forest"] = (partial(plots.forest, versus, reference=s.reference, all_systems=ctx.systems,
@@ -320,8 +324,7 @@ def _groups_section(ctx: _Context) -> Section:
         return _omit(section, "a comparison needs at least two systems")
     s = ctx.settings
     if "category" in ctx.selected and ctx.selected["category"].nunique() > 1:
-        by_category = compare(ctx.prepared, by="category", pairs="reference", reference=ref,
-                              confidence_level=s.confidence_level, correction=s.correction, **ctx.resampling)
+        by_category = compare(ctx.prepared, by="category", pairs="reference", reference=ref, options=ctx.options)
         section.tables["contrasts_by_category"] = by_category
         section.figures["forest_by_category"] = (
             partial(plots.forest, by_category, reference=ref, all_systems=ctx.systems, labels=ctx.figure_labels),
@@ -582,11 +585,9 @@ def _sensitivity_section(ctx: _Context) -> Section:
         return _omit(section, "no parameter sweep: name the runs PARAM=VALUE (e.g. final_k=5) and make the "
                               "default setting the reference")
     parameter, default, runs = found
-    s = ctx.settings
-    table = sensitivity(ctx.df[ctx.df["system"].isin(runs)], parameter=parameter, default=default,
-                        scheme=ctx.scheme, design=ctx.design, n_resamples=s.n_resamples, seed=s.seed,
-                        confidence_level=s.confidence_level, correction=s.correction, missing=s.missing,
-                        verdict_missing=s.verdict_missing, cluster_missing=s.cluster_missing)
+    # the sweep's runs, each prepared again with the report's data choices, under the report's design
+    table = sensitivity(ctx.prepared.restrict(runs), parameter=parameter, default=default,
+                        options=ctx.options.replace(design=ctx.design))
     section.tables["sensitivity"] = table
     section.figures["sensitivity"] = (partial(plots.sensitivity, table, parameter=parameter, default=table.attrs["default"]),
                                       f"Score of each {parameter} setting (top) and its difference from the default "
@@ -683,8 +684,8 @@ def _judge_error_section(ctx: _Context) -> Section:
         return _omit(section, "no calibration labels (a 'human_label' column of 0/1 human verdicts on some answers)")
     from memdiag._judge_error import judge_corrected, ppi
 
-    options = {"label": label, "reference": ctx.settings.reference, "confidence_level": ctx.settings.confidence_level}
-    corrected, powered = judge_corrected(ctx.prepared, **options), ppi(ctx.prepared, **options)
+    given = {"label": label, "reference": ctx.settings.reference, "options": ctx.options}
+    corrected, powered = judge_corrected(ctx.prepared, **given), ppi(ctx.prepared, **given)
     section.tables["judge_corrected"], section.tables["ppi"] = corrected, powered
     first = corrected.iloc[0]
     changed = [n for table in (corrected, powered) for n in table.attrs["notes"]
