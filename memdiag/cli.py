@@ -1041,20 +1041,24 @@ def _figure(args: argparse.Namespace):
         table = md.sensitivity(df, parameter=args.parameter, default=args.default, metric=args.metric,
                                scheme=args.scheme, **common)
         return plots.sensitivity(table, parameter=args.parameter, default=table.attrs["default"], labels=labels)
-    common["inference"] = args.inference  # venn, forest, matrix and bubble choose how intervals are made
+    options = _options(args)  # venn, forest, matrix and bubble also choose how intervals are made (--inference)
+
+    def prepared(metric: str = "accuracy", scheme: str | None = args.scheme):
+        return md.prepare(df, scheme=scheme, metric=metric, missing=args.missing, verdict_missing=args.verdict_missing)
+
     if kind == "venn":
-        flows = md.flows(df, reference=args.reference, scheme=args.scheme, **common)
+        flows = md.flows(prepared(), reference=args.reference, options=options)
         return plots.venn(flows, reference=args.reference, shared_scale=args.shared_scale, all_systems=systems,
                           labels=labels)
     if kind == "forest":
         if args.arrange != "auto" and not args.by:
             raise UsageError("--arrange lays out the groups of --by; without --by there is one block")
-        table = md.compare(df, pairs="reference", reference=args.reference, metric=args.metric, scheme=args.scheme,
-                           by=args.by, **common)
+        table = md.compare(prepared(args.metric), pairs="reference", reference=args.reference, metric=args.metric,
+                           by=args.by, options=options)
         return plots.forest(table, reference=args.reference, all_systems=systems, labels=labels, layout=args.arrange)
     if kind == "matrix":
-        upper = md.compare(df, metric=args.metric, scheme=args.scheme, **common)
-        lower = md.compare(df, metric=args.lower, **common) if args.lower else None
+        upper = md.compare(prepared(args.metric), metric=args.metric, options=options)
+        lower = md.compare(prepared(args.lower, None), metric=args.lower, options=options) if args.lower else None
         return plots.matrix(upper, lower, labels=labels)
     from memdiag._report.provenance import _read_systems_table  # bubble
 
@@ -1064,7 +1068,7 @@ def _figure(args: argparse.Namespace):
     if absent:
         raise VerdictError(f"{args.systems_table}: the systems table has no column {absent[0]!r} (it has "
                            f"{', '.join(map(str, table.columns))}). Add it, or choose another with --cost / --size.")
-    scores = md.bootstrap(df, "accuracy", scheme=args.scheme, **common)
+    scores = md.bootstrap(prepared(), "accuracy", options=options)
     return plots.bubble(scores, table, reference=args.reference, cost=args.cost, size=size, all_systems=systems,
                         labels=labels)
 

@@ -126,7 +126,7 @@ def test_unknown_system_or_metric_is_not_checkable_with_the_reason(audited):
 def test_binary_threshold_claim_uses_the_exact_binomial_test(trpc):
     out = audit_claims(trpc,
                        [{"id": "t", "system_a": "long_context", "threshold": 50, "direction": "greater",
-                               "design": "iid"}],
+                         "design": "iid"}],
                        options=dict(n_resamples=500)).iloc[0]
     expected = stats.binomtest(1073, 1986, 0.5).pvalue      # 1,073 of 1,986 correct
     assert out["test"] == "exact binomial" and out["p"] == pytest.approx(expected, rel=1e-12)
@@ -192,7 +192,7 @@ def test_a_design_the_data_cannot_support_is_not_checkable():
                        "score": [1, 1, 0, 1, 0, 1, 0, 0]})
     out = audit_claims(df,
                        [{"id": "c", "system_a": "a", "system_b": "b", "direction": "greater",
-                             "design": "cluster"}],
+                         "design": "cluster"}],
                        options=dict(n_resamples=200)).iloc[0]
     assert out["verdict"] == "not checkable" and "no 'cluster' column" in out["reason"]
 

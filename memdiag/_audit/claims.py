@@ -8,29 +8,37 @@ power (:mod:`memdiag._inference.power`) — and gives it a verdict with one line
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Mapping, Sequence
+import warnings
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
 import yaml
 from scipy import stats
 
-from memdiag._checks import KINDS
+from memdiag._checks import KINDS, MISSING, VERDICT_MISSING, choice
+from memdiag._cluster_labels import CLUSTER_MISSING
 from memdiag._compare import compare
 from memdiag._fragility import FRAGILITY_COLUMNS, pair_fragility
 from memdiag._inference import adjust, design_detectable_effect, design_power, detectable_effect, mcnemar_power
 from memdiag._inference.intervals import infer
 from memdiag._metrics import EVIDENCE_METRICS, metric_columns
 from memdiag._notes import Note, prefixed
-from memdiag._options import Options, as_options, legacy_keywords
+from memdiag._options import OPTION_KEYWORDS, Options, as_options, legacy_keywords
 from memdiag._prepare import Prepared, prepare
 from memdiag._provenance import stamp
 from memdiag._schemes import Scheme, known_schemes, resolve_scheme
 from memdiag._side_files import read_csv, read_text
 from memdiag._strict import load_yaml
-from memdiag.errors import SchemeError, VerdictError, where
+from memdiag.errors import MemdiagDeprecationWarning, SchemeError, VerdictError, where
+
+F = TypeVar("F", bound=Callable[..., Any])
+#: The alignment policies :func:`audit_claims` took before 0.3 (now :func:`memdiag.prepare`).
+CLAIM_POLICIES: tuple[str, ...] = ("missing", "verdict_missing", "cluster_missing")
 
 #: The claim verdicts, in order of precedence (the first that applies is given).
 VERDICTS: tuple[str, ...] = ("not checkable", "value mismatch", "contradicted", "not significant", "supported")
@@ -253,7 +261,7 @@ def _checkable(df: pd.DataFrame, claim: Mapping) -> tuple[pd.DataFrame, Scheme |
     return df, resolve_scheme(scheme)
 
 
-def _evaluate(df: pd.DataFrame, claim: Mapping, opts: Options, base: Prepared | None) -> dict:
+def _evaluate(df: pd.DataFrame, claim: Mapping, opts: Options, base: Prepared | None, policies: Mapping) -> dict:
     """Recomputed numbers of one claim (no verdict yet); raises if it cannot be checked. The claim's
     data are ``base`` prepared again (its choices kept, the claim's scheme, metric, systems and
     design changed) on the claim's rows of ``df``, or ``df``'s rows prepared with the defaults."""
@@ -264,10 +272,10 @@ def _evaluate(df: pd.DataFrame, claim: Mapping, opts: Options, base: Prepared | 
     changes = dict(metric=claim["metric"], systems=[a] if b is None else [a, b])
     design = claim["design"] if claim["design"] is not None else opts.design
     if base is None:
-        prepared = prepare(data, scheme=scheme, design=design, **changes)
+        prepared = prepare(data, scheme=scheme, design=design, **policies, **changes)
     else:                     # the user's choices carry over unless the claim names its own
         changes.update({k: v for k, v in (("scheme", scheme), ("design", design)) if v is not None})
-        prepared = base.reprepare(rows=data, **changes)
+        prepared = base.reprepare(rows=data, **policies, **changes)
     scheme = prepared.scheme
     kind = prepared.design
     notes = list(prepared.notes)
@@ -386,6 +394,34 @@ def _claim_notes(notes: list[tuple[str, str]], n_claims: int) -> list[Note]:
     return out
 
 
+def _claim_policies(function: F) -> F:
+    """Accept the pre-0.3 ``missing``, ``verdict_missing`` and ``cluster_missing`` of
+    :func:`audit_claims` with a :class:`~memdiag.errors.MemdiagDeprecationWarning`, applied to each
+    claim's rows as before (not by preparing all the verdicts at once, which verdicts of several
+    benchmarks sharing query ids would not allow)."""
+
+    @functools.wraps(function)
+    def wrapper(data: Any, claims: Any, **kwargs: Any) -> Any:
+        policies = {k: kwargs.pop(k) for k in CLAIM_POLICIES if k in kwargs}
+        if not policies:
+            return function(data, claims, **kwargs)
+        moved = {k: kwargs.pop(k) for k in OPTION_KEYWORDS if k in kwargs}
+        named = ", ".join(f"{k}=" for k in [*moved, *policies])
+        warnings.warn(f"audit_claims({named}...) is deprecated since memdiag 0.3 and goes in 0.4: pass "
+                      + (f"options=md.Options({', '.join(f'{k}=...' for k in moved)}) and " if moved else "")
+                      + f"md.prepare(df, {', '.join(f'{k}=...' for k in policies)}) as the data.",
+                      MemdiagDeprecationWarning, stacklevel=2)
+        for name, allowed in (("missing", MISSING), ("verdict_missing", VERDICT_MISSING),
+                              ("cluster_missing", CLUSTER_MISSING)):
+            if name in policies:
+                choice(policies[name], allowed, name.replace("_", "-") + " policy")
+        opts = as_options(kwargs.pop("options", None)).replace(**moved)
+        return _audit_claims(data, claims, opts=opts, policies=policies, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
+@_claim_policies
 @legacy_keywords
 def audit_claims(
     data: pd.DataFrame | Prepared,
@@ -510,7 +546,12 @@ def audit_claims(
     >>> print(out.loc[1, "reason"])
     system 'zep' is not in the data (systems: mem, rag)
     """
-    opts = as_options(options)
+    return _audit_claims(data, claims, alpha=alpha, power=power, opts=as_options(options), policies={})
+
+
+def _audit_claims(data: pd.DataFrame | Prepared, claims: str | Path | pd.DataFrame | Sequence[Mapping], *,
+                  alpha: float = 0.05, power: float = 0.8, opts: Options, policies: Mapping) -> pd.DataFrame:
+    """:func:`audit_claims` with ``policies`` (keywords of :func:`memdiag.prepare`) for each claim's rows."""
     seed, n_resamples, confidence_level, inference = (opts.seed, opts.resampled("audit_claims"),
                                                       opts.confidence_level, opts.inference)
     if isinstance(data, Prepared):
@@ -524,13 +565,14 @@ def audit_claims(
         raise VerdictError(f"expected a verdict DataFrame or md.prepare(...) output, got {type(data).__name__}. "
                            "Read files with md.read_verdicts first.")
     missing, verdict_missing = (base.missing, base.verdict_missing) if base is not None else ("error", "as-wrong")
+    missing, verdict_missing = policies.get("missing", missing), policies.get("verdict_missing", verdict_missing)
     table = read_claims(claims)
     records = [{k: (None if k not in _NUMBERS and _absent(v) else v) for k, v in r.items()}
                for r in table.to_dict("records")]  # pandas may store a missing text as NaN
     results: list[dict | str] = []          # recomputed numbers, or why the claim is not checkable
     for claim in records:
         try:
-            results.append(_evaluate(df, claim, opts, base))
+            results.append(_evaluate(df, claim, opts, base, policies))
         except (VerdictError, SchemeError) as error:
             results.append(str(error).rstrip("."))
     checked = np.array([isinstance(r, dict) for r in results])
