@@ -7,8 +7,7 @@ one-pair helper that :func:`memdiag.audit_claims` and :func:`memdiag.leaderboard
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -19,10 +18,9 @@ from memdiag._inference.fragility import (
 from memdiag._metrics import metric_columns
 from memdiag._notes import Note
 from memdiag._pairs import binarize
+from memdiag._options import Options, as_options, legacy_keywords
 from memdiag._prepare import Prepared, as_prepared
 from memdiag._provenance import stamp
-from memdiag._schemes import Scheme
-from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
 from memdiag.errors import VerdictError
 
 __all__ = ["FRAGILITY_COLUMNS", "fragility", "leader_fragility", "pair_fragility", "tier_flips"]
@@ -148,44 +146,43 @@ def leader_fragility(prepared: Prepared, *, threshold: float | None = None,
     return (k, prepared.panel.systems[j]) if k >= 0 else (-1, "")
 
 
+@legacy_keywords
 def fragility(
     data: pd.DataFrame | Prepared,
     *,
     pairs: str = "all",
     reference: str | None = None,
-    scheme: str | Path | Scheme | None = None,
     metric: str = "accuracy",
-    confidence_level: float = 0.95,
     threshold: float | None = None,
-    systems: Sequence[str] | None = None,
-    missing: MissingQueryPolicy | None = None,
-    verdict_missing: MissingVerdictPolicy | None = None,
     max_subsets: int = 200_000,
+    options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
     """How many verdict flips, or removed conversations, overturn each paired comparison.
 
     Parameters
     ----------
     data
-        Canonical verdicts, or :func:`memdiag.prepare` output.
+        :func:`memdiag.prepare` output, or canonical verdicts (prepared with the defaults). The
+        data choices are made there: the scheme (which selects the queries; the clusters are the
+        data's, whatever the resampling design), the systems and the missing-data policies.
     pairs
         ``all`` (every unordered pair) or ``reference`` (each system against ``reference``).
     reference
         The reference of ``pairs="reference"``.
-    scheme, systems, missing, verdict_missing
-        As in :func:`memdiag.compare` (the scheme selects the queries; the clusters are the data's,
-        whatever the resampling design).
     metric
         ``accuracy`` (default), ``coverage`` or any per-query column (``f1``, ...): a metric whose
         estimate is a per-query plain mean. Flips need 0/1 values; removals take any values.
-    confidence_level
-        α = 1 − level for significance (exact McNemar; the cluster jackknife t interval).
     threshold
         Accuracy only: count the scores binarised at > ``threshold``. Without it, 0/1 scores are
         counted as they are and other scores (partial credit, grades) are binarised at 0.5, with a
         note (flips need 0/1 verdicts).
     max_subsets
         Budget of refits for the exact search over removed clusters (then AMIP, SPEC §10.3).
+    options
+        :class:`memdiag.Options` (or a mapping of its fields; None: the defaults); reads only
+        confidence_level: α = 1 − level for significance (exact McNemar; the cluster jackknife t
+        interval). Nothing is resampled, so design, inference, n_resamples, seed and correction
+        are not read.
 
     Returns
     -------
@@ -207,7 +204,7 @@ def fragility(
     SchemeError
         A scheme the data cannot satisfy.
     ValueError
-        A level outside (0, 1), a budget below 1.
+        A budget below 1.
 
     Notes
     -----
@@ -233,7 +230,9 @@ def fragility(
     >>> out[["system_a", "system_b", "flips_sign", "removal_method"]].to_dict("records")
     [{'system_a': 'mem', 'system_b': 'raw-rag', 'flips_sign': 20, 'removal_method': 'exact'}]
     """
-    prepared = as_prepared(data, scheme=scheme, systems=systems, missing=missing, verdict_missing=verdict_missing)
+    confidence_level = as_options(options).confidence_level
+    # prepared data are taken on whatever column they hold (metric_columns reads accuracy or that column)
+    prepared = data if isinstance(data, Prepared) else as_prepared(data)
     names = prepared.systems
     if len(names) < 2:
         raise VerdictError("fragility needs at least two systems.")
@@ -246,7 +245,7 @@ def fragility(
     else:
         raise VerdictError(f"pairs must be 'all' or 'reference', not {pairs!r}.")
     notes = []
-    accuracy = metric in ("accuracy", prepared.column)
+    accuracy = metric in ("accuracy", "score")   # the judged scores (a panel prepared on f1 holds f1 in its place)
     cols = metric_columns(prepared, metric, threshold=threshold if accuracy else None)
     values = cols.plain
     if values is None and accuracy:     # a weighted scheme: count the selected queries' plain mean

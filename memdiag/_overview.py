@@ -11,23 +11,28 @@ per setting on its own scale.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+import warnings
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
-import numpy as np
 import pandas as pd
 
 from memdiag._compare import bootstrap
-from memdiag._prepare import Prepared
+from memdiag._options import Options, as_options, legacy_keywords
+from memdiag._prepare import Prepared, prepare
 from memdiag._provenance import stamp
-from memdiag._resampling import run_seed
 from memdiag._schemes import known_schemes
-from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
-from memdiag.errors import VerdictError
+from memdiag.errors import MemdiagDeprecationWarning, VerdictError
 
-__all__ = ["overview", "scheme_for"]
+__all__ = ["overview", "prepare_settings", "scheme_for"]
 
 #: Columns that name a setting, in order.
 SETTING: tuple[str, ...] = ("benchmark", "model")
+#: The alignment policies the functions across settings took before 0.3 (now :func:`prepare_settings`).
+SETTING_POLICIES: tuple[str, ...] = ("missing", "verdict_missing")
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def scheme_for(benchmark: str, frame: pd.DataFrame | None = None) -> str | None:
@@ -72,18 +77,67 @@ def _settings(data: pd.DataFrame | Mapping) -> list[tuple[str, str, pd.DataFrame
     return out
 
 
+def _prepared(benchmark: str, frame: pd.DataFrame | Prepared, schemes: Mapping[str, str | None] | None,
+              metric: str = "accuracy", **choices: Any) -> Prepared:
+    """One setting's data prepared under its benchmark's scheme (``schemes`` overriding
+    :func:`scheme_for`) with ``choices``; prepared data as they are."""
+    if isinstance(frame, Prepared):
+        return frame
+    scheme = (schemes or {}).get(benchmark, scheme_for(benchmark, frame))
+    return prepare(frame, scheme=scheme, metric=metric, **choices)
+
+
+def prepare_settings(
+    data: pd.DataFrame | Mapping[str | tuple[str, str], pd.DataFrame | Prepared],
+    *,
+    schemes: Mapping[str, str | None] | None = None,
+    metric: str = "accuracy",
+    **choices: Any,
+) -> dict[tuple[str, str], Prepared]:
+    """Every setting of ``data`` prepared once, under its benchmark's scheme, with the data choices
+    ``choices`` (the keywords of :func:`memdiag.prepare`: ``missing``, ``verdict_missing``,
+    ``judges``, ...): what :func:`overview` and :func:`memdiag.setting_differences` take to apply
+    those choices in every setting. Prepared values are kept as they are.
+
+    >>> rows = [(b, s, f"q{i}", float(i < k)) for b, s, k in (("x", "rag", 3), ("y", "rag", 2)) for i in range(4)]
+    >>> df = pd.DataFrame(rows, columns=["benchmark", "system", "query_id", "score"])
+    >>> {key: p.missing for key, p in prepare_settings(df, missing="drop").items()}
+    {('x', ''): 'drop', ('y', ''): 'drop'}
+    """
+    return {(benchmark, model): _prepared(benchmark, frame, schemes, metric, **choices)
+            for benchmark, model, frame in _settings(data)}
+
+
+def setting_policies(function: F) -> F:
+    """Accept the pre-0.3 ``missing`` / ``verdict_missing`` of a function across settings with a
+    :class:`~memdiag.errors.MemdiagDeprecationWarning`: every setting is prepared with them
+    (:func:`prepare_settings`) before the call. (Put above :func:`memdiag._options.legacy_keywords`.)"""
+
+    @functools.wraps(function)
+    def wrapper(data: Any, *args: Any, **kwargs: Any) -> Any:
+        policies = {k: kwargs.pop(k) for k in SETTING_POLICIES if k in kwargs}
+        if not policies:
+            return function(data, *args, **kwargs)
+        warnings.warn(f"{function.__name__}({', '.join(f'{k}=' for k in policies)}...) is deprecated since memdiag "
+                      f"0.3 and goes in 0.4: pass a mapping {{(benchmark, model): md.prepare(verdicts, "
+                      f"{', '.join(f'{k}=...' for k in policies)})}} as the data (prepare_settings in "
+                      "memdiag._overview makes it).", MemdiagDeprecationWarning, stacklevel=2)
+        choices = {k: v for k, v in policies.items() if v is not None}
+        data = prepare_settings(data, schemes=kwargs.get("schemes"), metric=kwargs.get("metric", "accuracy"),
+                                **choices)
+        return function(data, *args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
+@setting_policies
+@legacy_keywords
 def overview(
     data: pd.DataFrame | Mapping[str | tuple[str, str], pd.DataFrame | Prepared],
     *,
     schemes: Mapping[str, str | None] | None = None,
     reference: str | None = None,
-    design: str | None = None,
-    inference: str = "auto",
-    n_resamples: int = 20_000,
-    seed: int | np.random.Generator = 0,
-    confidence_level: float = 0.95,
-    missing: MissingQueryPolicy | None = None,
-    verdict_missing: MissingVerdictPolicy | None = None,
+    options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
     """Every system's official score in every benchmark × model setting, with intervals and ranks.
 
@@ -92,14 +146,18 @@ def overview(
     data
         Verdicts with a ``benchmark`` and/or ``model`` column (one setting per value, or pair of
         values), or a mapping ``{benchmark: verdicts}`` / ``{(benchmark, model): verdicts}`` (a
-        :func:`memdiag.prepare` output as the value keeps its own scheme and policies).
+        :func:`memdiag.prepare` output as the value keeps its own scheme and policies). Verdicts
+        are prepared with the defaults under their benchmark's scheme; to set the data choices
+        (missing-data policies, judges) for every setting, pass :func:`prepare_settings` output.
     schemes
         ``{benchmark: scheme}`` overriding :func:`scheme_for` (None for a plain mean).
     reference
         A system to mark (usually raw-history RAG): ``is_reference`` is True on its rows.
-    design, inference, n_resamples, seed, confidence_level, missing, verdict_missing
-        As in :func:`memdiag.bootstrap`, for every setting (the design follows each setting's
-        scheme and clusters by default).
+    options
+        :class:`memdiag.Options` (or a mapping of its fields; None: the defaults), as in
+        :func:`memdiag.bootstrap`, for every setting: reads design (None: each setting's scheme
+        and clusters), inference, n_resamples (at least 1), seed and confidence_level; not
+        correction (nothing is tested).
 
     Returns
     -------
@@ -113,13 +171,9 @@ def overview(
     VerdictError
         Data that are neither verdicts nor a mapping of them, verdicts without a ``benchmark``
         or ``model`` column, no setting to score, or what :func:`memdiag.bootstrap` raises for a
-        setting (bad verdicts, policies or options).
+        setting (bad verdicts, ``n_resamples`` 0).
     SchemeError
         An unknown scheme in ``schemes``, or one a setting's data cannot satisfy.
-    ValueError
-        An unknown ``design``.
-    TypeError
-        ``seed`` is neither an int nor a :class:`numpy.random.Generator`.
 
     Notes
     -----
@@ -137,25 +191,21 @@ def overview(
     >>> rows = [(b, s, f"q{i}", float(i < k)) for b, s, k in (("locomo-like", "rag", 6), ("locomo-like", "mem", 4),
     ...         ("other", "rag", 3), ("other", "mem", 5)) for i in range(8)]
     >>> df = pd.DataFrame(rows, columns=["benchmark", "system", "query_id", "score"])
-    >>> overview(df, n_resamples=200)[["setting", "system", "estimate", "rank"]]
+    >>> overview(df, options={"n_resamples": 200})[["setting", "system", "estimate", "rank"]]
            setting system  estimate  rank
     0  locomo-like    mem      50.0     2
     1  locomo-like    rag      75.0     1
     2        other    mem      62.5     1
     3        other    rag      37.5     2
     """
-    seed = run_seed(seed)
+    opts = as_options(options)
+    n_resamples, seed, confidence_level, inference = (opts.resampled("overview"), opts.seed, opts.confidence_level,
+                                                      opts.inference)
     parts = []
     for benchmark, model, frame in _settings(data):
-        if isinstance(frame, Prepared):
-            scheme = frame.scheme.name if frame.scheme is not None else None
-            scores = bootstrap(frame, "accuracy", design=design, inference=inference, n_resamples=n_resamples,
-                               seed=seed, confidence_level=confidence_level)
-        else:
-            scheme = (schemes or {}).get(benchmark, scheme_for(benchmark, frame))
-            scores = bootstrap(frame, "accuracy", scheme=scheme, design=design, inference=inference,
-                               n_resamples=n_resamples, seed=seed, confidence_level=confidence_level,
-                               missing=missing, verdict_missing=verdict_missing)
+        prepared = _prepared(benchmark, frame, schemes)
+        scheme = prepared.scheme.name if prepared.scheme is not None else None
+        scores = bootstrap(prepared, "accuracy", options=opts)
         part = scores[["system", "estimate", "ci_low", "ci_high", "n", "design"]].copy()
         part.insert(0, "setting", " · ".join(v for v in (benchmark, model) if v))
         part.insert(0, "model", model)

@@ -20,11 +20,10 @@ from memdiag._compare import compare
 from memdiag._inference.meta import INTERVALS, TAU2_METHODS, pool_effects
 from memdiag._inference.replicability import PC_METHODS, one_sided, partial_conjunction, replicability_count
 from memdiag._notes import Note
-from memdiag._overview import _settings, scheme_for
+from memdiag._options import Options, as_options, legacy_keywords
+from memdiag._overview import _prepared, _settings, setting_policies
 from memdiag._prepare import Prepared
 from memdiag._provenance import stamp
-from memdiag._resampling import run_seed
-from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
 from memdiag.errors import VerdictError
 
 __all__ = ["pool_settings", "setting_differences"]
@@ -33,19 +32,15 @@ __all__ = ["pool_settings", "setting_differences"]
 NEEDED: tuple[str, ...] = ("setting", "system", "reference", "diff", "se", "p")
 
 
+@setting_policies
+@legacy_keywords
 def setting_differences(
     data: pd.DataFrame | Mapping[str | tuple[str, str], pd.DataFrame | Prepared],
     *,
     reference: str,
     metric: str = "accuracy",
     schemes: Mapping[str, str | None] | None = None,
-    design: str | None = None,
-    inference: str = "auto",
-    n_resamples: int = 20_000,
-    seed: int | np.random.Generator = 0,
-    confidence_level: float = 0.95,
-    missing: MissingQueryPolicy | None = None,
-    verdict_missing: MissingVerdictPolicy | None = None,
+    options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
     """Every system's paired difference from the reference in every benchmark × model setting.
 
@@ -53,15 +48,20 @@ def setting_differences(
     ----------
     data
         As in :func:`memdiag.overview`: verdicts with a ``benchmark`` and/or ``model`` column, or a
-        mapping ``{benchmark: verdicts}`` / ``{(benchmark, model): verdicts}``.
+        mapping ``{benchmark: verdicts}`` / ``{(benchmark, model): verdicts}`` (a
+        :func:`memdiag.prepare` output as the value keeps its own scheme and data choices;
+        :func:`memdiag._overview.prepare_settings` prepares every setting with the same choices).
     reference
         The system every other is compared with (usually raw-history RAG).
     metric
         As in :func:`memdiag.compare`.
     schemes
         ``{benchmark: scheme}`` overriding :func:`memdiag._overview.scheme_for`.
-    design, inference, n_resamples, seed, confidence_level, missing, verdict_missing
-        As in :func:`memdiag.compare`, for every setting.
+    options
+        :class:`memdiag.Options` (or a mapping of its fields; None: the defaults), as in
+        :func:`memdiag.compare`, for every setting: reads design (None: each setting's scheme and
+        clusters), inference, n_resamples (at least 1), seed and confidence_level; correction
+        only adjusts compare's ``p_adj``, which is not reported here.
 
     Returns
     -------
@@ -79,10 +79,6 @@ def setting_differences(
         what :func:`memdiag.compare` raises for a setting.
     SchemeError
         A scheme a setting's data cannot satisfy.
-    ValueError
-        An unknown ``design``.
-    TypeError
-        ``seed`` is neither an int nor a :class:`numpy.random.Generator`.
 
     References
     ----------
@@ -94,11 +90,13 @@ def setting_differences(
     >>> import memdiag as md
     >>> runs = {(b, "m"): md.simulate(n_queries=200, systems=("rag", "mem"), accuracy={"rag": 0.6, "mem": p},
     ...                               reference="rag", seed=s) for b, p, s in (("a", 0.7, 1), ("b", 0.65, 2))}
-    >>> out = md.setting_differences(runs, reference="rag", n_resamples=500)
+    >>> out = md.setting_differences(runs, reference="rag", options={"n_resamples": 500})
     >>> out[["setting", "system", "reference"]].values.tolist()
     [['a · m', 'mem', 'rag'], ['b · m', 'mem', 'rag']]
     """
-    seed = run_seed(seed)
+    opts = as_options(options)
+    n_resamples, seed, confidence_level, inference = (opts.resampled("setting_differences"), opts.seed,
+                                                      opts.confidence_level, opts.inference)
     parts, skipped = [], []
     for benchmark, model, frame in _settings(data):
         name = " · ".join(v for v in (benchmark, model) if v)
@@ -107,12 +105,8 @@ def setting_differences(
         if reference not in set(systems):
             skipped.append(name)
             continue
-        options = dict(metric=metric, pairs="reference", reference=reference, design=design, inference=inference,
-                       n_resamples=n_resamples, seed=seed, confidence_level=confidence_level)
-        if not isinstance(frame, Prepared):
-            options.update(scheme=(schemes or {}).get(benchmark, scheme_for(benchmark, frame)), missing=missing,
-                           verdict_missing=verdict_missing)
-        out = compare(frame, **options)
+        out = compare(_prepared(benchmark, frame, schemes, metric), metric=metric, pairs="reference",
+                      reference=reference, options=opts)
         part = pd.DataFrame({
             "benchmark": benchmark, "model": model, "setting": name, "system": out["system_a"].astype(str),
             "reference": out["system_b"].astype(str), "diff": out["diff"], "se": out["se"], "ci_low": out["ci_low"],

@@ -608,10 +608,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 def _cmd_leaderboard(args: argparse.Namespace) -> int:
     df = _prepared(args, _read(args), metric=args.metric, scheme=args.scheme)
-    _emit(md.leaderboard(df, metric=args.metric, scheme=args.scheme, margin=args.margin, design=args.design,
-                         inference=args.inference, n_resamples=args.resamples, seed=args.seed, confidence_level=args.ci,
-                         correction=args.correction, threshold=args.threshold, missing=args.missing,
-                         verdict_missing=args.verdict_missing), args)
+    _emit(md.leaderboard(df, metric=args.metric, margin=args.margin, threshold=args.threshold,
+                         options=_options(args)), args)
     return 0
 
 
@@ -696,9 +694,9 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     if not args.claims:
         raise UsageError("give a claims file (memdiag audit CLAIMS --verdicts FILES) or --summaries YAML")
     df = _read(args)
-    table = md.audit_claims(df, args.claims, alpha=args.alpha, n_resamples=args.resamples,
-                            inference=args.inference, seed=args.seed, confidence_level=args.ci, missing=args.missing,
-                            verdict_missing=args.verdict_missing)
+    if (args.missing, args.verdict_missing) != ("error", "as-wrong"):  # every claim's rows get these policies
+        df = md.prepare(df, missing=args.missing, verdict_missing=args.verdict_missing)
+    table = md.audit_claims(df, args.claims, alpha=args.alpha, options=_options(args))
     _emit(table, args)
     return 0 if (table["verdict"] == "supported").all() else 1
 
@@ -719,10 +717,8 @@ def _audit_summaries(args: argparse.Namespace) -> int:
     return 1 if (table["verdict"] == "flagged").any() else 0
 def _cmd_rank(args: argparse.Namespace) -> int:
     df = _prepared(args, _read(args), metric=args.metric, scheme=args.scheme)
-    table = md.rank_stability(df, metric=args.metric, scheme=args.scheme, design=args.design, inference=args.inference,
-                              n_resamples=args.resamples, seed=args.seed, confidence_level=args.ci,
-                              threshold=args.threshold, higher_is_better=not args.lower_is_better,
-                              missing=args.missing, verdict_missing=args.verdict_missing)
+    table = md.rank_stability(df, metric=args.metric, threshold=args.threshold,
+                              higher_is_better=not args.lower_is_better, options=_options(args))
     _emit(table, args)
     return 0
 
@@ -785,11 +781,8 @@ def _cmd_independence(args: argparse.Namespace) -> int:
     if args.pairs == "reference" and not args.reference:
         raise UsageError("independence --pairs reference needs --reference NAME")
     df = _prepared(args, _read(args), metric=args.metric, scheme=args.scheme)
-    table = md.audit_independence(df, metric=args.metric, scheme=args.scheme, pairs=args.pairs,
-                                  reference=args.reference, design=args.design, inference=args.inference,
-                                  alpha=args.alpha, correction=args.correction, n_resamples=args.resamples,
-                                  seed=args.seed, confidence_level=args.ci, threshold=args.threshold,
-                                  missing=args.missing, verdict_missing=args.verdict_missing)
+    table = md.audit_independence(df, metric=args.metric, pairs=args.pairs, reference=args.reference,
+                                  alpha=args.alpha, threshold=args.threshold, options=_options(args))
     _emit(table, args)
     return 0
 
@@ -1018,11 +1011,10 @@ def _figure(args: argparse.Namespace):
     if kind == "overview" and args.pooled:
         if not args.reference:
             raise UsageError("plot overview --pooled needs --reference NAME (the system every other is compared with)")
-        data = _setting_verdicts(args)
-        common = dict(n_resamples=args.resamples, seed=args.seed, design=args.design, inference=args.inference,
-                      missing=args.missing, verdict_missing=args.verdict_missing)
-        pooled = md.pool_settings(md.setting_differences(data, reference=args.reference, **common))
-        return plots.overview(md.overview(data, reference=args.reference, **common), reference=args.reference,
+        data = _settings_prepared(args, _setting_verdicts(args))
+        options = _options(args, confidence_level=0.95)  # as before 0.3: the pooled figure ignores --ci
+        pooled = md.pool_settings(md.setting_differences(data, reference=args.reference, options=options))
+        return plots.overview(md.overview(data, reference=args.reference, options=options), reference=args.reference,
                               pooled=pooled)
     if kind == "overview":
         return plots.overview(_overview(args), reference=args.reference)
@@ -1050,20 +1042,24 @@ def _figure(args: argparse.Namespace):
         table = md.sensitivity(runs, parameter=args.parameter, default=args.default, metric=args.metric,
                                options=_options(args))
         return plots.sensitivity(table, parameter=args.parameter, default=table.attrs["default"], labels=labels)
-    common["inference"] = args.inference  # venn, forest, matrix and bubble choose how intervals are made
+    options = _options(args)  # venn, forest, matrix and bubble also choose how intervals are made (--inference)
+
+    def prepared(metric: str = "accuracy", scheme: str | None = args.scheme):
+        return md.prepare(df, scheme=scheme, metric=metric, missing=args.missing, verdict_missing=args.verdict_missing)
+
     if kind == "venn":
-        flows = md.flows(df, reference=args.reference, scheme=args.scheme, **common)
+        flows = md.flows(prepared(), reference=args.reference, options=options)
         return plots.venn(flows, reference=args.reference, shared_scale=args.shared_scale, all_systems=systems,
                           labels=labels)
     if kind == "forest":
         if args.arrange != "auto" and not args.by:
             raise UsageError("--arrange lays out the groups of --by; without --by there is one block")
-        table = md.compare(df, pairs="reference", reference=args.reference, metric=args.metric, scheme=args.scheme,
-                           by=args.by, **common)
+        table = md.compare(prepared(args.metric), pairs="reference", reference=args.reference, metric=args.metric,
+                           by=args.by, options=options)
         return plots.forest(table, reference=args.reference, all_systems=systems, labels=labels, layout=args.arrange)
     if kind == "matrix":
-        upper = md.compare(df, metric=args.metric, scheme=args.scheme, **common)
-        lower = md.compare(df, metric=args.lower, **common) if args.lower else None
+        upper = md.compare(prepared(args.metric), metric=args.metric, options=options)
+        lower = md.compare(prepared(args.lower, None), metric=args.lower, options=options) if args.lower else None
         return plots.matrix(upper, lower, labels=labels)
     from memdiag._report.provenance import _read_systems_table  # bubble
 
@@ -1073,7 +1069,7 @@ def _figure(args: argparse.Namespace):
     if absent:
         raise VerdictError(f"{args.systems_table}: the systems table has no column {absent[0]!r} (it has "
                            f"{', '.join(map(str, table.columns))}). Add it, or choose another with --cost / --size.")
-    scores = md.bootstrap(df, "accuracy", scheme=args.scheme, **common)
+    scores = md.bootstrap(prepared(), "accuracy", options=options)
     return plots.bubble(scores, table, reference=args.reference, cost=args.cost, size=size, all_systems=systems,
                         labels=labels)
 
@@ -1100,9 +1096,7 @@ def _venn3_systems(args: argparse.Namespace, systems: Sequence[str]) -> tuple[st
 def _overview(args: argparse.Namespace):
     """The scores of ``plot overview``: one setting per ``--setting NAME=PATH``, else per value of
     the verdicts' ``benchmark`` / ``model`` columns."""
-    common = dict(n_resamples=args.resamples, seed=args.seed, design=args.design, confidence_level=args.ci,
-                  inference=args.inference, missing=args.missing,
-                  verdict_missing=args.verdict_missing)
+    options = _options(args)
     if args.setting:
         if args.files or args.recipe:
             raise UsageError("plot overview reads either --setting NAME=PATH (one per setting) or FILES, not both")
@@ -1112,8 +1106,16 @@ def _overview(args: argparse.Namespace):
             settings[(benchmark, model)] = md.read_verdicts(path)
         for frame in settings.values():
             _check_outputs(args, frame)
-        return md.overview(settings, reference=args.reference, **common)
-    return md.overview(_read(args), reference=args.reference, **common)
+        return md.overview(_settings_prepared(args, settings), reference=args.reference, options=options)
+    return md.overview(_settings_prepared(args, _read(args)), reference=args.reference, options=options)
+
+
+def _settings_prepared(args: argparse.Namespace, data: pd.DataFrame | dict, metric: str = "accuracy") -> dict:
+    """Every setting of ``data`` prepared under its benchmark's scheme with the command's data
+    choices (missing-data policies): what ``overview`` and ``setting_differences`` take."""
+    from memdiag._overview import prepare_settings
+
+    return prepare_settings(data, metric=metric, missing=args.missing, verdict_missing=args.verdict_missing)
 
 
 def _setting_verdicts(args: argparse.Namespace) -> pd.DataFrame | dict:
@@ -1142,24 +1144,24 @@ def _setting_verdicts(args: argparse.Namespace) -> pd.DataFrame | dict:
 
 
 def _cmd_across(args: argparse.Namespace) -> int:
-    data = _setting_verdicts(args)
-    common = dict(design=args.design, inference=args.inference, n_resamples=args.resamples, seed=args.seed,
-                  confidence_level=args.ci, missing=args.missing, verdict_missing=args.verdict_missing)
-    differences = md.setting_differences(data, reference=args.reference, metric=args.metric, **common)
+    verdicts = _setting_verdicts(args)
+    options = _options(args)
+    data = _settings_prepared(args, verdicts, metric=args.metric)
+    differences = md.setting_differences(data, reference=args.reference, metric=args.metric, options=options)
     frames = [differences, md.pool_settings(differences, tau2=args.tau2, interval=args.interval,
                                             clusters=args.clusters, combine=args.combine, confidence_level=args.ci)]
     if args.cd != "none":
-        frames.append(md.critical_difference(md.overview(data, reference=args.reference, **common), method=args.cd,
-                                             confidence_level=args.ci))
+        scores = data if args.metric == "accuracy" else _settings_prepared(args, verdicts)
+        frames.append(md.critical_difference(md.overview(scores, reference=args.reference, options=options),
+                                             method=args.cd, confidence_level=args.ci))
     _emit(frames, args)
     return 0
 
 
 def _cmd_fragility(args: argparse.Namespace) -> int:
     df = _prepared(args, _read(args), scheme=args.scheme)
-    _emit(md.fragility(df, pairs=args.pairs, reference=args.reference, scheme=args.scheme, metric=args.metric,
-                       confidence_level=args.ci, threshold=args.threshold, missing=args.missing,
-                       verdict_missing=args.verdict_missing, max_subsets=args.max_subsets), args)
+    _emit(md.fragility(df, pairs=args.pairs, reference=args.reference, metric=args.metric, threshold=args.threshold,
+                       max_subsets=args.max_subsets, options=_options(args)), args)
     return 0
 
 

@@ -52,7 +52,7 @@ def trpc(real_data) -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def audited(trpc) -> pd.DataFrame:
-    return audit_claims(trpc, CLAIMS, n_resamples=2_000).set_index("id")
+    return audit_claims(trpc, CLAIMS, options=dict(n_resamples=2_000)).set_index("id")
 
 
 def test_claims_on_trpc_locomo_get_every_verdict(audited):
@@ -124,20 +124,24 @@ def test_unknown_system_or_metric_is_not_checkable_with_the_reason(audited):
 
 
 def test_binary_threshold_claim_uses_the_exact_binomial_test(trpc):
-    out = audit_claims(trpc, [{"id": "t", "system_a": "long_context", "threshold": 50, "direction": "greater",
-                               "design": "iid"}], n_resamples=500).iloc[0]
+    out = audit_claims(trpc,
+                       [{"id": "t", "system_a": "long_context", "threshold": 50, "direction": "greater",
+                         "design": "iid"}],
+                       options=dict(n_resamples=500)).iloc[0]
     expected = stats.binomtest(1073, 1986, 0.5).pvalue      # 1,073 of 1,986 correct
     assert out["test"] == "exact binomial" and out["p"] == pytest.approx(expected, rel=1e-12)
     assert out["verdict"] == "supported"
 
 
 def test_benchmark_selects_rows_and_its_official_scheme(trpc):
-    out = audit_claims(trpc, [{"id": "b", "benchmark": "locomo", "system_a": "long_context",
+    out = audit_claims(trpc,
+                       [{"id": "b", "benchmark": "locomo", "system_a": "long_context",
                                "system_b": "auto_mysql", "direction": "greater"},
                               {"id": "s", "scheme": "no-such-scheme", "system_a": "long_context",
                                "system_b": "auto_mysql", "direction": "greater"},
                               {"id": "x", "benchmark": "longmemeval", "system_a": "long_context",
-                               "system_b": "auto_mysql", "direction": "greater"}], n_resamples=500).set_index("id")
+                               "system_b": "auto_mysql", "direction": "greater"}],
+                       options=dict(n_resamples=500)).set_index("id")
     assert out.loc["b", "scheme"] == "locomo" and out.loc["b", "n"] == 1540   # adversarial questions excluded
     assert out.loc["s", "verdict"] == "not checkable" and "unknown scheme 'no-such-scheme'" in out.loc["s", "reason"]
     assert out.loc["x", "reason"] == "no verdicts of benchmark 'longmemeval' in the data"
@@ -145,7 +149,7 @@ def test_benchmark_selects_rows_and_its_official_scheme(trpc):
 
 def test_example_claims_file_on_the_example_data():
     df = md.read_verdicts(EXAMPLE / "verdicts")
-    out = audit_claims(df, EXAMPLE / "claims_example.yaml", n_resamples=2_000).set_index("id")
+    out = audit_claims(df, EXAMPLE / "claims_example.yaml", options=dict(n_resamples=2_000)).set_index("id")
     assert set(out["verdict"]) == {"supported", "contradicted", "not significant", "value mismatch", "not checkable"}
     assert out.loc["mem0-beats-rag", "verdict"] == "contradicted"
     assert out.loc["mem0-published-score", "verdict"] == "value mismatch"
@@ -186,8 +190,10 @@ def test_malformed_claims_are_errors_naming_claim_and_field(tmp_path, claim, mes
 def test_a_design_the_data_cannot_support_is_not_checkable():
     df = pd.DataFrame({"system": ["a"] * 4 + ["b"] * 4, "query_id": list("wxyz") * 2,
                        "score": [1, 1, 0, 1, 0, 1, 0, 0]})
-    out = audit_claims(df, [{"id": "c", "system_a": "a", "system_b": "b", "direction": "greater",
-                             "design": "cluster"}], n_resamples=200).iloc[0]
+    out = audit_claims(df,
+                       [{"id": "c", "system_a": "a", "system_b": "b", "direction": "greater",
+                         "design": "cluster"}],
+                       options=dict(n_resamples=200)).iloc[0]
     assert out["verdict"] == "not checkable" and "no 'cluster' column" in out["reason"]
 
 
@@ -209,10 +215,10 @@ def test_claims_default_to_the_cluster_design_with_its_test_and_power(trpc):
     from memdiag._inference import design_detectable_effect, design_power
 
     claims = [{k: v for k, v in c.items() if k != "design"} for c in CLAIMS[:3]]
-    out = audit_claims(trpc, claims, n_resamples=2_000).set_index("id")
+    out = audit_claims(trpc, claims, options=dict(n_resamples=2_000)).set_index("id")
     assert (out["design"] == "cluster").all()
     assert out["test"].str.startswith("wild cluster bootstrap-t").all()
-    pairs = md.compare(trpc, n_resamples=2_000).set_index(["system_a", "system_b"])
+    pairs = md.compare(trpc, options=dict(n_resamples=2_000)).set_index(["system_a", "system_b"])
     row = pairs.loc[("auto_mysql", "auto_pgvector")]          # the claim is pgvector − mysql
     claim = out.loc["pgvector-beats-mysql"]
     assert claim["diff"] == pytest.approx(-row["diff"]) and claim["p"] == row["p"]
@@ -221,5 +227,5 @@ def test_claims_default_to_the_cluster_design_with_its_test_and_power(trpc):
     assert claim["detectable_effect"] == pytest.approx(design_detectable_effect(row["se"], 9, alpha=0.05 / 3))
     assert claim["power"] == pytest.approx(design_power(abs(row["diff"]), row["se"], 9, alpha=0.05 / 3))
     # the conversations make the detectable effect larger than McNemar's for independent queries
-    iid = audit_claims(trpc, CLAIMS[:3], n_resamples=500).set_index("id")
+    iid = audit_claims(trpc, CLAIMS[:3], options=dict(n_resamples=500)).set_index("id")
     assert claim["detectable_effect"] > iid.loc["pgvector-beats-mysql", "detectable_effect"]

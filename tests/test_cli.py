@@ -143,7 +143,7 @@ def test_inference_needs_a_cluster_design_and_agreement_has_none():
 def test_rank_command_equals_the_python_api():
     code, out, err = run("rank", VERDICTS, "--scheme", "locomo", "--resamples", "300", "--format", "json")
     assert code == 0, err
-    api = md.rank_stability(md.read_verdicts(VERDICTS), scheme="locomo", n_resamples=300)
+    api = md.rank_stability(md.prepare(md.read_verdicts(VERDICTS), scheme="locomo"), options=dict(n_resamples=300))
     rows = json.loads(out)["rows"]
     assert [r["system"] for r in rows] == api["system"].tolist()
     assert [r["p_first"] for r in rows] == pytest.approx(api["p_first"].tolist(), abs=1e-12)
@@ -174,7 +174,7 @@ def test_power_command_gives_the_noncentral_t_detectable_effect():
 def test_independence_and_path_commands_equal_the_python_api():
     code, out, err = run("independence", VERDICTS, "--resamples", "300", "--format", "json")
     assert code == 0, err
-    api = md.audit_independence(md.read_verdicts(VERDICTS), n_resamples=300)
+    api = md.audit_independence(md.read_verdicts(VERDICTS), options=dict(n_resamples=300))
     assert [r["outcome"] for r in json.loads(out)["rows"]] == api["outcome"].tolist()
     meme = str(EXAMPLE / "meme")
     code, out, err = run("path", meme, "--categories", "Tr,Cas", "--resamples", "300", "--format", "json")

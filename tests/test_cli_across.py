@@ -40,13 +40,13 @@ def test_across_json_equals_the_api(settings):
     doc = json.loads(out)
     assert len(doc) == 3
     data = {(name, ""): md.read_verdicts(str(path)) for name, path in settings.items()}
-    diffs = md.setting_differences(data, reference="rag", n_resamples=500)
+    diffs = md.setting_differences(data, reference="rag", options=dict(n_resamples=500))
     pooled = md.pool_settings(diffs)
     got = {r["system"]: r for r in doc[1]["rows"]}
     for row in pooled.itertuples():
         assert got[row.system]["estimate"] == pytest.approx(row.estimate)
         assert got[row.system]["beats_in"] == row.beats_in
-    cd = md.critical_difference(md.overview(data, reference="rag", n_resamples=500))
+    cd = md.critical_difference(md.overview(data, reference="rag", options=dict(n_resamples=500)))
     assert [r["system"] for r in doc[2]["rows"]] == list(cd["system"])
     code, out, _ = run("across", *argv, "--reference", "rag", "--resamples", "500", "--format", "json", "--cd", "none",
                        "--tau2", "dl", "--interval", "z")

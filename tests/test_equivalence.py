@@ -82,7 +82,7 @@ def test_equivalent_and_not_worse_claims(clustered):
         {"id": "better-nw", "system_a": "better", "system_b": "raw-rag", "direction": "not-worse", "margin": 2},
         {"id": "worse-nw", "system_a": "worse", "system_b": "raw-rag", "direction": "not-worse", "margin": 1},
     ]
-    out = md.audit_claims(clustered, claims, n_resamples=500).set_index("id")
+    out = md.audit_claims(clustered, claims, options=dict(n_resamples=500)).set_index("id")
     table = md.compare(clustered, pairs="reference", reference="raw-rag", test="equivalence", margin=6,
                        options=dict(n_resamples=500)).set_index("system_a")
     assert out.loc["same-matches", "p"] == pytest.approx(table.loc["same", "p_margin"])
@@ -99,16 +99,17 @@ def test_equivalent_and_not_worse_claims(clustered):
 
 
 def test_leaderboard_tiers_follow_the_comparisons_with_each_leader(clustered):
-    board = md.leaderboard(clustered, n_resamples=500).set_index("system")
-    first = md.compare(clustered, pairs="reference", reference="better", options=dict(n_resamples=500)).set_index("system_a")
+    board = md.leaderboard(clustered, options=dict(n_resamples=500)).set_index("system")
+    first = md.compare(clustered, pairs="reference", reference="better",
+                       options=dict(n_resamples=500)).set_index("system_a")
     tied = set(first.index[first["p_adj"] > 0.05]) | {"better"}
     assert set(board.index[board["tier"] == 1]) == tied
     assert board.loc["better", "leader"] == "better" and board.loc["better", "rank"] == 1
-    ranks = md.rank_stability(clustered, n_resamples=500).set_index("system")
+    ranks = md.rank_stability(clustered, options=dict(n_resamples=500)).set_index("system")
     pd.testing.assert_series_equal(board["p_first"].sort_index(), ranks["p_first"].sort_index())
     assert (board["rank_low"] <= board["rank"]).all() and (board["rank"] <= board["rank_high"]).all()
     # with a margin a system shown not worse than the leader by more than it joins the leader's tier
-    wide = md.leaderboard(clustered, margin=30.0, n_resamples=500)     # worse is 19 points behind
+    wide = md.leaderboard(clustered, margin=30.0, options=dict(n_resamples=500))     # worse is 19 points behind
     assert (wide["tier"] == 1).all() and wide["within_margin"].drop(index=0).all()
 
 

@@ -80,11 +80,11 @@ def test_audit_claims_and_leaderboard_carry_the_columns():
     df = md.simulate(n_queries=240, systems=("raw-rag", "mem", "zep"),
                      accuracy={"raw-rag": 0.5, "mem": 0.68, "zep": 0.62}, n_clusters=8, seed=2)
     claims = [{"id": "c1", "system_a": "mem", "system_b": "raw-rag", "direction": "greater"}]
-    audit = md.audit_claims(df, claims, n_resamples=500).iloc[0]
+    audit = md.audit_claims(df, claims, options=dict(n_resamples=500)).iloc[0]
     frag = md.fragility(df, pairs="reference", reference="raw-rag").set_index("system_a").loc["mem"]
     for col in ("flips_sign", "flips_significance", "removal_sign", "removal_significance"):
         assert audit[col] == frag[col]
-    board = md.leaderboard(df, n_resamples=500).set_index("system")
+    board = md.leaderboard(df, options=dict(n_resamples=500)).set_index("system")
     top = board["estimate"].idxmax()
     # brute force: the fewest conversations whose removal lets another system tie or pass the top one
     wide = df.pivot(index="query_id", columns="system", values="score") > 0.5
@@ -99,7 +99,7 @@ def test_audit_claims_and_leaderboard_carry_the_columns():
 def test_real_trpc_long_context_vs_rag_fragility(real_data):
     root = real_data / "trpc-group__trpc-agent-go" / "data_nohistory_gpt4omini"
     df = pd.concat([md.read_verdicts(root / s / "results.json") for s in ("long_context", "rag_observation_mysql")])
-    out = md.fragility(df, scheme="locomo").iloc[0]
+    out = md.fragility(md.prepare(df, scheme="locomo")).iloc[0]
     wide = df[df["category"] != "adversarial"].pivot(index="query_id", columns="system", values="score") > 0.5
     lc, rag = wide["long_context"], wide["rag_observation_mysql"]
     assert (out["benefit"], out["tax"]) == (int((lc & ~rag).sum()), int((~lc & rag).sum()))
@@ -126,7 +126,7 @@ def test_leaderboard_tier_flips_match_brute_force_under_iid():
     # Holm by md.adjust (itself checked against statsmodels; multipletests runs gc.collect per call)
     df = md.simulate(n_queries=300, systems=("raw-rag", "mem", "zep", "m3"),
                      accuracy={"raw-rag": 0.55, "mem": 0.7, "zep": 0.64, "m3": 0.6}, seed=1)
-    board = md.leaderboard(df, design="iid", n_resamples=500).set_index("system")
+    board = md.leaderboard(df, options=dict(design="iid", n_resamples=500)).set_index("system")
     leader = board["estimate"].idxmax()
     wide = df.pivot(index="query_id", columns="system", values="score") > 0.5
     others = [s for s in wide.columns if s != leader]
@@ -147,7 +147,7 @@ def test_leaderboard_tier_flips_match_brute_force_under_iid():
                     if b0 + db >= 0 and c0 + dc >= 0 and max(db, 0) + max(dc, 0) <= conc + max(-db, 0) + max(-dc, 0)
                     and tied(b0 + db, c0 + dc) != base)
         assert board.loc[s, "flips_tier"] == want
-    assert md.leaderboard(df, n_resamples=500)["flips_tier"].isna().all()      # cluster design: not computed
+    assert md.leaderboard(df, options=dict(n_resamples=500))["flips_tier"].isna().all()      # cluster design: not computed
 
 
 def test_report_says_how_fragile_the_claims_and_the_first_place_are(tmp_path):
@@ -157,11 +157,11 @@ def test_report_says_how_fragile_the_claims_and_the_first_place_are(tmp_path):
     md.report(df, reference="raw-rag", out=tmp_path / "r", claims=claims, progress=False,
               options=dict(n_resamples=1000))
     text = (tmp_path / "r" / "report.md").read_text(encoding="utf-8")
-    audit = md.audit_claims(df, claims, n_resamples=1000).iloc[0]
+    audit = md.audit_claims(df, claims, options=dict(n_resamples=1000)).iloc[0]
     assert audit["verdict"] == "supported"
     k = int(audit["flips_significance"])
     assert f"The most fragile supported claim, mem-wins, loses significance after {k} verdict flips" in text
-    board = md.leaderboard(df, n_resamples=1000)
+    board = md.leaderboard(df, options=dict(n_resamples=1000))
     top = board[board["removal_rank1"].notna()].iloc[0]
     k = int(top["removal_rank1"])
     if k < 0:       # mem wins in every conversation here: no removal leaves raw-rag level with it
@@ -201,7 +201,7 @@ def test_coverage_claims_count_the_sufficiency_labels_not_the_scores():
     assert frag["removal_sign"] == want
     assert md.fragility(df).iloc[0]["flips_sign"] == 0            # accuracy: no difference to overturn
     claims = [{"id": "cov", "system_a": "mem", "system_b": "rag", "direction": "greater", "metric": "coverage"}]
-    audit = md.audit_claims(df, claims, n_resamples=200).iloc[0]
+    audit = md.audit_claims(df, claims, options=dict(n_resamples=200)).iloc[0]
     for col in ("flips_sign", "flips_significance", "removal_sign", "removal_significance"):
         assert audit[col] == frag[col], col
 
@@ -220,7 +220,7 @@ def test_a_continuous_metric_gets_removals_but_no_flips():
     want = next((k for k in range(1, 6) for drop in combinations(D.index, k) if D.drop(list(drop)).sum() <= 0), -1)
     assert row["removal_sign"] == want
     assert "fragility-no-flips" in [n.code for n in out.attrs["notes"] if hasattr(n, "code")]
-    board = md.leaderboard(df, metric="f1", n_resamples=200).set_index("system")
+    board = md.leaderboard(df, metric="f1", options=dict(n_resamples=200)).set_index("system")
     assert board.loc["mem", "removal_rank1"] == want      # two systems: taking first place is the sign
     with pytest.raises(md.VerdictError, match="ratio"):
         md.fragility(df.assign(sufficient=1), metric="utilization")

@@ -82,18 +82,18 @@ def named(k: int, long: bool) -> pd.DataFrame:
 
 @functools.cache
 def flows_frame(k: int, long: bool = False) -> pd.DataFrame:
-    return flows(named(k, long), reference=LONG[REF] if long else REF, n_resamples=200)
+    return flows(named(k, long), reference=LONG[REF] if long else REF, options=dict(n_resamples=200))
 
 
 @functools.cache
 def compare_frame(k: int, pairs: str = "reference", long: bool = False) -> pd.DataFrame:
     ref = (LONG[REF] if long else REF) if pairs == "reference" else None
-    return compare(named(k, long), pairs=pairs, reference=ref, n_resamples=200)
+    return compare(named(k, long), pairs=pairs, reference=ref, options=dict(n_resamples=200))
 
 
 @functools.cache
 def scores_frame(k: int, long: bool = False) -> pd.DataFrame:
-    return bootstrap(named(k, long), n_resamples=200)
+    return bootstrap(named(k, long), options=dict(n_resamples=200))
 
 
 def facts(systems) -> pd.DataFrame:
@@ -405,7 +405,7 @@ def grouped_compare_frame(k: int, long: bool = False) -> pd.DataFrame:
     category = np.select([index < 30, index < 90, index < 160], ["temporal", "single-hop", "multi-hop"],
                          "open-domain")
     return compare(v.assign(category=category, benchmark="locomo"), pairs="reference",
-                   reference=LONG[REF] if long else REF, by="category", n_resamples=200)
+                   reference=LONG[REF] if long else REF, by="category", options=dict(n_resamples=200))
 
 
 def test_forest_of_a_by_category_frame_draws_each_category_under_its_integer_heading(tmp_path):
@@ -465,7 +465,8 @@ def test_forest_draws_rows_without_an_interval_as_their_estimate_alone(tmp_path)
 def test_venn_of_one_category_says_which_category_it_shows():
     v = named(3, False)
     category = np.where(v["query_id"].str[1:].astype(int) < 100, "temporal", "single-hop")
-    by = flows(v.assign(category=category, benchmark="locomo"), reference=REF, by="category", n_resamples=200)
+    by = flows(v.assign(category=category, benchmark="locomo"), reference=REF, by="category",
+               options=dict(n_resamples=200))
     text = " ".join(all_text(plots.venn(by[by["group"] == "single-hop"])).split())
     assert "Only the queries of category 4 (single-hop) (the dataset's integer with the locomo-paper name" in text
     assert "Only the queries of" not in " ".join(all_text(plots.venn(flows_frame(3))).split())
@@ -858,7 +859,7 @@ def test_plots_reject_frames_without_the_needed_columns():
 def test_venn_asks_for_one_group_of_a_by_frame():
     by = flows(verdicts(1).assign(category=lambda d: d.query_id.str[-1:].isin(list("01234"))
                                   .map({True: "a", False: "b"})),
-               reference=REF, by="category", n_resamples=50)
+               reference=REF, by="category", options=dict(n_resamples=50))
     with pytest.raises(ValueError, match="one group at a time"):
         plots.venn(by)
     plots.venn(by[by.group == "a"])

@@ -27,7 +27,7 @@ def test_report_pools_the_benchmarks_and_counts_them(tmp_path):
     md.report(df, reference="rag", out=tmp_path / "r", progress=False, options=dict(n_resamples=400))
     text = (tmp_path / "r" / "report.md").read_text(encoding="utf-8")
     analysis = json.loads((tmp_path / "r" / "analysis.json").read_text(encoding="utf-8"))
-    diffs = md.setting_differences(df, reference="rag", n_resamples=400)
+    diffs = md.setting_differences(df, reference="rag", options=dict(n_resamples=400))
     pooled = md.pool_settings(diffs).set_index("system")
     assert "Across settings" in text
     table = pd.read_csv(tmp_path / "r" / "tables" / "settings_pooled.csv").set_index("system")

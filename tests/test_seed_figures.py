@@ -62,7 +62,7 @@ def test_augmentation_regions_equal_a_crosstab_of_the_binarised_scores_and_the_f
     codes = correct.agg("".join, axis=1).value_counts()
     assert out.set_index("region")["count"].to_dict() == {r: int(codes.get(r, 0)) for r in out["region"]}
     assert out["count"].sum() == 600 and out["share"].sum() == pytest.approx(100)
-    flows = md.flows(example, reference="raw-rag", n_resamples=200).set_index("system")
+    flows = md.flows(example, reference="raw-rag", options=dict(n_resamples=200)).set_index("system")
     for system in ("mem0", "mem0+raw"):
         assert out.attrs["flows"]["tax"][system] == flows.loc[system, "tax"]
         assert out.attrs["flows"]["benefit"][system] == flows.loc[system, "benefit"]
@@ -137,16 +137,16 @@ def test_overview_scores_every_setting_under_its_benchmarks_scheme():
     meme = md.read_verdicts(EXAMPLE / "meme")
     mab = md.read_verdicts(EXAMPLE / "memoryagentbench")
     out = md.overview({"MEME": meme, ("MemoryAgentBench", "synthetic reader"): mab}, reference="raw-rag",
-                      n_resamples=200)
+                      options=dict(n_resamples=200))
     assert out.drop_duplicates("setting")["scheme"].tolist() == ["meme", "memoryagentbench"]
     assert out["setting"].unique().tolist() == ["MEME", "MemoryAgentBench · synthetic reader"]
     for setting, frame, scheme in (("MEME", meme, "meme"), ("MemoryAgentBench · synthetic reader", mab,
                                                                "memoryagentbench")):
-        official = md.score(frame, scheme=scheme).set_index("system")["overall"]
+        official = md.score(md.prepare(frame, scheme=scheme), options=dict(n_resamples=0)).set_index("system")["overall"]
         part = out[out["setting"] == setting].set_index("system")
         assert part["estimate"].to_dict() == pytest.approx(official.to_dict())
         assert part["rank"].to_dict() == part["estimate"].rank(ascending=False, method="min").astype(int).to_dict()
-    grouped = md.overview(pd.concat([meme, mab], ignore_index=True), n_resamples=200)
+    grouped = md.overview(pd.concat([meme, mab], ignore_index=True), options=dict(n_resamples=200))
     assert grouped["estimate"].tolist() == pytest.approx(out["estimate"].tolist())
 
 
@@ -155,7 +155,7 @@ def test_overview_reproduces_the_published_locomo_scores_of_the_real_releases(re
               md.read_verdicts(real_data / "memodb-io__memobase" / "memobase_eval_0710_3000.json")
               .assign(system="memobase"),
               md.read_verdicts(real_data / "Backboard-io__Backboard-Locomo-Benchmark").assign(system="backboard")]
-    out = md.overview({"LoCoMo": pd.concat(frames, ignore_index=True)}, n_resamples=200).set_index("system")
+    out = md.overview({"LoCoMo": pd.concat(frames, ignore_index=True)}, options=dict(n_resamples=200)).set_index("system")
     assert out["scheme"].iloc[0] == "locomo"
     assert out["estimate"].round(2).to_dict() == {"backboard": 90.00, "memobase": 75.78, "zep": 75.13}
     assert out.loc["backboard", "rank"] == 1

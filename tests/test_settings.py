@@ -21,9 +21,9 @@ def _runs():
 
 def test_setting_differences_are_compare_per_setting():
     runs = _runs()
-    out = md.setting_differences(runs, reference="rag", n_resamples=400, seed=4)
+    out = md.setting_differences(runs, reference="rag", options=dict(n_resamples=400, seed=4))
     assert len(out) == 6 and set(out["reference"]) == {"rag"}
-    one = md.compare(runs[("b", "gpt")], pairs="reference", reference="rag", n_resamples=400, seed=4)
+    one = md.compare(runs[("b", "gpt")], pairs="reference", reference="rag", options=dict(n_resamples=400, seed=4))
     got = out[out["setting"] == "b · gpt"].set_index("system")
     for row in one.itertuples():
         assert got.loc[row.system_a, "diff"] == row.diff and got.loc[row.system_a, "se"] == row.se
@@ -34,12 +34,12 @@ def test_setting_differences_are_compare_per_setting():
 def test_settings_without_the_reference_are_counted():
     runs = _runs()
     runs[("d", "gpt")] = md.simulate(n_queries=100, systems=("x", "mem"), accuracy={"x": 0.5, "mem": 0.6}, reference="x", seed=9)
-    out = md.setting_differences(runs, reference="rag", n_resamples=200)
+    out = md.setting_differences(runs, reference="rag", options=dict(n_resamples=200))
     assert "d · gpt" not in set(out["setting"])
     [note] = [n for n in out.attrs["notes"] if getattr(n, "code", "") == "settings-without-reference"]
     assert "d · gpt" in note
     with pytest.raises(VerdictError, match="in no setting"):
-        md.setting_differences(runs, reference="nobody", n_resamples=200)
+        md.setting_differences(runs, reference="nobody", options=dict(n_resamples=200))
 
 
 def _frame():
@@ -96,7 +96,7 @@ def test_real_trpc_agentic_vs_auto_across_six_settings(real_data):
             df = pd.concat(frames, ignore_index=True)
             df["system"] = df["system"].astype(str).str.split("_").str[0]
             runs[(run, backend)] = df
-    d = md.setting_differences(runs, reference="auto", n_resamples=1000, seed=0)
+    d = md.setting_differences(runs, reference="auto", options=dict(n_resamples=1000, seed=0))
     assert len(d) == 6 and (d["n"] == 1540).all()
     # nohistory · mysql: agentic − auto over the 1,540 non-adversarial questions, a plain mean of binary
     # verdicts: computed here straight from the verdicts
@@ -111,8 +111,8 @@ def test_real_trpc_agentic_vs_auto_across_six_settings(real_data):
 
 def test_overview_figure_draws_the_pooled_panel_from_the_frames():
     runs = _runs()
-    scores = md.overview(runs, reference="rag", n_resamples=300)
-    pooled = md.pool_settings(md.setting_differences(runs, reference="rag", n_resamples=300))
+    scores = md.overview(runs, reference="rag", options=dict(n_resamples=300))
+    pooled = md.pool_settings(md.setting_differences(runs, reference="rag", options=dict(n_resamples=300)))
     fig = md.plot.overview(scores, reference="rag", pooled=pooled)
     artists = {a.get_gid(): a for ax in fig.axes for a in [*ax.lines, *ax.texts] if a.get_gid()}
     for row in pooled.itertuples():

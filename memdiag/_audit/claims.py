@@ -8,17 +8,19 @@ power (:mod:`memdiag._inference.power`) — and gives it a verdict with one line
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Mapping, Sequence
+import warnings
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
 import yaml
 from scipy import stats
 
-from memdiag import _checks
-from memdiag._checks import KINDS
+from memdiag._checks import KINDS, MISSING, VERDICT_MISSING, choice
 from memdiag._cluster_labels import CLUSTER_MISSING
 from memdiag._compare import compare
 from memdiag._fragility import FRAGILITY_COLUMNS, pair_fragility
@@ -26,14 +28,17 @@ from memdiag._inference import adjust, design_detectable_effect, design_power, d
 from memdiag._inference.intervals import infer
 from memdiag._metrics import EVIDENCE_METRICS, metric_columns
 from memdiag._notes import Note, prefixed
-from memdiag._prepare import prepare
+from memdiag._options import OPTION_KEYWORDS, Options, as_options, legacy_keywords
+from memdiag._prepare import Prepared, prepare
 from memdiag._provenance import stamp
-from memdiag._resampling import run_seed
 from memdiag._schemes import Scheme, known_schemes, resolve_scheme
 from memdiag._side_files import read_csv, read_text
-from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
 from memdiag._strict import load_yaml
-from memdiag.errors import SchemeError, VerdictError, where
+from memdiag.errors import MemdiagDeprecationWarning, SchemeError, VerdictError, where
+
+F = TypeVar("F", bound=Callable[..., Any])
+#: The alignment policies :func:`audit_claims` took before 0.3 (now :func:`memdiag.prepare`).
+CLAIM_POLICIES: tuple[str, ...] = ("missing", "verdict_missing", "cluster_missing")
 
 #: The claim verdicts, in order of precedence (the first that applies is given).
 VERDICTS: tuple[str, ...] = ("not checkable", "value mismatch", "contradicted", "not significant", "supported")
@@ -256,14 +261,22 @@ def _checkable(df: pd.DataFrame, claim: Mapping) -> tuple[pd.DataFrame, Scheme |
     return df, resolve_scheme(scheme)
 
 
-def _evaluate(df: pd.DataFrame, claim: Mapping, n_resamples: int, seed: int, level: float, inference: str,
-              missing: MissingQueryPolicy, verdict_missing: MissingVerdictPolicy, cluster_missing: str) -> dict:
-    """Recomputed numbers of one claim (no verdict yet); raises if it cannot be checked."""
+def _evaluate(df: pd.DataFrame, claim: Mapping, opts: Options, base: Prepared | None, policies: Mapping) -> dict:
+    """Recomputed numbers of one claim (no verdict yet); raises if it cannot be checked. The claim's
+    data are ``base`` prepared again (its choices kept, the claim's scheme, metric, systems and
+    design changed) on the claim's rows of ``df``, or ``df``'s rows prepared with the defaults."""
+    n_resamples, seed, level, inference = (opts.resampled("audit_claims"), opts.seed, opts.confidence_level,
+                                           opts.inference)
     data, scheme = _checkable(df, claim)
     a, b = claim["system_a"], claim["system_b"]
-    systems = [a] if b is None else [a, b]
-    prepared = prepare(data, scheme=scheme, metric=claim["metric"], systems=systems, missing=missing,
-                       verdict_missing=verdict_missing, design=claim["design"], cluster_missing=cluster_missing)
+    changes = dict(metric=claim["metric"], systems=[a] if b is None else [a, b])
+    design = claim["design"] if claim["design"] is not None else opts.design
+    if base is None:
+        prepared = prepare(data, scheme=scheme, design=design, **policies, **changes)
+    else:                     # the user's choices carry over unless the claim names its own
+        changes.update({k: v for k, v in (("scheme", scheme), ("design", design)) if v is not None})
+        prepared = base.reprepare(rows=data, **policies, **changes)
+    scheme = prepared.scheme
     kind = prepared.design
     notes = list(prepared.notes)
     cols = metric_columns(prepared, claim["metric"])
@@ -273,8 +286,7 @@ def _evaluate(df: pd.DataFrame, claim: Mapping, n_resamples: int, seed: int, lev
     if b is not None:
         test = _MARGIN_DIRECTIONS.get(claim["direction"], "difference")
         margin = claim["margin"] if test != "difference" else None
-        table = compare(prepared, metric=claim["metric"], n_resamples=n_resamples, seed=seed,
-                        confidence_level=level, inference=inference, test=test, margin=margin)
+        table = compare(prepared, metric=claim["metric"], test=test, margin=margin, options=opts.replace(design=None))
         out = table.iloc[0]
         row["_notes"] = notes + table.attrs["notes"][1 + len(prepared.notes):]
         row.update({k: out[k] for k in ("estimate_a", "estimate_b", "diff", "ci_low", "ci_high", "p", "test")})
@@ -382,42 +394,65 @@ def _claim_notes(notes: list[tuple[str, str]], n_claims: int) -> list[Note]:
     return out
 
 
+def _claim_policies(function: F) -> F:
+    """Accept the pre-0.3 ``missing``, ``verdict_missing`` and ``cluster_missing`` of
+    :func:`audit_claims` with a :class:`~memdiag.errors.MemdiagDeprecationWarning`, applied to each
+    claim's rows as before (not by preparing all the verdicts at once, which verdicts of several
+    benchmarks sharing query ids would not allow)."""
+
+    @functools.wraps(function)
+    def wrapper(data: Any, claims: Any, **kwargs: Any) -> Any:
+        policies = {k: kwargs.pop(k) for k in CLAIM_POLICIES if k in kwargs}
+        if not policies:
+            return function(data, claims, **kwargs)
+        moved = {k: kwargs.pop(k) for k in OPTION_KEYWORDS if k in kwargs}
+        named = ", ".join(f"{k}=" for k in [*moved, *policies])
+        warnings.warn(f"audit_claims({named}...) is deprecated since memdiag 0.3 and goes in 0.4: pass "
+                      + (f"options=md.Options({', '.join(f'{k}=...' for k in moved)}) and " if moved else "")
+                      + f"md.prepare(df, {', '.join(f'{k}=...' for k in policies)}) as the data.",
+                      MemdiagDeprecationWarning, stacklevel=2)
+        for name, allowed in (("missing", MISSING), ("verdict_missing", VERDICT_MISSING),
+                              ("cluster_missing", CLUSTER_MISSING)):
+            if name in policies:
+                choice(policies[name], allowed, name.replace("_", "-") + " policy")
+        opts = as_options(kwargs.pop("options", None)).replace(**moved)
+        return _audit_claims(data, claims, opts=opts, policies=policies, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
+@_claim_policies
+@legacy_keywords
 def audit_claims(
-    df: pd.DataFrame,
+    data: pd.DataFrame | Prepared,
     claims: str | Path | pd.DataFrame | Sequence[Mapping],
     *,
     alpha: float = 0.05,
     power: float = 0.8,
-    inference: str = "auto",
-    n_resamples: int = 20_000,
-    seed: int | np.random.Generator = 0,
-    confidence_level: float = 0.95,
-    missing: MissingQueryPolicy = "error",
-    verdict_missing: MissingVerdictPolicy = "as-wrong",
-    cluster_missing: str = "error",
+    options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
     """Check each claim against the verdicts and give it a verdict with one line of reason.
 
     Parameters
     ----------
-    df
-        Canonical verdicts.
+    data
+        Canonical verdicts (each claim's rows prepared with the defaults), or
+        :func:`memdiag.prepare` output: each claim's rows are then prepared again with its
+        choices (missing-data, judge, label and cluster policies, and the scheme and design
+        unless the claim names its own; :meth:`memdiag.Prepared.reprepare`), so
+        ``md.prepare(df, missing="drop", cluster_missing="own")`` sets them for every claim.
+        Each claim's own scheme (or benchmark), metric and systems always apply.
     claims
         A claims file or table (see :func:`read_claims` for the fields).
     alpha, power
         Significance level (on Holm-adjusted p-values) and the power of the detectable effect.
-    inference
-        ``auto`` (the SPEC §4.1 rule), ``percentile``, ``jackknife`` or ``cr2``, as in
-        :func:`memdiag.compare`; each claim's design is its own (by default its scheme's or its
-        data's clusters).
-    n_resamples, seed, confidence_level
-        Bootstrap replicates or wild draws for the intervals and the tests where no exact test
-        applies.
-    missing, verdict_missing
-        Alignment policies (:func:`memdiag.align`).
-    cluster_missing
-        Queries without a cluster label when the others have one: ``"error"`` (default) or
-        ``"own"`` (each its own cluster), as in :func:`memdiag.prepare`.
+    options
+        :class:`memdiag.Options` (or a mapping of its fields; None: the defaults); reads
+        inference (``auto``: the SPEC §4.1 rule, as in :func:`memdiag.compare`), n_resamples
+        (bootstrap replicates or wild draws for the intervals and the tests where no exact test
+        applies; at least 1), seed, confidence_level, and design (the design of the claims that
+        name none; None: each claim's scheme's or its data's clusters). Not correction: the
+        adjustment is always Holm per family.
 
     Returns
     -------
@@ -436,11 +471,9 @@ def audit_claims(
     Raises
     ------
     VerdictError
-        A claims file or table :func:`read_claims` refuses; a bad ``n_resamples`` or
-        ``confidence_level``. (A claim the data cannot answer is not an error: its verdict is
-        ``not checkable``.)
-    TypeError
-        ``seed`` is neither an int nor a :class:`numpy.random.Generator`.
+        A claims file or table :func:`read_claims` refuses; ``n_resamples`` 0; prepared data
+        that do not keep their source rows. (A claim the data cannot answer is not an error: its
+        verdict is ``not checkable``.)
 
     Notes
     -----
@@ -503,7 +536,7 @@ def audit_claims(
     ...                    "score": [1] * 30 + [0] * 10 + [1] * 12 + [0] * 28})
     >>> claims = [{"id": "mem-wins", "system_a": "mem", "system_b": "rag", "direction": "greater"},
     ...           {"id": "zep-wins", "system_a": "zep", "system_b": "rag", "direction": "greater"}]
-    >>> out = audit_claims(df, claims, n_resamples=500)
+    >>> out = audit_claims(df, claims, options={"n_resamples": 500})
     >>> out[["id", "verdict", "diff"]]
              id        verdict  diff
     0  mem-wins   contradicted -45.0
@@ -513,18 +546,33 @@ def audit_claims(
     >>> print(out.loc[1, "reason"])
     system 'zep' is not in the data (systems: mem, rag)
     """
-    seed = run_seed(seed)
-    n_resamples = _checks.n_resamples(n_resamples)
-    confidence_level = _checks.confidence_level(confidence_level)
-    _checks.choice(cluster_missing, CLUSTER_MISSING, "missing-cluster policy")
+    return _audit_claims(data, claims, alpha=alpha, power=power, opts=as_options(options), policies={})
+
+
+def _audit_claims(data: pd.DataFrame | Prepared, claims: str | Path | pd.DataFrame | Sequence[Mapping], *,
+                  alpha: float = 0.05, power: float = 0.8, opts: Options, policies: Mapping) -> pd.DataFrame:
+    """:func:`audit_claims` with ``policies`` (keywords of :func:`memdiag.prepare`) for each claim's rows."""
+    seed, n_resamples, confidence_level, inference = (opts.seed, opts.resampled("audit_claims"),
+                                                      opts.confidence_level, opts.inference)
+    if isinstance(data, Prepared):
+        if data.source is None:
+            raise VerdictError("audit_claims prepares each claim's rows again, and these prepared data do not keep "
+                               "their source rows; call md.prepare(...) again.")
+        base, df = data, data.source
+    elif isinstance(data, pd.DataFrame):
+        base, df = None, data
+    else:
+        raise VerdictError(f"expected a verdict DataFrame or md.prepare(...) output, got {type(data).__name__}. "
+                           "Read files with md.read_verdicts first.")
+    missing, verdict_missing = (base.missing, base.verdict_missing) if base is not None else ("error", "as-wrong")
+    missing, verdict_missing = policies.get("missing", missing), policies.get("verdict_missing", verdict_missing)
     table = read_claims(claims)
     records = [{k: (None if k not in _NUMBERS and _absent(v) else v) for k, v in r.items()}
                for r in table.to_dict("records")]  # pandas may store a missing text as NaN
     results: list[dict | str] = []          # recomputed numbers, or why the claim is not checkable
     for claim in records:
         try:
-            results.append(_evaluate(df, claim, n_resamples, seed, confidence_level, inference, missing,
-                                     verdict_missing, cluster_missing))
+            results.append(_evaluate(df, claim, opts, base, policies))
         except (VerdictError, SchemeError) as error:
             results.append(str(error).rstrip("."))
     checked = np.array([isinstance(r, dict) for r in results])

@@ -9,67 +9,52 @@ by pair, whether a significant iid difference stays significant.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 
 from memdiag._compare import compare
 from memdiag._notes import with_code
+from memdiag._options import Options, as_options, legacy_keywords
 from memdiag._prepare import Prepared, as_prepared
 from memdiag._provenance import stamp
-from memdiag._resampling import run_seed
-from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
 from memdiag.errors import VerdictError
-
-if TYPE_CHECKING:  # pragma: no cover
-    from memdiag._schemes import Scheme
 
 #: What happened to each pair's conclusion, in the order of :func:`audit_independence`'s column.
 OUTCOMES: tuple[str, ...] = ("survives", "lost", "gained", "neither")
 
 
+@legacy_keywords
 def audit_independence(
     data: pd.DataFrame | Prepared,
     *,
     metric: str = "accuracy",
-    scheme: str | Path | Scheme | None = None,
     pairs: str = "all",
     reference: str | None = None,
-    design: str | None = None,
-    inference: str = "auto",
     alpha: float = 0.05,
-    correction: str = "holm",
-    n_resamples: int = 20_000,
-    seed: int | np.random.Generator = 0,
-    confidence_level: float = 0.95,
     threshold: float | None = None,
-    systems: Sequence[str] | None = None,
-    missing: MissingQueryPolicy | None = None,
-    verdict_missing: MissingVerdictPolicy | None = None,
+    options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
     """The pairwise conclusions of an iid analysis beside those of the clustered one (SPEC §4.1).
 
     Parameters
     ----------
     data
-        Canonical verdicts whose queries carry a ``cluster`` (conversation, episode, persona), or
-        :func:`memdiag.prepare` output.
-    metric, scheme, pairs, reference, threshold, systems, missing, verdict_missing
+        :func:`memdiag.prepare` output, or canonical verdicts (prepared with the defaults), whose
+        queries carry a ``cluster`` (conversation, episode, persona). The data choices (scheme,
+        systems, missing-data policies) are made there.
+    metric, pairs, reference, threshold
         As in :func:`memdiag.compare`.
-    design
-        The clustered design (default: the data's or the scheme's; ``cluster`` when that is
-        ``iid``); it must resample clusters.
-    inference
-        Method of the clustered analysis (:mod:`memdiag._inference.rule`; default ``auto``).
     alpha
         Significance level of the adjusted p-values.
-    correction
-        Multiplicity adjustment over the pairs, the same in both analyses (default Holm).
-    n_resamples, seed, confidence_level
-        As in :func:`memdiag.compare`, shared by both analyses.
+    options
+        :class:`memdiag.Options` (or a mapping of its fields; None: the defaults); reads every
+        field: design (the clustered design; None: the prepared data's, ``cluster`` when that is
+        ``iid``; it must resample clusters), inference (of the clustered analysis,
+        :mod:`memdiag._inference.rule`; the iid analysis is always ``percentile``), correction
+        (over the pairs, the same in both analyses), n_resamples, seed and confidence_level
+        (shared by both analyses).
 
     Returns
     -------
@@ -104,15 +89,16 @@ def audit_independence(
     --------
     >>> import memdiag as md
     >>> df = md.simulate(n_queries=1000, systems={"raw-rag": 0.55, "mem": 0.65}, n_clusters=10, icc=0.2, seed=2)
-    >>> out = audit_independence(df, n_resamples=2000)
+    >>> out = audit_independence(df, options={"n_resamples": 2000})
     >>> out[["system_a", "system_b", "diff", "p_adj_iid", "p_adj", "outcome"]].round(4)
       system_a system_b  diff  p_adj_iid   p_adj outcome
     0      mem  raw-rag  -6.3        0.0  0.1664    lost
     >>> out.attrs["n_significant_iid"], out.attrs["n_survive"]
     (1, 0)
     """
-    prepared = as_prepared(data, scheme=scheme, metric=metric, systems=systems, missing=missing,
-                           verdict_missing=verdict_missing, design=design)
+    opts = as_options(options)
+    design = opts.design
+    prepared = as_prepared(data, metric=metric, design=design)
     if (prepared.n_clusters or 0) < 2:
         raise VerdictError("audit_independence needs queries in at least two clusters (a 'cluster' column: "
                            "conversation, episode, persona); these data have none, so iid is their design.")
@@ -120,11 +106,12 @@ def audit_independence(
     if design is not None and clustered.design != design:
         raise VerdictError(f"audit_independence compares iid with a design that resamples clusters; got "
                            f"design {design!r}. Use 'cluster' or 'stratified-cluster'.")
-    seed = run_seed(seed)
-    common = dict(metric=metric, pairs=pairs, reference=reference, n_resamples=n_resamples, seed=seed,
-                  confidence_level=confidence_level, correction=correction, threshold=threshold)
-    iid = compare(clustered.with_design("iid"), inference="percentile", **common)
-    design_ = compare(clustered, inference=inference, **common)
+    seed, n_resamples, confidence_level = opts.seed, opts.resampled("audit_independence"), opts.confidence_level
+    inference, correction = opts.inference, opts.correction
+    common = dict(metric=metric, pairs=pairs, reference=reference, threshold=threshold)
+    chosen = opts.replace(design=None)        # the designs are the prepared data's below
+    iid = compare(clustered.with_design("iid"), options=chosen.replace(inference="percentile"), **common)
+    design_ = compare(clustered, options=chosen, **common)
     out = design_[["system_a", "system_b", "diff"]].copy()
     for column in ("ci_low", "ci_high", "p", "p_adj", "test"):
         out[f"{column}_iid"] = iid[column].to_numpy()

@@ -9,61 +9,50 @@ which systems the data cannot tell it apart.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 
-from memdiag import _checks
 from memdiag._audit.ranking import rank_stability
 from memdiag._compare import bootstrap, compare
 from memdiag._fragility import FRAGILITY_COLUMNS, leader_fragility, pair_fragility, tier_flips
 from memdiag._metrics import metric_columns
+from memdiag._options import Options, as_options, legacy_keywords
 from memdiag._prepare import Prepared, as_prepared
 from memdiag._provenance import stamp
-from memdiag._resampling import run_seed
-from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
 from memdiag.errors import VerdictError
-
-if TYPE_CHECKING:  # pragma: no cover
-    from memdiag._schemes import Scheme
 
 __all__ = ["leaderboard"]
 
 
+@legacy_keywords
 def leaderboard(
     data: pd.DataFrame | Prepared,
     *,
     metric: str = "accuracy",
-    scheme: str | Path | Scheme | None = None,
     margin: float | None = None,
-    design: str | None = None,
-    inference: str = "auto",
-    n_resamples: int = 20_000,
-    seed: int | np.random.Generator = 0,
-    confidence_level: float = 0.95,
-    correction: str = "holm",
     threshold: float | None = None,
-    systems: Sequence[str] | None = None,
-    missing: MissingQueryPolicy | None = None,
-    verdict_missing: MissingVerdictPolicy | None = None,
+    options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
     """Systems in tiers of "statistically tied with the best", with rank intervals.
 
     Parameters
     ----------
     data
-        Canonical verdicts, or :func:`memdiag.prepare` output.
-    metric, scheme, design, inference, threshold, systems, missing, verdict_missing
+        :func:`memdiag.prepare` output, or canonical verdicts (prepared with the defaults). The
+        data choices (scheme, systems, missing-data policies) are made there.
+    metric, threshold
         As in :func:`memdiag.compare`.
     margin
         A margin in points: a system is also tied with its tier's leader when it is shown not
         worse than the leader by more than the margin (the non-inferiority test of
         :func:`memdiag.compare`).
-    n_resamples, seed, confidence_level, correction
-        As in :func:`memdiag.compare`; α = 1 − ``confidence_level``.
+    options
+        :class:`memdiag.Options` (or a mapping of its fields; None: the defaults). Reads all its
+        fields, as :func:`memdiag.compare` does: design, inference, n_resamples, seed,
+        confidence_level (α = 1 − ``confidence_level``) and correction (over each tier leader's
+        comparisons).
 
     Returns
     -------
@@ -88,14 +77,10 @@ def leaderboard(
     Raises
     ------
     VerdictError
-        Fewer than two systems, bad verdicts, an unknown system, policy, ``inference`` or
-        ``correction``, a bad ``n_resamples``, ``confidence_level``, ``threshold`` or ``margin``.
+        Fewer than two systems, bad verdicts, ``n_resamples`` 0, a bad ``threshold`` or
+        ``margin`` (bad options are refused by :class:`memdiag.Options`).
     SchemeError
-        An unknown scheme, or one the data cannot satisfy.
-    ValueError
-        An unknown ``design``.
-    TypeError
-        ``seed`` is neither an int nor a :class:`numpy.random.Generator`.
+        A scheme the data cannot satisfy.
 
     Notes
     -----
@@ -120,24 +105,23 @@ def leaderboard(
     >>> import memdiag as md
     >>> df = md.simulate(systems=("raw-rag", "a", "b", "c"), seed=3,
     ...                  accuracy={"raw-rag": 0.6, "a": 0.75, "b": 0.74, "c": 0.5})
-    >>> md.leaderboard(df, n_resamples=1000)[["system", "tier", "leader", "rank_low", "rank_high"]]
+    >>> md.leaderboard(df, options={"n_resamples": 1000})[["system", "tier", "leader", "rank_low", "rank_high"]]
         system  tier   leader  rank_low  rank_high
     0        b     1        b       1.0        2.0
     1        a     1        b       1.0        2.0
     2  raw-rag     2  raw-rag       3.0        3.0
     3        c     3        c       4.0        4.0
     """
-    prepared = as_prepared(data, scheme=scheme, metric=metric, systems=systems, missing=missing,
-                           verdict_missing=verdict_missing, design=design)
-    seed = run_seed(seed)
-    confidence_level = _checks.confidence_level(confidence_level)
+    opts = as_options(options)
+    prepared = as_prepared(data, metric=metric, design=opts.design)
+    seed, n_resamples, confidence_level = opts.seed, opts.resampled("leaderboard"), opts.confidence_level
+    inference, correction = opts.inference, opts.correction
     alpha = 1 - confidence_level
     if len(prepared.systems) < 2:
         raise VerdictError(f"a leaderboard needs at least two systems; the data hold {len(prepared.systems)}.")
-    common = dict(inference=inference, n_resamples=n_resamples, seed=seed, confidence_level=confidence_level)
     cols = metric_columns(prepared, metric, threshold=threshold)
-    scores = bootstrap(prepared, metric, threshold=threshold, **common).set_index("system")
-    ranks = rank_stability(prepared, metric=metric, threshold=threshold, **common).set_index("system")
+    scores = bootstrap(prepared, metric, threshold=threshold, options=opts).set_index("system")
+    ranks = rank_stability(prepared, metric=metric, threshold=threshold, options=opts).set_index("system")
     remaining = list(scores.sort_values("estimate", ascending=False, kind="stable").index)
     rows, notes, tier = {}, [], 0
     while remaining:
@@ -147,8 +131,8 @@ def leaderboard(
                         "p_adj": np.nan, "tied": True, "flips_tier": np.nan}
         if len(remaining) > 1:
             table = compare(prepared.restrict(remaining), metric=metric, pairs="reference", reference=leader,
-                            correction=correction, threshold=threshold,
-                            test="noninferiority" if margin is not None else "difference", margin=margin, **common)
+                            threshold=threshold, test="noninferiority" if margin is not None else "difference",
+                            margin=margin, options=opts)
             exact_holm = (margin is None and correction == "holm" and (table["test"] == "exact McNemar").all()
                           and cols.binary)
             for i, (_, r) in enumerate(table.iterrows()):

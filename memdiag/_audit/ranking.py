@@ -7,26 +7,20 @@ distribution, ties splitting the rank credit (:func:`_rank_credit`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
-
-from typing import TYPE_CHECKING
 
 from memdiag import _checks
 from memdiag._inference.rule import method_for
 from memdiag._inference.intervals import linearize
 from memdiag._metrics import metric_columns
+from memdiag._options import Options, as_options, legacy_keywords
 from memdiag._prepare import Prepared, as_prepared
 from memdiag._provenance import stamp
-from memdiag._resampling import bootstrap_sums, run_seed, unit_sums
-from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
+from memdiag._resampling import bootstrap_sums, unit_sums
 from memdiag._inference.wild import wild_replicates
-
-if TYPE_CHECKING:  # pragma: no cover
-    from memdiag._schemes import Scheme
 
 
 def _rank_credit(values: np.ndarray) -> np.ndarray:
@@ -48,48 +42,36 @@ def _rank_credit(values: np.ndarray) -> np.ndarray:
     return inside / tied[..., None]
 
 
+@legacy_keywords
 def rank_stability(
     data: pd.DataFrame | Prepared,
     *,
     metric: str = "accuracy",
-    scheme: str | Path | Scheme | None = None,
-    design: str | None = None,
-    inference: str = "auto",
-    n_resamples: int = 20_000,
-    seed: int | np.random.Generator = 0,
-    confidence_level: float = 0.95,
-    systems: Sequence[str] | None = None,
     threshold: float | None = None,
     higher_is_better: bool = True,
-    missing: MissingQueryPolicy | None = None,
-    verdict_missing: MissingVerdictPolicy | None = None,
+    options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
     """How stable is the ranking? Bootstrap rank distribution of every system (SPEC §4, §6).
 
     Parameters
     ----------
     data
-        Canonical verdicts, or :func:`memdiag.prepare` output.
-    metric, scheme, threshold
-        As in :func:`memdiag._compare.compare`: the per-system statistic, recomputed under the
-        scheme's official aggregation in every replicate.
-    design
-        Resampling design (default: the scheme's or the data's clusters, see
-        :func:`memdiag._designs.resolve_design`).
-    inference
-        ``auto``: under a cluster design with fewer than 200 clusters the replicates come from the
-        wild cluster bootstrap (below); otherwise, and with ``percentile``, from the percentile
-        bootstrap. ``jackknife`` and ``cr2`` also use the wild replicates.
-    n_resamples, seed, confidence_level
-        Bootstrap replicates, seed (the same seed gives the same table), level of the rank
-        interval.
-    systems
-        Rank these systems (default: all).
+        :func:`memdiag.prepare` output, or canonical verdicts (prepared with the defaults). The
+        data choices are made there: the scheme (whose official aggregation is recomputed in
+        every replicate), the systems ranked (default: all) and the alignment policies of
+        SPEC §1.4.
+    metric, threshold
+        As in :func:`memdiag.compare`: the per-system statistic.
     higher_is_better
         Rank 1 is the largest value (False: the smallest, e.g. for costs).
-    missing, verdict_missing
-        The alignment policies of SPEC §1.4 (default ``error`` and ``as-wrong``; fixed already
-        when ``data`` is prepared).
+    options
+        :class:`memdiag.Options` (or a mapping of its fields; None: the defaults); reads design
+        (None: the prepared data's — the scheme's or the data's clusters), inference (``auto``:
+        under a cluster design with fewer than 200 clusters the replicates come from the wild
+        cluster bootstrap, below; otherwise, and with ``percentile``, from the percentile
+        bootstrap; ``jackknife`` and ``cr2`` also use the wild replicates), n_resamples (at
+        least 1), seed (the same seed gives the same table) and confidence_level (of the rank
+        interval); not correction.
 
     Returns
     -------
@@ -102,14 +84,10 @@ def rank_stability(
     Raises
     ------
     VerdictError
-        Bad verdicts, an unknown system, policy or ``inference``, a bad ``n_resamples``,
-        ``confidence_level`` or ``threshold``.
+        Bad verdicts, ``n_resamples`` 0 or a bad ``threshold`` (bad options are refused by
+        :class:`memdiag.Options`).
     SchemeError
-        An unknown scheme, or one the data cannot satisfy.
-    ValueError
-        An unknown ``design``.
-    TypeError
-        ``seed`` is neither an int nor a :class:`numpy.random.Generator`.
+        A scheme the data cannot satisfy.
 
     Notes
     -----
@@ -140,16 +118,16 @@ def rank_stability(
     --------
     >>> df = pd.DataFrame({"system": ["a"] * 6 + ["b"] * 6, "query_id": list("uvwxyz") * 2,
     ...                    "score": [1, 1, 1, 1, 0, 0, 1, 1, 0, 0, 0, 1]})
-    >>> rank_stability(df, n_resamples=2000)[["system", "estimate", "rank", "p_first", "mean_rank"]].round(3)
+    >>> out = rank_stability(df, options={"n_resamples": 2000})
+    >>> out[["system", "estimate", "rank", "p_first", "mean_rank"]].round(3)
       system  estimate  rank  p_first  mean_rank
     0      a    66.667   1.0    0.716      1.284
     1      b    50.000   2.0    0.284      1.716
     """
-    prepared = as_prepared(data, scheme=scheme, metric=metric, systems=systems, missing=missing,
-                           verdict_missing=verdict_missing, design=design)
-    seed = run_seed(seed)
-    n_resamples = _checks.n_resamples(n_resamples)
-    confidence_level = _checks.confidence_level(confidence_level)
+    opts = as_options(options)
+    prepared = as_prepared(data, metric=metric, design=opts.design)
+    seed, n_resamples, confidence_level = opts.seed, opts.resampled("rank_stability"), opts.confidence_level
+    inference = opts.inference
     threshold = _checks.threshold(threshold)
     panel = prepared.panel
     notes = ["ties split rank credit equally"]
