@@ -642,6 +642,8 @@ def _cmd_evidence(args: argparse.Namespace) -> int:
     if args.procedure:  # every table under the procedure's settings (B defaults to its own)
         from memdiag._procedures import PROCEDURES
 
+        if args.procedure not in PROCEDURES:
+            md.evidence_procedure(df, args.procedure)  # the error that names the known procedures
         spec = PROCEDURES[args.procedure]
         resamples = spec["n_resamples"] if args.resamples is None else args.resamples
         options = _options(args, n_resamples=resamples, inference=spec["inference"], correction=spec["correction"])
