@@ -550,7 +550,7 @@ def bootstrap(
         opts = opts.replace(inference="bca" if method == "bca" else "percentile")
     prepared = as_prepared(data, metric=name, design=opts.design)
     seed, n_resamples, confidence_level = opts.seed, opts.resampled("bootstrap"), opts.confidence_level
-    method, inference = ("bca", "percentile") if opts.inference == "bca" else ("percentile", opts.inference)
+    method, inference = ("bca", "auto") if opts.inference == "bca" else ("percentile", opts.inference)
     threshold = _checks.threshold(threshold)
     if isinstance(statistic, str):
         cols = metric_columns(prepared, statistic, threshold)
@@ -564,10 +564,12 @@ def bootstrap(
     X = np.asarray(X, dtype=float)
     kind = method_of(prepared.resampling, inference)
     if method == "bca":
-        if kind != "percentile":
-            raise VerdictError(f"inference='bca' is a bootstrap interval for the iid design; with "
-                               f"{prepared.n_clusters} clusters the SPEC §4.1 rule uses the {kind}. Pass "
-                               "options=md.Options(design='iid', inference='bca') to get BCa.")
+        if kind != "percentile" or prepared.design != "iid":
+            rule = f"; with {prepared.n_clusters} clusters the SPEC §4.1 rule uses the {kind}" \
+                if kind != "percentile" else ""
+            raise VerdictError(f"inference='bca' is a bootstrap interval for the iid design (the design is "
+                               f"{prepared.design!r}{rule}). Pass options=md.Options(design='iid', "
+                               "inference='bca') to get BCa.")
         res = bootstrap_sums(X, prepared.resampling, fn, n_resamples=n_resamples, seed=seed,
                              ci=confidence_level, method=method)
         low, high, se, estimate = res.ci_low, res.ci_high, res.standard_error, res.estimate

@@ -135,6 +135,23 @@ def signature(attrs: Mapping[str, object], escape: Callable[[object], str] = one
     return " | ".join(parts)
 
 
+def signature_difference(attrs: Mapping[str, object], base: Mapping[str, object],
+                         escape: Callable[[object], str] = one_line) -> str | None:
+    """The parts of ``attrs``' signature line that ``base``'s does not state (a key it lacks or
+    gives another value), joined as in :func:`signature`; None when there are none. A report
+    prints its settings once and, under a table, only where the table differs (issue 19).
+
+    >>> base = {"design": "cluster", "n_clusters": 10, "n_resamples": 20000, "version": "0.1.0"}
+    >>> signature_difference({**base, "metric": "coverage", "df": 9}, base)
+    'metric=coverage | df=9'
+    >>> signature_difference(base, base) is None
+    True
+    """
+    known = set(signature(base, escape).split(" | "))
+    parts = [part for part in signature(attrs, escape).split(" | ")[1:] if part not in known]
+    return " | ".join(parts) or None
+
+
 # --------------------------------------------------------------------------------------------
 # numbers as text
 # --------------------------------------------------------------------------------------------

@@ -89,7 +89,7 @@ def test_md_compare_runs_exactly_the_calibrated_engine_calls():
     ids = [f"q{i:04d}" for i in range(len(cluster))]
     df = pd.DataFrame({"system": ["mem"] * len(ids) + ["rag"] * len(ids), "query_id": ids * 2,
                        "cluster": np.tile(cluster, 2), "score": np.r_[y[:, 0], y[:, 1]]})
-    row = md.compare(df, n_resamples=B, seed=3).iloc[0]
+    row = md.compare(df, options=dict(n_resamples=B, seed=3)).iloc[0]
     low, high, p = calibration._one("conversations", y, cluster, "default", B, seed=3)
     assert (row["ci_low"], row["ci_high"], row["p"]) == (pytest.approx(100 * low), pytest.approx(100 * high),
                                                           pytest.approx(p))

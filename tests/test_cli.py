@@ -36,7 +36,7 @@ def test_score_json_equals_the_python_api():
     code, out, _ = run("score", VERDICTS, "--scheme", "locomo", "--format", "json")
     assert code == 0
     doc = json.loads(out)
-    api = md.score(md.read_verdicts(VERDICTS), scheme="locomo")
+    api = md.score(md.prepare(md.read_verdicts(VERDICTS), scheme="locomo"))
     got = {row["system"]: row["overall"] for row in doc["rows"]}
     assert got == pytest.approx(dict(zip(api["system"], api["overall"])), abs=1e-12)
     assert doc["provenance"]["scheme"] == "locomo"
@@ -48,7 +48,7 @@ def test_csv_output_round_trips_to_the_same_frame(tmp_path):
                      "-o", str(target))
     assert code == 0
     got = pd.read_csv(target)
-    api = md.flows(md.read_verdicts(VERDICTS), reference="raw-rag", n_resamples=300)
+    api = md.flows(md.read_verdicts(VERDICTS), reference="raw-rag", options=dict(n_resamples=300))
     pd.testing.assert_frame_equal(got[["system", "benefit", "tax"]], api[["system", "benefit", "tax"]],
                                   check_dtype=False)
     assert got["net_rate_ci_low"].to_numpy() == pytest.approx(api["net_rate_ci_low"].to_numpy(), abs=1e-9)
@@ -115,7 +115,7 @@ def test_writes_prints_the_mutation_rates():
     (("compare", "--pairs", "reference", "--reference", "raw-rag"),
      lambda df, **kw: md.compare(df, pairs="reference", reference="raw-rag", **kw)),
     (("flows", "--reference", "raw-rag"), lambda df, **kw: md.flows(df, reference="raw-rag", **kw)),
-    (("score", "--scheme", "locomo"), lambda df, **kw: md.score(df, scheme="locomo", **kw)),
+    (("score", "--scheme", "locomo"), lambda df, **kw: md.score(md.prepare(df, scheme="locomo"), **kw)),
 ])
 @pytest.mark.parametrize("inference", ["percentile", "cr2"])
 def test_inference_option_reaches_the_function(command, call, inference):
@@ -123,7 +123,7 @@ def test_inference_option_reaches_the_function(command, call, inference):
                          "--inference", inference, "--format", "json")
     assert code == 0, err
     doc = json.loads(out)
-    api = call(md.read_verdicts(VERDICTS), design="cluster", n_resamples=300, inference=inference)
+    api = call(md.read_verdicts(VERDICTS), options=dict(design="cluster", n_resamples=300, inference=inference))
     low = "net_rate_ci_low" if command[0] == "flows" else ("overall_ci_low" if command[0] == "score" else "ci_low")
     assert [row[low] for row in doc["rows"]] == pytest.approx(api[low].tolist(), abs=1e-12)
     assert doc["provenance"]["inference"] == inference and f"| inference={inference} |" in doc["signature"]
@@ -156,7 +156,8 @@ def test_power_command_gives_the_noncentral_t_detectable_effect():
                          "--format", "json")
     assert code == 0, err
     doc = json.loads(out)
-    compared = md.compare(md.read_verdicts(VERDICTS), pairs="reference", reference="raw-rag", n_resamples=300)
+    compared = md.compare(md.read_verdicts(VERDICTS), pairs="reference", reference="raw-rag",
+                          options=dict(n_resamples=300))
     df = compared.attrs["df"]
     t = stats.t.isf(0.025, df)
     for row, se in zip(doc["rows"], compared["se"]):
@@ -205,8 +206,8 @@ def test_plot_forest_by_category_draws_one_block_per_category_under_its_integer(
                        "category", "--resamples", "200", "-o", str(tmp_path / "forest.pdf"))
     assert code == 0, err
     svg = (tmp_path / "forest.svg").read_text(encoding="utf-8")
-    table = md.compare(md.read_verdicts(VERDICTS), pairs="reference", reference="raw-rag", scheme="locomo",
-                       by="category", n_resamples=200)
+    table = md.compare(md.prepare(md.read_verdicts(VERDICTS), scheme="locomo"), pairs="reference",
+                       reference="raw-rag", by="category", options=dict(n_resamples=200))
     for group, integer in table.groupby("group")["category_id"].first().items():
         assert f"{integer} ({group})" in svg
     assert "within each" in svg and "category over its 6 comparisons" in svg

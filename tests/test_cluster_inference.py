@@ -217,11 +217,11 @@ def test_five_one_sided_discordant_queries_give_exact_0_0625_not_the_bootstrap_f
     f1 = {"a": [0.9] * 5 + [0.5] * 7, "b": [0.2] * 5 + [0.5] * 7}
     df = pd.DataFrame({"system": ["a"] * 12 + ["b"] * 12, "query_id": ids * 2, "score": 1.0,
                        "f1": f1["a"] + f1["b"]})
-    out = md.compare(df, metric="f1", n_resamples=20_000).iloc[0]
+    out = md.compare(df, metric="f1", options=dict(n_resamples=20_000)).iloc[0]
     assert out["p"] == 0.0625 and not out["p_floor"]
     assert out["test"] == "exact sign-flip randomization (32 patterns)"
     clustered = md.compare(df.assign(cluster=[f"c{i}" for i in range(12)] * 2).iloc[[*range(5), *range(12, 17)]],
-                           metric="f1", design="cluster").iloc[0]
+                           metric="f1", options=dict(design="cluster")).iloc[0]
     assert clustered["p"] == 0.0625 and clustered["test"] == "wild cluster bootstrap-t, exact (32 sign flips)"
 
 
@@ -277,14 +277,14 @@ def test_default_cluster_interval_is_the_jackknife_t_and_cr2_the_bell_mccaffrey_
     df = pd.DataFrame({"system": ["a"] * len(d) + ["b"] * len(d),
                        "query_id": [f"q{i:04d}" for i in range(len(d))] * 2,
                        "cluster": np.tile(cluster, 2), "score": np.r_[y[:, 0], y[:, 1]]})
-    row = md.compare(df, n_resamples=1_000).iloc[0]
+    row = md.compare(df, options=dict(n_resamples=1_000)).iloc[0]
     frame = pd.DataFrame({"d": d, "cluster": cluster})
     leave = np.array([frame.loc[frame["cluster"] != g, "d"].mean() for g in range(10)])
     se = np.sqrt(0.9 * ((leave - leave.mean()) ** 2).sum())
     assert row["method"] == "cluster jackknife, t(9)"
     assert row["ci_low"] == pytest.approx(100 * (d.mean() - stats.t.ppf(0.975, 9) * se), rel=1e-9)
     variance, nu = _cr2_brute_force(d, cluster)
-    cr2 = md.compare(df, inference="cr2", n_resamples=1_000).iloc[0]
+    cr2 = md.compare(df, options=dict(inference="cr2", n_resamples=1_000)).iloc[0]
     assert cr2["method"] == f"CR2, Bell–McCaffrey t({nu:.1f})"
     assert cr2["ci_high"] == pytest.approx(100 * (d.mean() + stats.t.ppf(0.975, nu) * np.sqrt(variance)), rel=1e-9)
     assert cr2["p"] == row["p"]                                   # same wild test
@@ -299,11 +299,11 @@ def test_cluster_flows_rates_are_jackknifed_and_undefined_shares_are_columns():
             mem = 1.0 if (g + i) % 3 == 0 else 0.0
             rows += [("rag", f"c{g}-q{i}", ref, f"c{g}"), ("mem", f"c{g}-q{i}", mem, f"c{g}")]
     df = pd.DataFrame(rows, columns=["system", "query_id", "score", "cluster"])
-    out = md.flows(df, "rag", n_resamples=500).iloc[0]
+    out = md.flows(df, "rag", options=dict(n_resamples=500)).iloc[0]
     assert out["retention_undefined"] == pytest.approx(1 / 8)
     assert np.isnan(out["retention_ci_low"]) and not np.isnan(out["retention"])
     assert any("retention undefined (empty denominator) in 12.5% of the leave-one-cluster-out" in n
-               for n in md.flows(df, "rag", n_resamples=500).attrs["notes"])
+               for n in md.flows(df, "rag", options=dict(n_resamples=500)).attrs["notes"])
     # recovery b/(b + d): the jackknife from cluster crosstabs done with pandas
     wide = df.pivot(index="query_id", columns="system", values="score")
     wide["cluster"] = wide.index.str.split("-").str[0]
@@ -319,11 +319,11 @@ def test_cluster_flows_rates_are_jackknifed_and_undefined_shares_are_columns():
 
 def test_percentile_mc_se_of_interval_ends_matches_the_spread_over_seeds():
     df = md.simulate(n_queries=600, systems=("raw-rag", "mem0"), reference="raw-rag", seed=3)
-    ends = [md.compare(df, design="iid", n_resamples=1_000, seed=s) for s in range(30)]
+    ends = [md.compare(df, options=dict(design="iid", n_resamples=1_000, seed=s)) for s in range(30)]
     spread = np.std([e["ci_low"].iloc[0] for e in ends], ddof=1)
     reported = np.mean([e.attrs["mc_se"]["ci_low"][0] for e in ends])
     assert 0.5 < reported / spread < 2.0
-    assert md.compare(df, n_resamples=1_000).attrs["mc_se"]["ci_low"] == [0.0]      # jackknife: exact
+    assert md.compare(df, options=dict(n_resamples=1_000)).attrs["mc_se"]["ci_low"] == [0.0]      # jackknife: exact
 
 
 def test_design_power_matches_simulated_noncentral_t_and_inverts():
@@ -359,16 +359,16 @@ def test_the_default_design_and_its_reason():
 def test_inference_options_are_checked():
     df = md.simulate(n_queries=100, systems=("raw-rag", "mem0"), reference="raw-rag", seed=1)
     with pytest.raises(md.VerdictError, match="needs a cluster design"):
-        md.compare(df, design="iid", inference="jackknife")
+        md.compare(df, options=dict(design="iid", inference="jackknife"))
     with pytest.raises(md.VerdictError, match="unknown inference 'wild'"):
-        md.compare(df, inference="wild")
+        md.compare(df, options=dict(inference="wild"))
 
 
 def test_signature_names_the_number_of_clusters_and_floored_p_prints_as_a_bound():
     from memdiag.tables import render, signature
 
     df = md.simulate(n_queries=300, systems=("raw-rag", "mem0"), reference="raw-rag", n_clusters=12, seed=2)
-    out = md.compare(df, n_resamples=500)
+    out = md.compare(df, options=dict(n_resamples=500))
     assert "| design=cluster | G=12 |" in signature(out.attrs)
     forced = out.assign(p=1 / 501, p_floor=True)
     assert "< 0.0020 |" in render(forced, "md")  # 1/501 = 0.001996, a bound: two digits rounded up
@@ -389,22 +389,22 @@ def test_stratified_binary_contrast_with_few_discordant_queries_is_exact_mcnemar
     b = [0.0] * 5 + [1.0, 0.0] * 17 + [0.0]
     df = pd.DataFrame({"system": ["a"] * 40 + ["b"] * 40, "query_id": ids * 2, "score": a + b,
                        "stratum": [f"s{i % 4}" for i in range(40)] * 2})
-    row = md.compare(df, design="stratified", n_resamples=20_000).iloc[0]
+    row = md.compare(df, options=dict(design="stratified", n_resamples=20_000)).iloc[0]
     assert row["test"] == "exact McNemar" and row["p"] == pytest.approx(0.0625) and not row["p_floor"]
-    flows = md.flows(df, "b", design="stratified", n_resamples=2_000).iloc[0]
+    flows = md.flows(df, "b", options=dict(design="stratified", n_resamples=2_000)).iloc[0]
     assert flows["test"] == "exact McNemar" and flows["p"] == pytest.approx(0.0625)
 
 
 def test_every_resampled_number_has_its_monte_carlo_error_in_attrs():
     df = md.simulate(n_queries=300, systems=("raw-rag", "mem0", "zep"), reference="raw-rag", seed=4)
-    iid = md.flows(df, "raw-rag", design="iid", n_resamples=1_000)
+    iid = md.flows(df, "raw-rag", options=dict(design="iid", n_resamples=1_000))
     assert set(iid.attrs["mc_se"]) == {"p"} | {f"{r}_{e}" for r in md._flows.RATES for e in ("ci_low", "ci_high")}
     assert all(len(v) == len(iid) for v in iid.attrs["mc_se"].values())
     assert iid.attrs["mc_se"]["p"] == [0.0, 0.0]                       # exact McNemar
     assert all(v > 0 for v in iid.attrs["mc_se"]["net_rate_ci_low"])   # percentile ends
-    clustered = md.flows(df, "raw-rag", n_resamples=1_000)             # 30 conversations
+    clustered = md.flows(df, "raw-rag", options=dict(n_resamples=1_000))             # 30 conversations
     assert all(v == 0 for v in clustered.attrs["mc_se"]["net_rate_ci_low"])   # jackknife: exact
     for frame in (md.evidence(df, options=dict(design="iid", n_resamples=500)),
-                  md.score(df, design="iid", n_resamples=500),
-                  md.bootstrap(df, design="iid", n_resamples=500)):
+                  md.score(df, options=dict(design="iid", n_resamples=500)),
+                  md.bootstrap(df, options=dict(design="iid", n_resamples=500))):
         assert frame.attrs["mc_se"] and all(np.isfinite(v).all() for v in frame.attrs["mc_se"].values())

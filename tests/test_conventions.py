@@ -146,11 +146,11 @@ def test_flows_by_locomo_category_carry_the_integer(real_data):
     df = md.read_verdicts([real_data / "getzep__zep-papers" / "zep_locomo_grades.json",
                            real_data / "memodb-io__memobase" / "memobase_eval_0710_3000.json"],
                           system={"zep_locomo_grades.json": "zep", "memobase_eval_0710_3000.json": "memobase"})
-    out = md.flows(df, reference="zep", by="category", n_resamples=200)
+    out = md.flows(df, reference="zep", by="category", options=dict(n_resamples=200))
     assert list(out.columns[:4]) == ["by", "group", "category_id", "system"]
     assert dict(zip(out["group"], out["category_id"])) == {"multi-hop": 1, "temporal": 2, "open-domain": 3,
                                                             "single-hop": 4}
     assert out.attrs["convention"] == "locomo-paper"
     plain = md.flows(md.simulate(n_queries=60, n_clusters=3, seed=1), reference="raw-rag", by="category",
-                     n_resamples=200)
+                     options=dict(n_resamples=200))
     assert "category_id" not in plain       # categories of no benchmark with integer categories

@@ -107,12 +107,12 @@ def test_a_category_only_one_run_has_is_noted_alike_in_score_flows_report(locomo
     with pytest.raises(VerdictError, match="Category 'adversarial' \\(2 queries\\) is only in idless"):
         md.score(df)
     with pytest.raises(VerdictError, match="Category 'adversarial' \\(2 queries\\) is only in idless"):
-        md.flows(df, "canon", n_resamples=100)
+        md.flows(df, "canon", options=dict(n_resamples=100))
     with pytest.raises(VerdictError, match="Category 'adversarial' \\(2 queries\\) is only in idless"):
         md.report(df, "canon", tmp_path / "r0", n_resamples=100, progress=False)
     for policy, n in (("drop", 1540), ("wrong", 1542)):
-        score = md.score(df, missing=policy)
-        flows = md.flows(df, "canon", n_resamples=100, missing=policy)
+        score = md.score(md.prepare(df, missing=policy))
+        flows = md.flows(md.prepare(df, missing=policy), "canon", options=dict(n_resamples=100))
         for table in (score, flows):
             assert any("category 'adversarial' (2 queries) only in idless" in note for note in table.attrs["notes"])
         assert int(score["n"].iloc[0]) == n

@@ -77,8 +77,8 @@ def _one_unlabelled():
 
 def test_one_missing_cluster_label_is_refused_naming_the_query():
     df, ids = _one_unlabelled()
-    for call in (lambda: md.prepare(df), lambda: md.compare(df, n_resamples=200),
-                 lambda: md.flows(df, "rag", n_resamples=200), lambda: md.score(df)):
+    for call in (lambda: md.prepare(df), lambda: md.compare(df, options=dict(n_resamples=200)),
+                 lambda: md.flows(df, "rag", options=dict(n_resamples=200)), lambda: md.score(df)):
         with pytest.raises(VerdictError) as err:
             call()
         text = str(err.value)
@@ -93,11 +93,11 @@ def test_cluster_missing_own_makes_it_a_cluster_of_its_own_and_counts_it():
     notes = with_code(prep.notes, "cluster-missing-own")
     assert len(notes) == 1 and notes[0].severity == "caution" and notes[0].concerns == ("q017",)
     assert "1 of 400 queries" in notes[0]
-    out = md.compare(prep, n_resamples=500)
+    out = md.compare(prep, options=dict(n_resamples=500))
     # the same as writing the query's own cluster by hand
     by_hand = df.copy()
     by_hand.loc[by_hand["query_id"] == "q017", "cluster"] = "solo"
-    expected = md.compare(by_hand, n_resamples=500)
+    expected = md.compare(by_hand, options=dict(n_resamples=500))
     cols = ["diff", "ci_low", "ci_high", "p", "method", "test"]
     pd.testing.assert_frame_equal(out[cols], expected[cols])
     assert out.attrs["n_clusters"] == 11 and "cluster-missing-own" in [n.code for n in with_code(
@@ -127,8 +127,8 @@ def test_canonical_locomo_ids_give_the_conversation_as_cluster():
     # the conversation written out by hand from the id's second field
     written = plain.assign(cluster=[qid.split(":")[1] for qid in plain["query_id"]])
     for scheme in (None, "locomo"):
-        out = md.compare(plain, scheme=scheme, n_resamples=999)
-        expected = md.compare(written, scheme=scheme, n_resamples=999)
+        out = md.compare(md.prepare(plain, scheme=scheme), options=dict(n_resamples=999))
+        expected = md.compare(md.prepare(written, scheme=scheme), options=dict(n_resamples=999))
         assert out.attrs["design"] == "cluster" and out.attrs["n_clusters"] == 10
         cols = ["diff", "ci_low", "ci_high", "p", "method", "test"]
         pd.testing.assert_frame_equal(out[cols], expected[cols])
@@ -150,11 +150,12 @@ def test_a_scheme_declares_where_its_ids_carry_the_cluster():
 def test_a_clustered_benchmark_without_clusters_warns_in_every_result():
     y, _ = _clustered(6, [20] * 10)
     df = _frame(y, [f"q{i}" for i in range(200)]).assign(category="single-hop")
-    for out in (md.compare(df, scheme="locomo", n_resamples=200), md.flows(df, "rag", scheme="locomo", n_resamples=200),
-                md.score(df, scheme="locomo")):
+    for out in (md.compare(md.prepare(df, scheme="locomo"), options=dict(n_resamples=200)), md.flows(md.prepare(df, scheme="locomo"), "rag",
+                                                                           options=dict(n_resamples=200)),
+                md.score(md.prepare(df, scheme="locomo"))):
         warning = with_code(out.attrs["notes"], "clusters-unknown")
         assert len(warning) == 1 and warning[0].severity == "warning" and "locomo" in warning[0]
-    assert not with_code(md.compare(df, n_resamples=200).attrs["notes"], "clusters-unknown")  # no benchmark named
+    assert not with_code(md.compare(df, options=dict(n_resamples=200)).attrs["notes"], "clusters-unknown")  # no benchmark named
 
 
 # --------------------------------------------------------------------------------------------
@@ -181,7 +182,7 @@ def _cr2_by_matrices(d: np.ndarray, cluster: np.ndarray) -> tuple[float, float]:
 def test_one_dominant_cluster_gets_cr2_on_bell_mccaffrey_df():
     sizes = [60, 7, 7, 6, 6, 6, 6, 6, 6, 6]     # one conversation holds half the questions
     y, cluster = _clustered(8, sizes)
-    out = md.compare(_frame(y, [f"q{i:03d}" for i in range(len(cluster))], cluster), n_resamples=999)
+    out = md.compare(_frame(y, [f"q{i:03d}" for i in range(len(cluster))], cluster), options=dict(n_resamples=999))
     variance, nu = _cr2_by_matrices(y[:, 0] - y[:, 1], cluster)
     assert nu < 0.8 * 9
     row = out.iloc[0]
@@ -195,7 +196,7 @@ def test_one_dominant_cluster_gets_cr2_on_bell_mccaffrey_df():
 
 def test_locomo_sizes_keep_the_jackknife_on_g_minus_1():
     y, cluster = _clustered(9, [152, 81, 152, 199, 178, 123, 150, 191, 156, 158])
-    out = md.compare(_frame(y, [f"q{i:04d}" for i in range(len(cluster))], cluster), n_resamples=999)
+    out = md.compare(_frame(y, [f"q{i:04d}" for i in range(len(cluster))], cluster), options=dict(n_resamples=999))
     assert out["method"].iloc[0] == "cluster jackknife, t(9)" and out["df"].iloc[0] == 9.0
 
 
@@ -205,9 +206,9 @@ def test_locomo_sizes_keep_the_jackknife_on_g_minus_1():
 def test_every_clustered_test_states_the_symmetric_contributions_assumption():
     y, cluster = _clustered(10, [30] * 10)
     df = _frame(y, [f"q{i:03d}" for i in range(300)], cluster)
-    assert len(with_code(md.compare(df, n_resamples=200).attrs["notes"], "symmetric-contributions")) == 1
-    assert len(with_code(md.flows(df, "rag", n_resamples=200).attrs["notes"], "symmetric-contributions")) == 1
-    assert not with_code(md.compare(df, design="iid", n_resamples=200).attrs["notes"], "symmetric-contributions")
+    assert len(with_code(md.compare(df, options=dict(n_resamples=200)).attrs["notes"], "symmetric-contributions")) == 1
+    assert len(with_code(md.flows(df, "rag", options=dict(n_resamples=200)).attrs["notes"], "symmetric-contributions")) == 1
+    assert not with_code(md.compare(df, options=dict(design="iid", n_resamples=200)).attrs["notes"], "symmetric-contributions")
 
 
 def test_an_interval_and_a_test_that_disagree_are_flagged_on_the_row():
@@ -217,7 +218,8 @@ def test_an_interval_and_a_test_that_disagree_are_flagged_on_the_row():
     # (b − c)/N with B = 4000 excludes 0 (b* − c* ≤ 0 has bootstrap chance ≈ 1.6%).
     ref = np.r_[np.zeros(9), np.ones(2), np.ones(150), np.zeros(139)]
     mem = np.r_[np.ones(9), np.zeros(2), np.ones(150), np.zeros(139)]
-    out = md.compare(_frame(np.column_stack([mem, ref]), [f"q{i:03d}" for i in range(300)]), n_resamples=4000)
+    out = md.compare(_frame(np.column_stack([mem, ref]), [f"q{i:03d}" for i in range(300)]),
+                     options=dict(n_resamples=4000))
     row = out.iloc[0]
     assert row["test"] == "exact McNemar" and row["p"] == pytest.approx(2 * 67 / 2048)
     assert row["ci_low"] > 0 and row["p"] > 0.05
@@ -226,14 +228,15 @@ def test_an_interval_and_a_test_that_disagree_are_flagged_on_the_row():
     assert len(note) == 1 and note[0].severity == "caution" and "excludes 0 but" in note[0]
     # the same data with a clear difference agree
     mem2 = np.r_[np.ones(11), np.ones(150), np.zeros(139)]
-    agree = md.compare(_frame(np.column_stack([mem2, ref]), [f"q{i:03d}" for i in range(300)]), n_resamples=4000)
+    agree = md.compare(_frame(np.column_stack([mem2, ref]), [f"q{i:03d}" for i in range(300)]),
+                       options=dict(n_resamples=4000))
     assert bool(agree["disagree"].iloc[0]) is False
 
 
 def test_four_clusters_or_fewer_warn_that_no_test_can_be_useful():
     for G, warned in ((3, True), (4, True), (5, False)):
         y, cluster = _clustered(11, [40] * G)
-        out = md.compare(_frame(y, [f"q{i:03d}" for i in range(40 * G)], cluster), n_resamples=200)
+        out = md.compare(_frame(y, [f"q{i:03d}" for i in range(40 * G)], cluster), options=dict(n_resamples=200))
         notes = with_code(out.attrs["notes"], "too-few-clusters")
         assert bool(notes) is warned
         if warned:
@@ -246,7 +249,8 @@ def test_four_clusters_or_fewer_warn_that_no_test_can_be_useful():
 def test_flows_note_a_rate_interval_of_zero_width():
     ref = [1] * 8 + [0, 0]
     mem = [1] * 8 + [1, 1]                                  # recovers 2 of 2, keeps 8 of 8
-    out = md.flows(_frame(np.column_stack([mem, ref]), [f"q{i}" for i in range(10)]), "rag", n_resamples=500)
+    out = md.flows(_frame(np.column_stack([mem, ref]), [f"q{i}" for i in range(10)]), "rag",
+                   options=dict(n_resamples=500))
     row = out.iloc[0]
     assert (row["recovery"], row["recovery_ci_low"], row["recovery_ci_high"]) == (100.0, 100.0, 100.0)
     notes = with_code(out.attrs["notes"], "zero-width-interval")
@@ -292,7 +296,7 @@ def test_monte_carlo_errors_near_a_decision_boundary_are_printed():
     # end to end: a fractional difference whose sign-test p sits at the boundary
     d = _fractional(100, 1.96 * 0.3 / 10, 0.3)           # mean / (sd/√N) = 1.96
     y = np.column_stack([0.5 + d / 2, 0.5 - d / 2])
-    out = md.compare(_frame(y, [f"q{i:03d}" for i in range(100)]), n_resamples=2000, seed=1)
+    out = md.compare(_frame(y, [f"q{i:03d}" for i in range(100)]), options=dict(n_resamples=2000, seed=1))
     row, mc = out.iloc[0], out.attrs["mc_se"]
     assert row["test"].startswith("bootstrap sign test") and abs(row["p"] - 0.05) <= 2 * mc["p"][0]
     printed = with_code(out.attrs["notes"], "mc-near-boundary")

@@ -28,7 +28,7 @@ def clustered() -> pd.DataFrame:
 def test_tost_under_a_cluster_design_is_the_t_interval_inside_the_margin(clustered):
     for margin in (1.0, 3.0, 6.0, 12.0):
         out = md.compare(clustered, pairs="reference", reference="raw-rag", test="equivalence", margin=margin,
-                         n_resamples=500)
+                         options=dict(n_resamples=500))
         # duality (exact for t intervals): TOST p ≤ α  ⇔  the 90% interval inside (−m, m)
         inside = (out["tost_low"] > -margin) & (out["tost_high"] < margin)
         assert ((out["p_margin"] <= 0.05) == inside).all(), margin
@@ -44,7 +44,7 @@ def test_tost_under_a_cluster_design_is_the_t_interval_inside_the_margin(cluster
 
 def test_noninferiority_is_the_lower_one_sided_test(clustered):
     out = md.compare(clustered, pairs="reference", reference="raw-rag", test="noninferiority", margin=3.0,
-                     n_resamples=500).set_index("system_a")
+                     options=dict(n_resamples=500)).set_index("system_a")
     d, se = out["diff"], out["se"]
     np.testing.assert_allclose(out["p_margin"], stats.t.sf((d + 3.0) / se, 29), rtol=1e-9)
     assert out.loc["better", "within_margin"] and not out.loc["worse", "within_margin"]
@@ -54,12 +54,12 @@ def test_noninferiority_is_the_lower_one_sided_test(clustered):
 def test_tost_under_iid_agrees_with_the_paired_t_tost_of_statsmodels():
     df = md.simulate(n_queries=2000, n_clusters=2000, systems=("raw-rag", "same"), seed=8,
                      accuracy={"raw-rag": 0.6, "same": 0.6})
-    out = md.compare(df, design="iid", test="equivalence", margin=3.0, n_resamples=20_000).iloc[0]
+    out = md.compare(df, test="equivalence", margin=3.0, options=dict(design="iid", n_resamples=20_000)).iloc[0]
     wide = df.pivot_table(index="query_id", columns="system", values="score").fillna(0)
     p_t = ttost_paired(wide[out["system_a"]].to_numpy(), wide[out["system_b"]].to_numpy(), -0.03, 0.03)[0]
     assert out["p_margin"] == pytest.approx(p_t, abs=0.01)       # bootstrap vs t: close at n = 2,000
     # the percentile interval read by the test: 90% when the confidence level is 95%
-    assert out["tost_low"] > md.compare(df, design="iid", n_resamples=20_000).loc[0, "ci_low"]
+    assert out["tost_low"] > md.compare(df, options=dict(design="iid", n_resamples=20_000)).loc[0, "ci_low"]
 
 
 @pytest.mark.parametrize("kwargs, message", [
@@ -67,11 +67,11 @@ def test_tost_under_iid_agrees_with_the_paired_t_tost_of_statsmodels():
     ({"test": "equivalence", "margin": -1}, "needs a margin in points"),
     ({"margin": 2.0}, "a margin is for test="),
     ({"test": "sameness", "margin": 2.0}, "unknown test"),
-    ({"test": "equivalence", "margin": 2.0, "confidence_level": 0.4}, "leaves none"),
+    ({"test": "equivalence", "margin": 2.0, "options": {"confidence_level": 0.4, "n_resamples": 200}}, "leaves none"),
 ])
 def test_margin_options_are_checked(clustered, kwargs, message):
     with pytest.raises(VerdictError, match=message):
-        md.compare(clustered, n_resamples=200, **kwargs)
+        md.compare(clustered, **{"options": {"n_resamples": 200}, **kwargs})
 
 
 def test_equivalent_and_not_worse_claims(clustered):
@@ -84,7 +84,7 @@ def test_equivalent_and_not_worse_claims(clustered):
     ]
     out = md.audit_claims(clustered, claims, n_resamples=500).set_index("id")
     table = md.compare(clustered, pairs="reference", reference="raw-rag", test="equivalence", margin=6,
-                       n_resamples=500).set_index("system_a")
+                       options=dict(n_resamples=500)).set_index("system_a")
     assert out.loc["same-matches", "p"] == pytest.approx(table.loc["same", "p_margin"])
     assert out.loc["same-matches", "verdict"] == "supported"
     assert out.loc["same-tight", "verdict"] == "not significant"
@@ -100,7 +100,7 @@ def test_equivalent_and_not_worse_claims(clustered):
 
 def test_leaderboard_tiers_follow_the_comparisons_with_each_leader(clustered):
     board = md.leaderboard(clustered, n_resamples=500).set_index("system")
-    first = md.compare(clustered, pairs="reference", reference="better", n_resamples=500).set_index("system_a")
+    first = md.compare(clustered, pairs="reference", reference="better", options=dict(n_resamples=500)).set_index("system_a")
     tied = set(first.index[first["p_adj"] > 0.05]) | {"better"}
     assert set(board.index[board["tier"] == 1]) == tied
     assert board.loc["better", "leader"] == "better" and board.loc["better", "rank"] == 1
@@ -113,19 +113,19 @@ def test_leaderboard_tiers_follow_the_comparisons_with_each_leader(clustered):
 
 
 def test_compare_by_group_is_compare_on_each_groups_queries(clustered):
-    out = md.compare(clustered, by="category", pairs="reference", reference="raw-rag", n_resamples=500)
+    out = md.compare(clustered, by="category", pairs="reference", reference="raw-rag", options=dict(n_resamples=500))
     assert list(out.columns[:2]) == ["by", "group"] and "category_id" not in out
     for label, part in out.groupby("group"):
         ids = clustered.loc[clustered["category"] == label, "query_id"].unique()
         alone = md.compare(clustered[clustered["query_id"].isin(ids)], pairs="reference", reference="raw-rag",
-                           n_resamples=500)
+                           options=dict(n_resamples=500))
         np.testing.assert_allclose(part["diff"], alone["diff"])
         np.testing.assert_allclose(part["p_adj"], alone["p_adj"])      # Holm within the group
     assert out.attrs["family"] == "holm within each category group"
 
 
 def test_score_group_intervals_are_each_groups_cluster_jackknife(clustered):
-    table = md.score(clustered, n_resamples=500).set_index("system")
+    table = md.score(clustered, options=dict(n_resamples=500)).set_index("system")
     queries = clustered[clustered["system"] == "same"]
     clusters = sorted(queries["cluster"].unique())
     g = len(clusters)

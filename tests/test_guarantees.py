@@ -171,7 +171,7 @@ def test_warnings_are_one_line_each(small, monkeypatch):
 def test_python_api_warns_below_100_resamples_and_refuses_bad_values(small):
     df = md.read_verdicts(small)
     with pytest.warns(RuntimeWarning, match="n_resamples=1 is too few"):
-        md.flows(df, "raw-rag", n_resamples=1)
+        md.flows(df, "raw-rag", options=dict(n_resamples=1))
     for bad in ({"threshold": 2.0}, {"threshold": float("nan")}, {"confidence_level": 1.5},
                 {"n_resamples": np.int64(0)}):
         with pytest.raises(md.VerdictError) as caught:
@@ -199,7 +199,7 @@ def test_degenerate_data_are_refused_with_a_reason(tmp_path):
     assert code == 2 and one_line(err) and "no query is left to analyse" in err
     one = pd.DataFrame({"system": ["a", "b", "c"], "query_id": "q1", "score": [1, 0, 1]})
     with pytest.raises(md.VerdictError, match="omnibus test needs at least two queries"):
-        md.omnibus(one, n_resamples=100)
+        md.omnibus(one, options=dict(n_resamples=100))
 
 
 @pytest.mark.parametrize("field, value, says", [
@@ -464,7 +464,7 @@ def test_flows_by_keeps_unlabelled_queries_as_their_own_none_group():
     category = ["a" if i < 15 else "b" if i < 30 else None for i in range(40)]
     df = pd.concat([pd.DataFrame({"system": s, "query_id": ids, "score": rng.integers(0, 2, 40),
                                   "category": category}) for s in ("rag", "mem")], ignore_index=True)
-    table = md.flows(df, "rag", by="category", n_resamples=100).set_index("group")
+    table = md.flows(df, "rag", by="category", options=dict(n_resamples=100)).set_index("group")
     assert table["n"].to_dict() == {"a": 15, "b": 15, "(none)": 10}
     wide = df.pivot(index="query_id", columns="system", values="score")
     none = wide.loc[[q for q, c in zip(ids, category) if c is None]]
@@ -479,8 +479,8 @@ def test_label_conflicts_that_validate_reports_reach_flows_and_compare():
     conflict = [n for n in md.validate(df).attrs["notes"] if "different 'category' values" in n]
     assert conflict == ["1 queries carry different 'category' values across systems (the first non-missing "
                         "value is used): q2"]
-    assert conflict[0] in md.flows(df, "rag", n_resamples=100).attrs["notes"]
-    assert conflict[0] in md.compare(df, n_resamples=100).attrs["notes"]
+    assert conflict[0] in md.flows(df, "rag", options=dict(n_resamples=100)).attrs["notes"]
+    assert conflict[0] in md.compare(df, options=dict(n_resamples=100)).attrs["notes"]
 
 
 def test_a_catastrophic_exclude_ids_pattern_is_a_scheme_error_not_a_hang(small, tmp_path, monkeypatch):

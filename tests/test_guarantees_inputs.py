@@ -320,13 +320,13 @@ def _labelled() -> pd.DataFrame:
 
 
 def test_labels_pooled_by_a_scheme_say_so_in_a_note():
-    scores = md.score(_labelled(), scheme={"group_by": "category", "weights": {"single-hop": 0.5, "multi-hop": 0.5}})
+    scores = md.score(md.prepare(_labelled(), scheme={"group_by": "category", "weights": {"single-hop": 0.5, "multi-hop": 0.5}}))
     pooled = [n for n in scores.attrs["notes"] if "pooled" in n]
     assert len(pooled) == 1 and "'single-hop', 'Single_Hop'" in pooled[0] and "4 queries" in pooled[0]
 
 
 def test_a_real_none_label_is_not_the_unlabelled_group():
-    flows = md.flows(_labelled(), "rag", by="category", n_resamples=100)
+    flows = md.flows(_labelled(), "rag", by="category", options=dict(n_resamples=100))
     groups = flows["group"].tolist()
     assert groups.count("(none)") == 1 and "(no label)" in groups
     assert flows.set_index("group").loc["(none)", "n"] == 2 and flows.set_index("group").loc["(no label)", "n"] == 2
@@ -413,7 +413,8 @@ def test_bidi_controls_and_zero_width_characters_are_visible_in_figures(name):
     assert "\\u" in labels[name]
     fig = md.plot.matrix(md.compare(pd.DataFrame(
         [{"system": s, "query_id": f"q{i}", "score": (i + k) % 2} for k, s in enumerate([name, "mem0", "rag"])
-         for i in range(20)]), n_resamples=100))
+         for i in range(20)]),
+                                    options=dict(n_resamples=100)))
     from matplotlib.text import Text
 
     drawn = "".join(t.get_text() for t in fig.findobj(Text))
@@ -444,10 +445,10 @@ def test_repeated_double_star_globs_are_linear(tmp_path):
 def test_the_python_api_refuses_more_replicates_than_the_cli_and_says_how_to_raise_it(monkeypatch):
     df = pd.DataFrame(rows())
     with pytest.raises(md.VerdictError, match=r"at most 10,000,000 .*MEMDIAG_MAX_RESAMPLES"):
-        md.flows(df, "rag", n_resamples=10**12)
+        md.flows(df, "rag", options=dict(n_resamples=10**12))
     monkeypatch.setenv("MEMDIAG_MAX_RESAMPLES", "100")
     with pytest.raises(md.VerdictError, match="at most 100 "):
-        md.score(df, n_resamples=200)
+        md.score(df, options=dict(n_resamples=200))
 
 
 def test_rerun_refuses_a_recorded_replicate_count_past_the_limit(tmp_path, small):
@@ -540,7 +541,7 @@ def test_python_api_frames_with_unusable_columns_are_verdict_errors(shape):
         df.columns = pd.MultiIndex.from_tuples([(c, "") for c in df.columns])
     else:
         df = pd.concat([df, df[["score"]]], axis=1)
-    for call in (md.validate, md.score, lambda d: md.flows(d, "rag", n_resamples=100)):
+    for call in (md.validate, md.score, lambda d: md.flows(d, "rag", options=dict(n_resamples=100))):
         with pytest.raises(md.VerdictError, match="MultiIndex" if shape == "multiindex" else "more than once"):
             call(df)
 

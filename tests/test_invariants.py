@@ -53,7 +53,7 @@ def _tables(df: pd.DataFrame) -> list[pd.DataFrame]:
         md.compare(df, **common),
         md.omnibus(df, **common),
         md.bootstrap(df, **common),
-        md.score(df, n_resamples=B, seed=3),
+        md.score(df, options=dict(n_resamples=B, seed=3)),
         md.evidence(df, **common),
         md.rank_stability(df, **common),
     ]
@@ -79,8 +79,8 @@ def _duplicated(df: pd.DataFrame) -> pd.DataFrame:
 def test_duplicating_every_query_leaves_point_estimates_unchanged(df):
     twice = _duplicated(df)
     for column, fn in [
-        (["estimate_a", "estimate_b", "diff"], lambda d: md.compare(d, n_resamples=B)),
-        (["estimate"], lambda d: md.bootstrap(d, n_resamples=B)),
+        (["estimate_a", "estimate_b", "diff"], lambda d: md.compare(d, options=dict(n_resamples=B))),
+        (["estimate"], lambda d: md.bootstrap(d, options=dict(n_resamples=B))),
         (["overall", "temporal", "multi-hop", "single-hop"], lambda d: md.score(d)),
         (["coverage", "utilization", "accuracy", "covered_term", "uncovered_term"],
          lambda d: md.evidence(d, options=dict(n_resamples=B))),
@@ -94,7 +94,7 @@ def test_duplicating_every_query_leaves_point_estimates_unchanged(df):
 @CHECKS
 @given(verdicts())
 def test_duplicating_every_query_leaves_flow_rates_unchanged_and_doubles_counts(df):
-    once, doubled = md.flows(df, "rag", n_resamples=B), md.flows(_duplicated(df), "rag", n_resamples=B)
+    once, doubled = md.flows(df, "rag", options=dict(n_resamples=B)), md.flows(_duplicated(df), "rag", options=dict(n_resamples=B))
     rates = ["benefit_rate", "tax_rate", "net_rate", "retention", "recovery"]
     np.testing.assert_allclose(doubled[rates].to_numpy(float), once[rates].to_numpy(float), atol=1e-12)
     for cell in ("both", "benefit", "tax", "neither", "n", "net"):
@@ -104,7 +104,7 @@ def test_duplicating_every_query_leaves_flow_rates_unchanged_and_doubles_counts(
 @CHECKS
 @given(verdicts())
 def test_benefit_minus_tax_is_n_times_the_accuracy_difference(df):
-    flows = md.flows(df, "rag", n_resamples=B).set_index("system")
+    flows = md.flows(df, "rag", options=dict(n_resamples=B)).set_index("system")
     accuracy = df.groupby("system")["score"].mean()
     for system, row in flows.iterrows():
         assert row["benefit"] - row["tax"] == pytest.approx(row["n"] * (accuracy[system] - accuracy["rag"]))

@@ -24,7 +24,7 @@ LAYERS: dict[str, int] = {
     # 3: data: readers, canonical verdicts, schemes, side files (claims, logs, systems tables)
     "_readers": 3, "_verdicts": 3, "_schemes": 3, "_side_files": 3, "_conventions": 3,
     # 4: prepared data and metrics
-    "_prepare": 4, "_metrics": 4, "_cluster_labels": 4,
+    "_prepare": 4, "_metrics": 4, "_cluster_labels": 4, "_options": 4,
     # 5: the diagnostics and the simulators
     "_flows": 5, "_compare": 5, "_evidence": 5, "_scoring": 5, "_runs": 5, "_agreement": 5, "_attribution": 5,
     "_sensitivity": 5, "_robustness": 5, "_groups": 5, "_procedures": 5, "_writes": 5, "_audit": 5, "_simulate": 5,

@@ -62,7 +62,7 @@ def test_quiet_prints_only_warnings_and_verbose_every_note(verdicts):
     assert [line.split(":")[0] for line in note_lines(quiet)] == ["warning"]
     assert len(note_lines(default)) > 1
     # --verbose: every note as the table carries it, in its order ("note: " lines)
-    table = md.flows(md.read_verdicts(verdicts), reference="ref", n_resamples=200)
+    table = md.flows(md.read_verdicts(verdicts), reference="ref", options=dict(n_resamples=200))
     assert [line.removeprefix("note: ") for line in verbose.splitlines() if line.startswith("note: ")] == \
         [str(n) for n in table.attrs["notes"]]
     # the table itself is the same in all three

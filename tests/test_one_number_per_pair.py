@@ -125,8 +125,9 @@ def test_the_real_report_fits_the_page_in_a_browser(real_report, tmp_path):
 def test_flows_and_compare_agree_on_a_pair_under_iid():
     # the example's verdicts average three judge repetitions: binarised at 0.5 they are the flows' outcomes
     df = md.read_verdicts(EXAMPLE / "verdicts")
-    flows = md.flows(df, reference="raw-rag", design="iid", n_resamples=2000).set_index("system")
-    versus = md.compare(df, pairs="reference", reference="raw-rag", design="iid", threshold=0.5, n_resamples=2000)
+    flows = md.flows(df, reference="raw-rag", options=dict(design="iid", n_resamples=2000)).set_index("system")
+    versus = md.compare(df, pairs="reference", reference="raw-rag", threshold=0.5,
+                        options=dict(design="iid", n_resamples=2000))
     for row in versus.itertuples():
         f = flows.loc[row.system_a]
         assert row.test == f["test"] == "exact McNemar"

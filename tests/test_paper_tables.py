@@ -35,7 +35,7 @@ def verdicts() -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def compared(verdicts) -> pd.DataFrame:
-    return md.compare(verdicts, pairs="reference", reference="raw-rag", n_resamples=B)
+    return md.compare(verdicts, pairs="reference", reference="raw-rag", options=dict(n_resamples=B))
 
 
 def headers(text: str, fmt: str) -> list[str]:
@@ -109,9 +109,10 @@ def test_a_paper_table_of_a_table_without_an_estimate_is_a_usage_error():
 
 
 def test_the_paper_presets_of_score_compare_and_flows(verdicts, compared):
-    score = md.score(verdicts, scheme="locomo", n_resamples=B)
-    flows = md.flows(verdicts, reference="raw-rag", n_resamples=B)
-    by = md.flows(verdicts, reference="raw-rag", n_resamples=B, by="category", scheme="locomo")
+    score = md.score(md.prepare(verdicts, scheme="locomo"), options=dict(n_resamples=B))
+    flows = md.flows(verdicts, reference="raw-rag", options=dict(n_resamples=B))
+    by = md.flows(md.prepare(verdicts, scheme="locomo"), reference="raw-rag", by="category",
+                  options=dict(n_resamples=B))
     assert paper_columns(score) == ["system", "overall"]
     assert paper_columns(compared) == ["system_a", "system_b", "diff", "p_adj"]
     assert paper_columns(flows) == ["system", "reference", "benefit", "tax", "net_rate", "p_adj"]
@@ -210,7 +211,7 @@ def test_score_categories_in_the_benchmark_order_with_their_integers(fmt):
 
 
 def test_score_csv_keeps_the_names_in_the_benchmark_order(verdicts):
-    text = render(md.score(verdicts, scheme="locomo", n_resamples=B), "csv")
+    text = render(md.score(md.prepare(verdicts, scheme="locomo"), options=dict(n_resamples=B)), "csv")
     named = [c for c in headers(text, "csv") if c in LOCOMO_ORDER]
     assert named == LOCOMO_ORDER
 

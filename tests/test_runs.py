@@ -56,7 +56,7 @@ def test_paired_analyses_use_the_per_query_mean_over_runs(runs):
     assert prep.panel.scores[:, 0] == pytest.approx([1.0, 0.5, 1 / 6, 2 / 3])
     assert prep.n == 4 and prep.design == "iid"
     assert any(n.startswith("runs mean: each answer scored per run") for n in prep.notes)
-    flows = md.flows(prep, "rag", n_resamples=100)
+    flows = md.flows(prep, "rag", options=dict(n_resamples=100))
     # correct = score > 0.5: mem 1 0 0 1, rag 1 0 0 1 -> no benefit, no tax
     assert flows[["benefit", "tax"]].iloc[0].tolist() == [0, 0]
 

@@ -462,11 +462,11 @@ def test_a_scheme_declares_its_resampling_design_and_memdiag_uses_it(tmp_path):
     path = tmp_path / "clustered.yaml"
     path.write_text("name: clustered\ngroup_by: category\ndesign: cluster\n")
     df = md.simulate(n_queries=300, n_clusters=20, icc=0.2, seed=1)
-    out = md.score(df, scheme=path, n_resamples=300)
+    out = md.score(md.prepare(df, scheme=path), options=dict(n_resamples=300))
     assert out.attrs["design"] == "cluster"
-    assert md.compare(df, scheme=path, n_resamples=300)["design"].eq("cluster").all()
+    assert md.compare(md.prepare(df, scheme=path), options=dict(n_resamples=300))["design"].eq("cluster").all()
     unclustered = df.drop(columns="cluster")
-    assert md.score(unclustered, scheme=path, n_resamples=300).attrs["design"] == "iid"
+    assert md.score(md.prepare(unclustered, scheme=path), options=dict(n_resamples=300)).attrs["design"] == "iid"
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: bad\ndesign: clustered\n")
     with pytest.raises(md.SchemeError, match="key 'design': 'clustered' is not a resampling design"):
@@ -476,7 +476,7 @@ def test_a_scheme_declares_its_resampling_design_and_memdiag_uses_it(tmp_path):
 def test_a_scheme_that_keeps_no_query_says_so_for_every_caller():
     df = pd.DataFrame({"system": ["a", "b"], "query_id": ["q", "q"], "score": [1, 0],
                        "category": ["adversarial", "adversarial"]})
-    for call in (lambda: md.score(df, scheme="locomo"), lambda: md.compare(df, scheme="locomo")):
+    for call in (lambda: md.score(md.prepare(df, scheme="locomo")), lambda: md.compare(md.prepare(df, scheme="locomo"))):
         with pytest.raises(SchemeError, match="the scheme 'locomo' keeps no query of these verdicts "
                                               r"\(1 queries of category 'adversarial' excluded\)"):
             call()
@@ -489,11 +489,11 @@ def test_expected_counts_name_the_incomplete_group():
     from memdiag._simulate import simulate_meme
 
     df = simulate_meme(n_episodes=100, systems=("raw-rag", "mem0"), seed=3)
-    full = md.score(df, scheme="meme")
+    full = md.score(md.prepare(df, scheme="meme"))
     assert full["complete"].all() and not [n for n in full.attrs["notes"] if "incomplete" in n]
     # drop one Cas after question (and its before twin): the total and the Cas count are off by one
     gone = df[(df["category"] == "Cas") & (df["phase"] == "after")]["pair_id"].iloc[0]
-    part = md.score(df[df["pair_id"] != gone], scheme="meme")
+    part = md.score(md.prepare(df[df["pair_id"] != gone], scheme="meme"))
     assert not part["complete"].any()
     notes = part.attrs["notes"]
     assert "scheme meme: incomplete: the official denominator is 694 queries, these data have 693" in notes
@@ -508,11 +508,11 @@ def test_expected_counts_of_a_sum_of_groups_and_a_locomo_category():
     df = simulate_meme(n_episodes=100, systems=("raw-rag",), seed=4)
     moved = df[(df["category"] == "Agg") & (df["phase"] == "after") & df["pair_id"].isna()]["query_id"].iloc[0]
     shifted = df.assign(category=np.where(df["query_id"] == moved, "ER", df["category"]))
-    assert md.score(shifted, scheme="meme")["complete"].all()
+    assert md.score(md.prepare(shifted, scheme="meme"))["complete"].all()
     # LoCoMo: a temporal question relabelled single-hop keeps 1,540 but breaks two category counts
     rows = [("m", f"q{i}", 1, c) for i, c in enumerate(["multi-hop"] * 282 + ["temporal"] * 320
                                                         + ["open-domain"] * 96 + ["single-hop"] * 842)]
-    table = md.score(frame(rows, "system query_id score category"), scheme="locomo")
+    table = md.score(md.prepare(frame(rows, "system query_id score category"), scheme="locomo"))
     assert not table["complete"].any() and table.loc[0, "n"] == 1540
     assert {n for n in table.attrs["notes"] if "incomplete" in n} == {
         "scheme locomo: incomplete: category temporal has 320 queries, the official count is 321",

@@ -38,18 +38,18 @@ def test_task_average_by_hand(verdicts):
     per_type = [53 / 70, 40 / 56, 6 / 30, 70 / 133, 52 / 78, 76 / 133]
     task_avg = 100 * sum(per_type) / 6
     overall = 100 * (53 + 40 + 6 + 70 + 52 + 76) / 500
-    assert md.score(verdicts, scheme="longmemeval-task-avg")["overall"].iloc[0] == pytest.approx(task_avg)
-    assert md.score(verdicts, scheme="longmemeval")["overall"].iloc[0] == pytest.approx(overall)
+    assert md.score(md.prepare(verdicts, scheme="longmemeval-task-avg"))["overall"].iloc[0] == pytest.approx(task_avg)
+    assert md.score(md.prepare(verdicts, scheme="longmemeval"))["overall"].iloc[0] == pytest.approx(overall)
     assert abs(task_avg - overall) > 1            # the two weightings differ here (57.26 vs 59.40)
 
 
 def test_task_average_without_abstention_by_hand(verdicts):
     # without the 30 _abs questions: 50/64, 40/56, 6/30, 60/121, 52/72, 70/127
     per_type = [50 / 64, 40 / 56, 6 / 30, 60 / 121, 52 / 72, 70 / 127]
-    table = md.score(verdicts, scheme="longmemeval-no-abs-task-avg")
+    table = md.score(md.prepare(verdicts, scheme="longmemeval-no-abs-task-avg"))
     assert table["overall"].iloc[0] == pytest.approx(100 * sum(per_type) / 6)
     assert int(table["n"].iloc[0]) == 470 and bool(table["complete"].iloc[0])
-    no_abs = md.score(verdicts, scheme="longmemeval-no-abs")["overall"].iloc[0]
+    no_abs = md.score(md.prepare(verdicts, scheme="longmemeval-no-abs"))["overall"].iloc[0]
     assert no_abs == pytest.approx(100 * (50 + 40 + 6 + 60 + 52 + 70) / 470)
 
 

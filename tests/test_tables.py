@@ -123,7 +123,7 @@ def test_latex_right_aligns_numbers_and_writes_minus_signs():
 
 @pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
 def test_latex_tables_compile(tmp_path):
-    df = md.flows(md.read_verdicts(VERDICTS), reference="raw-rag", n_resamples=200)
+    df = md.flows(md.read_verdicts(VERDICTS), reference="raw-rag", options=dict(n_resamples=200))
     document = ("\\documentclass{article}\n\\usepackage{booktabs}\n\\usepackage[margin=1cm,landscape]{geometry}\n"
                 "\\begin{document}\n\\tiny\n" + render(df, "latex") + render(awkward_frame(), "latex")
                 + "\\end{document}\n")
@@ -166,7 +166,7 @@ def test_html_format_writes_one_page_with_every_table(tmp_path):
 # HTML: key columns first, the rest under <details>, every piece within the page
 # --------------------------------------------------------------------------------------------
 def test_html_flows_table_shows_the_key_columns_first():
-    df = md.flows(md.read_verdicts(VERDICTS), reference="raw-rag", n_resamples=200)
+    df = md.flows(md.read_verdicts(VERDICTS), reference="raw-rag", options=dict(n_resamples=200))
     first, rest = _split(columns(df), HTML_WIDTH)
     assert [c.name for c in first] == ["system", "benefit", "tax", "net", "benefit_rate", "tax_rate", "net_rate",
                                        "retention", "recovery", "p", "p_adj"]

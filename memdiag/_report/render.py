@@ -23,7 +23,7 @@ from memdiag._replay import write_replay
 from memdiag._report.notes import ReportNotes, applies, label, report_notes, without_notes
 from memdiag._report.sections import TABLE_TITLES, Analysis, Section
 from memdiag.plots.style import write_rendered
-from memdiag.tables import HTML_STYLE, html, render, signature
+from memdiag.tables import HTML_STYLE, html, render, signature, signature_difference
 
 #: CSS pixels per inch: an embedded figure is shown at its printed size.
 CSS_DPI = 96
@@ -123,11 +123,23 @@ def _md_rows(name: str, table: pd.DataFrame) -> tuple[pd.DataFrame, str]:
     return empty, f"The table has {len(table)} rows, too many to read here: it is in {where}."
 
 
+def _differs(table: pd.DataFrame, analysis: Analysis) -> str | None:
+    """What a table's signature line states beyond the report's (printed once, at the top): its
+    metric, its degrees of freedom, ... — None when nothing."""
+    return signature_difference(_with_signature(table, analysis.signature).attrs, _headline(analysis))
+
+
+def _headline(analysis: Analysis) -> dict:
+    """The report's settings as its top signature line states them: the run's, and the metric most
+    tables report (accuracy), so that only the other metrics are named under their tables."""
+    return {"metric": "accuracy", **analysis.signature}
+
+
 def _markdown(analysis: Analysis) -> str:
     """report.md: every text that can hold a name (summary, policies, titles, sentences, captions,
     notes, cells) escaped by :func:`memdiag._escape.markdown`, the signature as a code span. Each
     distinct note is printed once: those of several tables in one block at the top, warnings first."""
-    lines = ["# memdiag report", "", markdown(_summary(analysis)), "", code_span(signature(analysis.signature)),
+    lines = ["# memdiag report", "", markdown(_summary(analysis)), "", code_span(signature(_headline(analysis))),
              "", "Policies applied:", ""] + [f"- {markdown(line)}" for line in analysis.provenance["policies"]]
     lines.append("")
     if analysis.provenance.get("warnings"):
@@ -152,10 +164,12 @@ def _markdown(analysis: Analysis) -> str:
             shown, pointer = _md_rows(name, table)
             text = render(without_notes(_with_signature(shown, analysis.signature)), "md",
                           labels=analysis.labels).rstrip("\n")
-            body, sign = text.rsplit("\n", 1)
+            body = text.rsplit("\n", 1)[0]      # the last line is the signature: said once, at the top
             body = pointer if shown.empty else body.rstrip("\n") + ("\n\n" + pointer if pointer else "")
             own = [f"- {label(n)}{markdown(n)}" for n in notes.own.get(name, [])]
-            lines += [f"### {TABLE_TITLES[name]}", "", body, ""] + (own + [""] if own else []) + [sign, ""]
+            differs = _differs(table, analysis)
+            lines += [f"### {TABLE_TITLES[name]}", "", body, ""] + (own + [""] if own else []) + \
+                ([f"Settings of this table beyond the report's: {code_span(differs)}", ""] if differs else [])
         if section.replay is not None:
             links = " and ".join(f"[{path}]({path})" for path in replay_files(section))
             lines += [f"Per-query replay: every query of every cell — benefit, tax, both, neither — with its "
@@ -185,7 +199,7 @@ def _html(analysis: Analysis, figures: Path) -> str:
         signed = {name: _with_signature(t, analysis.signature) for name, t in section.tables.items()}
         tables = [{"name": name, "title": TABLE_TITLES[name], "html": _html_table(table, analysis.labels),
                    "notes": [label(n) + str(n) for n in notes.own.get(name, [])],
-                   "signature": signature(table.attrs)} for name, table in signed.items()]
+                   "signature": _differs(table, analysis)} for name, table in signed.items()]
         images = [{"name": name, "caption": caption,
                    "width": round(analysis.figures.result(name).size[0] * CSS_DPI),
                    "data": base64.b64encode((figures / f"{name}.png").read_bytes()).decode("ascii")}
@@ -193,7 +207,7 @@ def _html(analysis: Analysis, figures: Path) -> str:
         sections.append({"key": section.key, "title": section.title, "sentence": section.sentence,
                          "omitted": section.omitted, "number": numbers.get(id(section)),
                          "tables": tables, "figures": images, "replay": replay_files(section)})
-    return _template().render(summary=_summary(analysis), signature=signature(analysis.signature),
+    return _template().render(summary=_summary(analysis), signature=signature(_headline(analysis)),
                               policies=analysis.provenance["policies"],
                               warnings=analysis.provenance.get("warnings", []), shown=_shown(analysis),
                               shared_notes=[(heading, [f"{n} ({applies(k)})" for n, k in group])

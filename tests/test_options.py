@@ -1,0 +1,142 @@
+"""md.Options: the resampling and inference choices set once; the pre-0.3 keywords still work, with a warning.
+
+Issue 19, item 1: the options are one frozen, validated record; the data choices live on the
+prepared data; an old call gives the same numbers as the new one and says what replaces it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import memdiag as md
+from memdiag.errors import MemdiagDeprecationWarning, VerdictError
+
+
+@pytest.fixture(scope="module")
+def df() -> pd.DataFrame:
+    return md.simulate(n_queries=240, systems={"raw-rag": 0.6, "mem": 0.7, "other": 0.55}, seed=3)
+
+
+def test_options_are_frozen_validated_and_replaceable():
+    opts = md.Options(n_resamples=500, seed=9, confidence_level=0.9)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        opts.seed = 1  # type: ignore[misc]
+    assert opts.replace(seed=2).seed == 2 and opts.seed == 9
+    for bad, message in [({"design": "clustered"}, "unknown design"), ({"inference": "wild"}, "unknown inference"),
+                         ({"n_resamples": -1}, "n_resamples must be"), ({"n_resamples": 2.5}, "n_resamples must be"),
+                         ({"seed": -3}, "seed must be"), ({"confidence_level": 1.0}, "confidence_level must be"),
+                         ({"correction": "none"}, "unknown correction")]:
+        with pytest.raises(VerdictError, match=message):
+            md.Options(**bad)
+    with pytest.raises(VerdictError, match="Options has no field 'scheme'"):
+        opts.replace(scheme="locomo")
+
+
+def test_a_mapping_is_read_as_options_and_data_choices_in_it_are_refused_with_the_fix(df):
+    from memdiag._options import as_options
+
+    assert as_options({"n_resamples": 300, "seed": 4}) == md.Options(n_resamples=300, seed=4)
+    assert as_options(None) == md.Options()
+    with pytest.raises(VerdictError, match=r"no field 'scheme'.*md\.prepare"):
+        md.compare(df, options={"scheme": "locomo"})
+    with pytest.raises(TypeError, match="options must be md.Options"):
+        md.compare(df, options=2000)
+
+
+def test_a_generator_seed_is_drawn_once_so_every_diagnostic_records_the_same_int(df):
+    opts = md.Options(n_resamples=300, seed=np.random.default_rng(5))
+    assert isinstance(opts.seed, int)
+    a = md.compare(df, options=opts)
+    b = md.flows(df, "raw-rag", options=opts)
+    assert a["seed"].iloc[0] == b.attrs["seed"] == opts.seed
+    pd.testing.assert_frame_equal(a, md.compare(df, options=md.Options(n_resamples=300, seed=opts.seed)))
+
+
+@pytest.mark.parametrize("call, legacy, new", [
+    (lambda d, **k: md.compare(d, **k), dict(n_resamples=400, seed=2, design="iid", correction="bonferroni"),
+     dict(options=md.Options(n_resamples=400, seed=2, design="iid", correction="bonferroni"))),
+    (lambda d, **k: md.flows(d, "raw-rag", **k), dict(n_resamples=400, confidence_level=0.9, inference="percentile"),
+     dict(options=dict(n_resamples=400, confidence_level=0.9, inference="percentile"))),
+    (lambda d, **k: md.score(d, **k), dict(n_resamples=300, seed=1), dict(options={"n_resamples": 300, "seed": 1})),
+    (lambda d, **k: md.omnibus(d, **k), dict(n_resamples=300), dict(options={"n_resamples": 300})),
+    (lambda d, **k: md.bootstrap(d, **k), dict(n_resamples=300, design="iid"),
+     dict(options={"n_resamples": 300, "design": "iid"})),
+])
+def test_the_old_keywords_give_the_same_table_and_say_what_replaces_them(df, call, legacy, new):
+    with pytest.warns(MemdiagDeprecationWarning, match=r"deprecated since memdiag 0\.3.*options=md\.Options\("):
+        old = call(df, **legacy)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        current = call(df, **new)
+    pd.testing.assert_frame_equal(old, current)
+    assert old.attrs == current.attrs
+
+
+def test_old_data_keywords_prepare_the_data_as_md_prepare_does(df):
+    keep = ["mem", "raw-rag"]
+    with pytest.warns(MemdiagDeprecationWarning, match=r"md\.prepare\(df, systems=\.\.\.\) as the data"):
+        old = md.compare(df, systems=keep, options={"n_resamples": 300})
+    new = md.compare(md.prepare(df, systems=keep), options={"n_resamples": 300})
+    pd.testing.assert_frame_equal(old, new)
+    assert old[["system_a", "system_b"]].values.tolist() == [["mem", "raw-rag"]]
+    # on prepared data an old data keyword restricts, or refuses a clash with the fix
+    prep = md.prepare(df)
+    with pytest.warns(MemdiagDeprecationWarning), pytest.raises(VerdictError, match="prepared with other options"):
+        md.compare(prep, missing="drop")
+
+
+def test_bootstraps_two_knobs_are_one_inference_choice(df):
+    iid = md.prepare(df).with_design("iid")
+    new = md.bootstrap(iid, options={"inference": "bca", "n_resamples": 400})
+    with pytest.warns(MemdiagDeprecationWarning, match=r"bootstrap\(method=\.\.\.\).*inference='bca'"):
+        old = md.bootstrap(iid, method="bca", options={"n_resamples": 400})
+    pd.testing.assert_frame_equal(old, new)
+    assert new.attrs["method"] == "bca bootstrap (iid)"
+    with pytest.raises(VerdictError, match="inference='bca' is a bootstrap interval for the iid design"):
+        md.bootstrap(df, options={"inference": "bca", "n_resamples": 400})     # clustered: the rule uses the jackknife
+    with pytest.raises(VerdictError, match="md.bootstrap's only"):
+        md.compare(df, options={"inference": "bca", "n_resamples": 400})
+
+
+def test_score_gives_intervals_by_default_and_none_with_zero_resamples(df):
+    assert {"overall_ci_low", "overall_ci_high"} <= set(md.score(df).columns)
+    plain = md.score(df, options={"n_resamples": 0})
+    assert "overall_ci_low" not in plain and "n_resamples" not in plain.attrs
+    with pytest.raises(VerdictError, match="compare resamples: n_resamples must be at least 1"):
+        md.compare(df, options={"n_resamples": 0})
+
+
+def test_prepared_data_keep_their_choices_and_reprepare_with_one_changed(df):
+    short = df[~((df["system"] == "other") & (df["query_id"].isin(df["query_id"].unique()[:5])))]
+    prep = md.prepare(short, missing="drop", systems=["raw-rag", "other"])
+    assert prep.choices["missing"] == "drop" and prep.choices["systems"] == ["raw-rag", "other"]
+    assert prep.n == 235
+    again = prep.reprepare(missing="wrong")
+    assert again.n == 240 and again.systems == ("raw-rag", "other") and again.missing == "wrong"
+    assert prep.restrict(["raw-rag"]).reprepare().systems == ("raw-rag",)
+    assert prep.with_design("iid").reprepare().design == "iid"
+
+
+def test_every_public_diagnostic_on_data_takes_options_not_the_old_keywords():
+    import inspect
+
+    from memdiag._options import DATA_KEYWORDS, OPTION_KEYWORDS
+
+    offenders = {}
+    for name in md.__all__:
+        obj = getattr(md, name)
+        if not inspect.isfunction(obj) or name in ("prepare", "align", "read_verdicts"):
+            continue
+        params = inspect.signature(obj).parameters
+        first = next(iter(params), None)
+        if first not in ("data", "df"):
+            continue
+        old = sorted((set(OPTION_KEYWORDS) | set(DATA_KEYWORDS)) & set(params) - {"systems"})
+        if old:
+            offenders[name] = old
+    assert offenders == {}
