@@ -62,7 +62,7 @@ def test_augmentation_regions_equal_a_crosstab_of_the_binarised_scores_and_the_f
     codes = correct.agg("".join, axis=1).value_counts()
     assert out.set_index("region")["count"].to_dict() == {r: int(codes.get(r, 0)) for r in out["region"]}
     assert out["count"].sum() == 600 and out["share"].sum() == pytest.approx(100)
-    flows = md.flows(example, reference="raw-rag", n_resamples=200).set_index("system")
+    flows = md.flows(example, reference="raw-rag", options=dict(n_resamples=200)).set_index("system")
     for system in ("mem0", "mem0+raw"):
         assert out.attrs["flows"]["tax"][system] == flows.loc[system, "tax"]
         assert out.attrs["flows"]["benefit"][system] == flows.loc[system, "benefit"]
