@@ -16,7 +16,7 @@ The κ values come from ``statsmodels.stats.inter_rater`` (``cohens_kappa``, ``f
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -25,9 +25,11 @@ from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa, fleiss
 
 from memdiag import _checks
 from memdiag._designs import Design
+from memdiag._options import Options, as_options, legacy_keywords
 from memdiag._pairs import THRESHOLD, cell_indicators
+from memdiag._prepare import Prepared
 from memdiag._provenance import stamp
-from memdiag._resampling import bootstrap_sums, run_seed
+from memdiag._resampling import bootstrap_sums
 from memdiag.errors import VerdictError
 from memdiag._verdicts import JUDGES_MEAN, MissingQueryPolicy, align, check_systems, judges_of
 
@@ -176,16 +178,15 @@ def _fleiss(counts: np.ndarray) -> float:
         return float(fleiss_kappa(counts, method="fleiss"))
 
 
+@legacy_keywords
 def agreement(
-    df: pd.DataFrame,
+    df: pd.DataFrame | Prepared,
     *,
     by: str = "repeat",
     human: str | pd.DataFrame | pd.Series | None = None,
     threshold: float | None = None,
     verdict_missing: str = "exclude",
-    n_resamples: int = 20_000,
-    seed: int | np.random.Generator = 0,
-    confidence_level: float = 0.95,
+    options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
     """Agreement of judge repetitions or judges on the same answers, and against humans (SPEC §7).
 
@@ -194,7 +195,9 @@ def agreement(
     df
         Verdicts with ``system``, ``query_id``, ``score`` and the rater column: ``repeat``
         (judge repetitions of one answer, SPEC §1) or ``judge`` (several judges). One unit is
-        one (system, query) answer; each rater gives it one verdict.
+        one (system, query) answer; each rater gives it one verdict. :func:`memdiag.prepare`
+        output works too: its verdict rows (:attr:`~memdiag.Prepared.frame`, the scheme's
+        selection applied), each rater's verdicts as they are — the raters are not combined.
     by
         The rater column, ``"repeat"`` or ``"judge"`` (any column naming the rater works).
     human
@@ -205,16 +208,21 @@ def agreement(
         A verdict is correct when its score is > ``threshold`` (default None: 0.5, SPEC §2;
         fractional scores such as a judge's confidence are binarised, 0/1 scores are unchanged).
     verdict_missing
-        A missing or unparsable verdict (a NaN score): ``"exclude"`` (default: the answer is left
-        out of the comparisons of that rater, like an answer the rater never judged) or
-        ``"as-wrong"`` (scored 0 as in C.6/G.3). Either way the counts per rater are in
+        A missing or unparsable verdict of one rater (a NaN score): ``"exclude"`` (default: the
+        answer is left out of the comparisons of that rater, like an answer the rater never
+        judged) or ``"as-wrong"`` (scored 0 as in C.6/G.3). Kept here, not taken from
+        :func:`memdiag.prepare`: it is about each rater's own verdicts, before any alignment,
+        and its default differs from the alignment policy's (``as-wrong``). Either way the counts per rater are in
         ``missing_a``/``missing_b``. An answer a rater did not judge at all is always left out of
         that rater's comparisons — never scored — so each comparison rests on the answers every
         compared rater judged (``n``); ``n_left_out`` counts the answers judged by some but not
         all of them, and the notes say so.
-    n_resamples, seed, confidence_level
-        Bootstrap over queries for ``boot_ci_low``/``boot_ci_high`` (``n_resamples=0`` skips
-        it); interval level for both intervals.
+    options
+        :class:`memdiag.Options` (None: the defaults); reads n_resamples (the bootstrap over
+        queries for ``boot_ci_low``/``boot_ci_high``, default 20,000; 0 skips it), seed, and
+        confidence_level (the level of both intervals). Not design, inference or correction:
+        the bootstrap always resamples queries (all systems' answers to one query together)
+        with a percentile interval, and nothing is adjusted.
 
     Returns
     -------
@@ -233,10 +241,7 @@ def agreement(
         not in [0, 1] or missing; a rater gives one answer two verdicts; fewer than two raters, or
         a ``by`` column that does not name raters of the same answers; human labels that are not
         0/1, name no such column, label an answer twice or lack ``system`` for several systems;
-        an unknown ``verdict_missing``, or a bad ``threshold``, ``n_resamples`` or
-        ``confidence_level``.
-    TypeError
-        ``seed`` is neither an int nor a :class:`numpy.random.Generator`.
+        an unknown ``verdict_missing``, or a bad ``threshold``.
 
     Notes
     -----
@@ -270,7 +275,7 @@ def agreement(
 
     >>> df = pd.DataFrame({"system": "mem", "query_id": list("abcdabcd"), "repeat": [0] * 4 + [1] * 4,
     ...                    "score": [1, 1, 0, 0, 1, 0, 0, 0]})
-    >>> out = agreement(df, n_resamples=0)
+    >>> out = agreement(df, options={"n_resamples": 0})
     >>> out[["kind", "rater_a", "rater_b", "n", "agreement", "kappa"]]
          kind rater_a rater_b  n  agreement     kappa
     0   cohen       0       1  4       75.0  0.500000
@@ -278,9 +283,10 @@ def agreement(
     """
     _checks.choice(verdict_missing, _checks.VERDICT_MISSING, "missing-verdict policy")
     threshold = THRESHOLD if _checks.threshold(threshold) is None else threshold
-    n_resamples = _checks.n_resamples(n_resamples, allow_zero=True)
-    confidence_level = _checks.confidence_level(confidence_level)
-    seed = run_seed(seed)
+    opts = as_options(options)
+    n_resamples, seed, confidence_level = opts.n_resamples, opts.seed, opts.confidence_level
+    if isinstance(df, Prepared):
+        df = df.frame
     wide, judged = _raters(df, by)
     raters = [str(r) for r in wide.columns]
     nan = (wide.isna() & judged).to_numpy()
@@ -373,7 +379,8 @@ def _effect_rows(df: pd.DataFrame, missing: MissingQueryPolicy, systems: Sequenc
 
 
 def missing_verdict_effect(df: pd.DataFrame, *, missing: MissingQueryPolicy = "error",
-                           systems: Sequence[str] | None = None, judges: str | None = None) -> pd.DataFrame:
+                           systems: Sequence[str] | None = None, judges: str | None = None,
+                           options: Options | Mapping | None = None) -> pd.DataFrame:
     """Each system's score with missing verdicts scored as wrong vs excluded (SPEC §1, §7).
 
     Parameters
@@ -389,6 +396,13 @@ def missing_verdict_effect(df: pd.DataFrame, *, missing: MissingQueryPolicy = "e
         which needs no policy for combining judges (with ``"mean"`` the notes say so); a judge's
         name gives that judge's rows only. Verdicts without a judge label are left out of the
         per-judge rows, counted in the notes. With at most one judge, as in :func:`memdiag.align`.
+        ``missing``, ``systems`` and ``judges`` stay keywords here, not :func:`memdiag.prepare`
+        choices: the function aligns the raw verdict rows itself, once under each
+        missing-verdict policy and per judge (``judges=None``, one row per judge, is no choice
+        :func:`memdiag.prepare` offers), so it takes verdicts, not prepared data.
+    options
+        :class:`memdiag.Options`, accepted as by every diagnostic; reads none of its fields
+        (point scores, no resampling).
 
     Returns
     -------
@@ -442,6 +456,7 @@ def missing_verdict_effect(df: pd.DataFrame, *, missing: MissingQueryPolicy = "e
     2    j2      a          1            50.0           100.0
     3    j2      b          0            50.0            50.0
     """
+    as_options(options)  # validated, so a misspelt field is an error here too
     names = judges_of(df)
     if len(names) < 2:
         rows, note = _effect_rows(df, missing, systems, judges)

@@ -10,22 +10,17 @@ and says what each means for the memory system's tax and benefit, and
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from memdiag import _checks
+from memdiag._options import Options, as_options, legacy_keywords
 from memdiag._pairs import binarize
 from memdiag._prepare import Prepared, as_prepared
 from memdiag._provenance import stamp
-from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
 from memdiag.errors import VerdictError
-
-if TYPE_CHECKING:  # pragma: no cover
-    from memdiag._schemes import Scheme
 
 __all__ = ["AUGMENTED", "augmentation", "augmented_pairs"]
 
@@ -61,6 +56,7 @@ def augmented_pairs(systems: Sequence[str]) -> list[tuple[str, str]]:
     return out
 
 
+@legacy_keywords
 def augmentation(
     data: pd.DataFrame | Prepared,
     memory: str,
@@ -68,9 +64,7 @@ def augmentation(
     reference: str,
     augmented: str | None = None,
     threshold: float | None = None,
-    scheme: str | Path | Scheme | None = None,
-    missing: MissingQueryPolicy | None = None,
-    verdict_missing: MissingVerdictPolicy | None = None,
+    options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
     """The eight regions of the reference's, the memory system's and the augmented system's
     correct queries (Memory Tax review, source augmentation; SPEC §2, §8).
@@ -78,7 +72,9 @@ def augmentation(
     Parameters
     ----------
     data
-        Canonical verdicts, or :func:`memdiag.prepare` output, holding the three systems.
+        :func:`memdiag.prepare` output, or canonical verdicts (prepared with the defaults),
+        holding the three systems; the scheme's query selection and the alignment policies are
+        chosen there, as for :func:`memdiag.flows`.
     memory
         The memory system.
     reference
@@ -87,8 +83,9 @@ def augmentation(
         The memory system with raw-source augmentation (default ``<memory>+raw``).
     threshold
         Correct = score > threshold (default 0.5, as the flows).
-    scheme, missing, verdict_missing
-        Query selection and alignment policies, as in :func:`memdiag.flows`.
+    options
+        :class:`memdiag.Options`, accepted as by every diagnostic; reads none of its fields
+        (counts only, no resampling).
 
     Returns
     -------
@@ -136,7 +133,8 @@ def augmentation(
     if len(set(systems)) != 3:
         raise VerdictError(f"augmentation needs three different systems (reference, memory, augmented); got "
                            f"{', '.join(systems)}.")
-    prepared = as_prepared(data, scheme=scheme, systems=systems, missing=missing, verdict_missing=verdict_missing)
+    as_options(options)  # validated, so a misspelt field is an error here too
+    prepared = as_prepared(data, systems=systems)
     threshold = _checks.threshold(threshold)
     correct = binarize(prepared.panel.scores, threshold)
     n = prepared.n

@@ -14,9 +14,7 @@ their ratios to the reference and no interval.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -25,14 +23,10 @@ from memdiag import _checks
 from memdiag._compare import undefined_notes
 from memdiag._inference import adjust
 from memdiag._inference.intervals import describe, infer, infer_quantiles, provenance_of
+from memdiag._options import Options, as_options, legacy_keywords
 from memdiag._prepare import Prepared, as_prepared
 from memdiag._provenance import stamp
-from memdiag._resampling import run_seed
-from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
 from memdiag.errors import VerdictError
-
-if TYPE_CHECKING:  # pragma: no cover
-    from memdiag._schemes import Scheme
 
 __all__ = ["QUANTITIES", "cost_ratios", "cost_values", "costs", "quantities_of", "system_costs"]
 
@@ -107,20 +101,13 @@ def _quantile_note(quants, prepared: Prepared) -> str:
     return line
 
 
+@legacy_keywords
 def costs(
     data: pd.DataFrame | Prepared,
     *,
     quantities: Sequence[str] | None = None,
     threshold: float | None = None,
-    scheme: str | Path | Scheme | None = None,
-    design: str | None = None,
-    inference: str = "auto",
-    n_resamples: int = 20_000,
-    seed: int | np.random.Generator = 0,
-    confidence_level: float = 0.95,
-    systems: Sequence[str] | None = None,
-    missing: MissingQueryPolicy | None = None,
-    verdict_missing: MissingVerdictPolicy | None = None,
+    options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
     """Per-query cost and latency per system: mean, median and P95 with intervals, and the cost
     per correct answer (Raw-RAG paper Table 6, Table 32, Table 20; SPEC §7.9).
@@ -128,17 +115,20 @@ def costs(
     Parameters
     ----------
     data
-        Canonical verdicts with per-query cost columns, or :func:`memdiag.prepare` output.
+        :func:`memdiag.prepare` output, or canonical verdicts (prepared with the defaults), with
+        per-query cost columns. The data choices are made there: the systems, the missing-data
+        policies, and the scheme, whose query selection applies (e.g. ``locomo`` leaves out the
+        adversarial questions); the costs are plain means over the selected queries, not the
+        scheme's weighted aggregate.
     quantities
         The cost columns (default: every column of :data:`QUANTITIES` present).
     threshold
         Count a query as correct when its score is > ``threshold`` (default None: the score as
         it is, so a fractional score counts in part).
-    scheme
-        A scheme's query selection (e.g. ``locomo`` leaves out the adversarial questions); the
-        costs are plain means over the selected queries, not the scheme's weighted aggregate.
-    design, inference, n_resamples, seed, confidence_level, systems, missing, verdict_missing
-        As in :func:`memdiag.compare`.
+    options
+        :class:`memdiag.Options` (None: the defaults); reads design (None: the prepared
+        data's), inference, n_resamples (at least 1), seed and confidence_level, as
+        :func:`memdiag.compare`; not correction.
 
     Returns
     -------
@@ -155,14 +145,12 @@ def costs(
     ------
     VerdictError
         No per-query cost column (or a named one the verdicts lack), a negative cost, bad
-        verdicts, an unknown system, policy or ``inference``, a bad ``n_resamples``,
-        ``confidence_level`` or ``threshold``.
+        verdicts, an unknown system, policy or ``inference``, bad options (``n_resamples=0``)
+        or a bad ``threshold``.
     SchemeError
         An unknown scheme, or one that keeps no query of the data.
     ValueError
         An unknown ``design``.
-    TypeError
-        ``seed`` is neither an int nor a :class:`numpy.random.Generator`.
 
     Notes
     -----
@@ -189,16 +177,15 @@ def costs(
     --------
     >>> df = pd.DataFrame({"system": ["rag"] * 4, "query_id": list("abcd"), "score": [1, 0, 1, 1],
     ...                    "latency_s": [1.0, 2.0, 3.0, 10.0]})
-    >>> out = costs(df, n_resamples=200)
+    >>> out = costs(df, options={"n_resamples": 200})
     >>> out[["system", "quantity", "n", "mean", "median", "p95", "correct", "per_correct"]]
       system   quantity  n  mean  median   p95  correct  per_correct
     0    rag  latency_s  4   4.0     2.5  8.95      3.0     5.333333
     """
-    prepared = as_prepared(data, scheme=scheme, systems=systems, missing=missing, verdict_missing=verdict_missing,
-                           design=design)
-    seed = run_seed(seed)
-    n_resamples = _checks.n_resamples(n_resamples)
-    confidence_level = _checks.confidence_level(confidence_level)
+    opts = as_options(options)
+    prepared = as_prepared(data, design=opts.design)
+    seed, n_resamples, confidence_level = opts.seed, opts.resampled("costs"), opts.confidence_level
+    inference = opts.inference
     threshold = _checks.threshold(threshold)
     panel = prepared.panel
     chosen = quantities_of(prepared, quantities)
@@ -266,22 +253,14 @@ def costs(
                  method=f"{means.method} (mean, per_correct); {quants.method} (median, p95)", mc_se=mc_se)
 
 
+@legacy_keywords
 def cost_ratios(
     data: pd.DataFrame | Prepared,
     *,
     quantities: Sequence[str] | None = None,
     pairs: str = "reference",
     reference: str | None = None,
-    scheme: str | Path | Scheme | None = None,
-    design: str | None = None,
-    inference: str = "auto",
-    n_resamples: int = 20_000,
-    seed: int | np.random.Generator = 0,
-    confidence_level: float = 0.95,
-    correction: str = "holm",
-    systems: Sequence[str] | None = None,
-    missing: MissingQueryPolicy | None = None,
-    verdict_missing: MissingVerdictPolicy | None = None,
+    options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
     """Ratios of mean per-query cost between systems, with paired intervals: speed-ups and token
     savings (Raw-RAG paper §4.3 RQ3: "5.1× faster than the next system", Table 6, Table 32; SPEC §7.9).
@@ -289,17 +268,19 @@ def cost_ratios(
     Parameters
     ----------
     data
-        Canonical verdicts with per-query cost columns, or :func:`memdiag.prepare` output.
+        :func:`memdiag.prepare` output, or canonical verdicts (prepared with the defaults), with
+        per-query cost columns; the scheme's selection, the systems and the missing-data
+        policies are chosen there, as for :func:`costs`.
     quantities
         The cost columns (default: every column of :data:`QUANTITIES` present).
     pairs, reference
         ``reference`` (each system against ``reference``, the default) or ``all`` (every
         unordered pair, in system order).
-    correction
-        Multiplicity adjustment over the pairs of one quantity (``holm``, ``bonferroni``,
-        ``fdr_bh``).
-    scheme, design, inference, n_resamples, seed, confidence_level, systems, missing, verdict_missing
-        As in :func:`memdiag.compare`.
+    options
+        :class:`memdiag.Options` (None: the defaults); reads every field, as
+        :func:`memdiag.compare`: design (None: the prepared data's), inference, n_resamples (at
+        least 1), seed, confidence_level, and the correction over the pairs of one quantity
+        (``holm``, ``bonferroni``, ``fdr_bh``).
 
     Returns
     -------
@@ -316,14 +297,12 @@ def cost_ratios(
     VerdictError
         Fewer than two systems, an unknown ``pairs`` or ``reference``, no per-query cost column
         (or a named one the verdicts lack), no pair with costs on the same queries, a negative
-        cost, bad verdicts, an unknown policy, ``inference`` or ``correction``, a bad
-        ``n_resamples`` or ``confidence_level``.
+        cost, bad verdicts, an unknown policy, ``inference`` or ``correction``, bad options
+        (``n_resamples=0``).
     SchemeError
         An unknown scheme, or one that keeps no query of the data.
     ValueError
         An unknown ``design``.
-    TypeError
-        ``seed`` is neither an int nor a :class:`numpy.random.Generator`.
 
     Notes
     -----
@@ -347,19 +326,17 @@ def cost_ratios(
     --------
     >>> df = pd.DataFrame({"system": ["rag"] * 4 + ["mem"] * 4, "query_id": list("abcd") * 2,
     ...                    "score": 1, "latency_s": [1.0, 1.0, 2.0, 2.0, 5.0, 4.0, 9.0, 12.0]})
-    >>> out = cost_ratios(df, reference="rag", n_resamples=200)
+    >>> out = cost_ratios(df, reference="rag", options={"n_resamples": 200})
     >>> out[["quantity", "system_a", "system_b", "mean_a", "mean_b", "ratio"]]
         quantity system_a system_b  mean_a  mean_b  ratio
     0  latency_s      mem      rag     7.5     1.5    5.0
     """
     from memdiag._compare import index_pairs
 
-    prepared = as_prepared(data, scheme=scheme, systems=systems, missing=missing, verdict_missing=verdict_missing,
-                           design=design)
-    seed = run_seed(seed)
-    n_resamples = _checks.n_resamples(n_resamples)
-    confidence_level = _checks.confidence_level(confidence_level)
-    correction = _checks.choice(correction, _checks.CORRECTIONS, "correction")
+    opts = as_options(options)
+    prepared = as_prepared(data, design=opts.design)
+    seed, n_resamples, confidence_level = opts.seed, opts.resampled("cost_ratios"), opts.confidence_level
+    inference, correction = opts.inference, opts.correction
     panel = prepared.panel
     if len(panel.systems) < 2:
         raise VerdictError(f"a ratio needs at least two systems; the data hold {len(panel.systems)}.")

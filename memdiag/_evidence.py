@@ -9,25 +9,18 @@ exactly as Acc_s = Ĉ_s·Û_s + (1/N) Σ_i (1 − C_is)·Y_is.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
-from memdiag import _checks
 from memdiag._compare import compare, omnibus, undefined_notes
 from memdiag._inference.intervals import describe, infer
 from memdiag._metrics import complete_matrix, labels
+from memdiag._options import Options, as_options, legacy_keywords
 from memdiag._prepare import Prepared, as_prepared
 from memdiag._provenance import stamp
-from memdiag._resampling import run_seed
-from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
 from memdiag.errors import VerdictError
-
-if TYPE_CHECKING:  # pragma: no cover
-    from memdiag._schemes import Scheme
 
 #: Per-system quantities of :func:`evidence`, in column order.
 QUANTITIES: tuple[str, ...] = ("coverage", "utilization", "accuracy", "covered_term", "uncovered_term")
@@ -53,38 +46,28 @@ def _decomposition(s: int):
     return statistic
 
 
+@legacy_keywords
 def evidence(
     data: pd.DataFrame | Prepared,
     *,
-    design: str | None = None,
-    inference: str = "auto",
-    n_resamples: int = 20_000,
-    seed: int | np.random.Generator = 0,
-    confidence_level: float = 0.95,
-    scheme: str | Path | Scheme | None = None,
-    systems: Sequence[str] | None = None,
-    missing: MissingQueryPolicy | None = None,
-    verdict_missing: MissingVerdictPolicy | None = None,
-    label_missing: str | None = None,
+    options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
     """Coverage, utilization and the accuracy decomposition per system, with intervals (SPEC §3).
 
     Parameters
     ----------
     data
-        Canonical verdicts with a ``sufficient`` column, or :func:`memdiag.prepare` output.
-    design, inference
-        The resampling design (None: the scheme's or the data's clusters, SPEC §4.2) and the
-        interval method (``auto``: the SPEC §4.1 rule; see :func:`memdiag.compare`).
-    n_resamples, seed, confidence_level
-        Replicates, seed and level of the intervals.
-    scheme, systems, missing, verdict_missing
-        As in :func:`memdiag.compare`.
-    label_missing
-        Queries whose ``sufficient`` label is missing for some system are left out of this
-        diagnostic (``"exclude"``, the default; counted per system in ``attrs["notes"]``) or
-        refused (``"error"``); accuracy here is over the same labelled queries, so the
-        decomposition is exact.
+        :func:`memdiag.prepare` output, or canonical verdicts (prepared with the defaults), with a
+        ``sufficient`` column. The data choices are made there: the scheme, the systems, the
+        missing-data policies of SPEC §1, and ``label_missing``: queries whose ``sufficient``
+        label is missing for some system are left out of this diagnostic (``"exclude"``, the
+        default; counted per system in ``attrs["notes"]``) or refused (``"error"``); accuracy
+        here is over the same labelled queries, so the decomposition is exact.
+    options
+        :class:`memdiag.Options` (or a mapping of its fields; None: the defaults); reads
+        design (None: the prepared data's — the scheme's or the data's clusters, SPEC §4.2),
+        inference (``auto``: the SPEC §4.1 rule; see :func:`memdiag.compare`), n_resamples
+        (at least 1), seed and confidence_level of the intervals; not correction.
 
     Returns
     -------
@@ -104,13 +87,11 @@ def evidence(
     VerdictError
         Verdicts without a ``sufficient`` column, a missing label under
         ``label_missing="error"`` (or no query with labels for every system), bad verdicts, an
-        unknown system, policy or ``inference``, a bad ``n_resamples`` or ``confidence_level``.
+        unknown system, policy or ``inference``, bad options (``n_resamples=0``).
     SchemeError
         An unknown scheme, or one that keeps no query of the data.
     ValueError
         An unknown ``design``.
-    TypeError
-        ``seed`` is neither an int nor a :class:`numpy.random.Generator`.
 
     Notes
     -----
@@ -128,16 +109,15 @@ def evidence(
     --------
     >>> df = pd.DataFrame({"system": ["rag"] * 4, "query_id": list("abcd"),
     ...                    "score": [1, 0, 1, 0], "sufficient": [1, 1, 0, 0]})
-    >>> evidence(df, n_resamples=100)[["system", "n_sufficient", "coverage", "utilization", "accuracy"]]
+    >>> evidence(df, options={"n_resamples": 100})[["system", "n_sufficient", "coverage", "utilization", "accuracy"]]
       system  n_sufficient  coverage  utilization  accuracy
     0    rag             2      50.0         50.0      50.0
     """
     _require(data, ["sufficient"], "evidence()")
-    prepared = as_prepared(data, scheme=scheme, metric="coverage", systems=systems, missing=missing,
-                           verdict_missing=verdict_missing, design=design, label_missing=label_missing)
-    seed = run_seed(seed)
-    n_resamples = _checks.n_resamples(n_resamples)
-    confidence_level = _checks.confidence_level(confidence_level)
+    opts = as_options(options)
+    prepared = as_prepared(data, metric="coverage", design=opts.design)
+    seed, n_resamples, confidence_level = opts.seed, opts.resampled("evidence"), opts.confidence_level
+    inference = opts.inference
     panel = prepared.panel
     c = labels(panel, "sufficient")
     y = panel.scores
@@ -166,20 +146,11 @@ def evidence(
                  inference=inference, method=res.method, mc_se=mc_se)
 
 
+@legacy_keywords
 def evidence_tests(
     data: pd.DataFrame | Prepared,
     *,
-    design: str | None = None,
-    inference: str = "auto",
-    n_resamples: int = 20_000,
-    seed: int | np.random.Generator = 0,
-    confidence_level: float = 0.95,
-    correction: str = "holm",
-    scheme: str | Path | Scheme | None = None,
-    systems: Sequence[str] | None = None,
-    missing: MissingQueryPolicy | None = None,
-    verdict_missing: MissingVerdictPolicy | None = None,
-    label_missing: str | None = None,
+    options: Options | Mapping | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The pairwise and omnibus tests of coverage and utilization (paper A.5.1, C.6).
 
@@ -192,19 +163,15 @@ def evidence_tests(
     Parameters
     ----------
     data
-        Canonical verdicts with a ``sufficient`` column, or :func:`memdiag.prepare` output.
-    design, inference
-        The resampling design (None: the scheme's or the data's clusters, SPEC §4.2) and the
-        interval method, as in :func:`memdiag.compare`.
-    n_resamples, seed, confidence_level
-        Replicates or wild draws, seed and interval level, as in :func:`memdiag.compare`.
-    correction
-        ``holm`` (default), ``bonferroni`` or ``fdr_bh`` over the pairs of one metric.
-    scheme, systems, missing, verdict_missing
-        As in :func:`memdiag.compare`.
-    label_missing
-        Queries whose ``sufficient`` label is missing for some system are left out
-        (``"exclude"``, the default) or refused (``"error"``), as in :func:`evidence`.
+        :func:`memdiag.prepare` output, or canonical verdicts (prepared with the defaults), with a
+        ``sufficient`` column. The scheme, systems, missing-data policies and ``label_missing``
+        (queries without a ``sufficient`` label for some system left out, or refused) are
+        chosen there, as in :func:`evidence`.
+    options
+        :class:`memdiag.Options`; reads every field, as :func:`memdiag.compare`: the design
+        (None: the prepared data's, SPEC §4.2), inference, replicates or wild draws, seed,
+        interval level, and the correction (``holm``, ``bonferroni`` or ``fdr_bh``) over the
+        pairs of one metric.
 
     Returns
     -------
@@ -221,8 +188,6 @@ def evidence_tests(
         An unknown scheme, or one that keeps no query of the data.
     ValueError
         An unknown ``design``.
-    TypeError
-        ``seed`` is neither an int nor a :class:`numpy.random.Generator`.
 
     References
     ----------
@@ -243,23 +208,21 @@ def evidence_tests(
 
     >>> import memdiag as md
     >>> df = md.simulate(n_queries=200, systems={"raw-rag": 0.6, "mem": 0.7, "zep": 0.65}, seed=1)
-    >>> pairs, omnibus_ = evidence_tests(df, design="iid", n_resamples=1000)
+    >>> pairs, omnibus_ = evidence_tests(df, options={"design": "iid", "n_resamples": 1000})
     >>> pairs[["metric", "system_a", "system_b", "test"]].values.tolist()[::3]
     [['coverage', 'mem', 'raw-rag', 'exact McNemar'], ['utilization', 'mem', 'raw-rag', 'bootstrap sign test (iid)']]
     >>> omnibus_[["metric", "test", "k", "n"]].values.tolist()
     [['coverage', "Cochran's Q", 3, 200], ['utilization', 'centered max-range bootstrap (iid)', 3, 200]]
     """
     _require(data, ["sufficient"], "evidence_tests()")
-    prepared = as_prepared(data, scheme=scheme, metric="coverage", systems=systems, missing=missing,
-                           verdict_missing=verdict_missing, design=design, label_missing=label_missing)
-    common = dict(n_resamples=n_resamples, seed=run_seed(seed), inference=inference)
+    opts = as_options(options)
+    prepared = as_prepared(data, metric="coverage", design=opts.design)
     pairs, tests = [], []
     for metric in ("coverage", "utilization"):
-        table = compare(prepared, metric=metric, correction=correction, confidence_level=confidence_level,
-                        **common)
+        table = compare(prepared, metric=metric, options=opts)
         table.insert(0, "metric", metric)
         pairs.append(table)
-        tests.append(omnibus(prepared, metric=metric, **common))
+        tests.append(omnibus(prepared, metric=metric, options=opts))
     out_pairs = pd.concat(pairs, ignore_index=True)
     out_pairs.attrs = dict(pairs[0].attrs, metric="coverage, utilization")
     out_omnibus = pd.concat(tests, ignore_index=True)
@@ -267,21 +230,14 @@ def evidence_tests(
     return out_pairs, out_omnibus
 
 
+@legacy_keywords
 def path_given_result(
     data: pd.DataFrame | Prepared,
     *,
     categories: Sequence[str] | None = None,
     phase: str | None = "after",
     allow_inconsistent: bool = False,
-    design: str | None = None,
-    inference: str = "auto",
-    n_resamples: int = 20_000,
-    seed: int | np.random.Generator = 0,
-    confidence_level: float = 0.95,
-    systems: Sequence[str] | None = None,
-    missing: MissingQueryPolicy | None = None,
-    verdict_missing: MissingVerdictPolicy | None = None,
-    label_missing: str | None = None,
+    options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
     """Conditional path retention P(path | result) per system (SPEC §3; paper C.1, G.10).
 
@@ -293,8 +249,10 @@ def path_given_result(
     Parameters
     ----------
     data
-        Canonical verdicts with ``result_covered`` and ``path_covered`` 0/1 labels, or
-        :func:`memdiag.prepare` output.
+        :func:`memdiag.prepare` output, or canonical verdicts (prepared with the defaults), with
+        ``result_covered`` and ``path_covered`` 0/1 labels. The systems, the missing-data
+        policies and ``label_missing`` (queries whose labels are missing for some system left
+        out, the default, or refused) are chosen there, as in :func:`evidence`.
     categories
         Keep only these categories (default: all).
     phase
@@ -302,15 +260,10 @@ def path_given_result(
         ``None`` keeps all).
     allow_inconsistent
         Keep rows with path = 1 and result = 0 (counted and noted) instead of refusing them.
-    design, inference
-        As in :func:`memdiag.compare` (MEME episodes are clusters).
-    n_resamples, seed, confidence_level
-        Replicates, seed and level of the intervals, as in :func:`memdiag.compare`.
-    systems, missing, verdict_missing
-        As in :func:`memdiag.compare`.
-    label_missing
-        Queries whose labels are missing for some system are left out (``"exclude"``, the
-        default) or refused (``"error"``), as in :func:`evidence`.
+    options
+        :class:`memdiag.Options`; reads design (None: the prepared data's; MEME episodes are
+        clusters), inference, n_resamples (at least 1), seed and confidence_level of the
+        intervals, as in :func:`memdiag.compare`; not correction.
 
     Returns
     -------
@@ -326,11 +279,9 @@ def path_given_result(
         Verdicts without ``result_covered`` and ``path_covered`` (or ``category`` when
         ``categories`` is given); no question selected; inconsistent rows without
         ``allow_inconsistent``; a missing label under ``label_missing="error"``; bad verdicts, an
-        unknown system, policy or ``inference``, a bad ``n_resamples`` or ``confidence_level``.
+        unknown system, policy or ``inference``, bad options (``n_resamples=0``).
     ValueError
         An unknown ``design``.
-    TypeError
-        ``seed`` is neither an int nor a :class:`numpy.random.Generator`.
 
     References
     ----------
@@ -344,16 +295,15 @@ def path_given_result(
     >>> df = pd.DataFrame({"system": "mem", "query_id": list("abcde"), "score": 1,
     ...                    "phase": ["after"] * 4 + ["before"],
     ...                    "result_covered": [1, 1, 1, 0, 1], "path_covered": [1, 0, 1, 0, 1]})
-    >>> out = path_given_result(df, n_resamples=200)
+    >>> out = path_given_result(df, options={"n_resamples": 200})
     >>> out[["system", "n", "n_result", "n_path_and_result", "retention"]].round(2).values.tolist()
     [['mem', 4, 3, 2, 66.67]]
     """
     _require(data, ["result_covered", "path_covered"], "path_given_result()")
-    prepared = as_prepared(data, systems=systems, missing=missing, verdict_missing=verdict_missing,
-                           design=design, label_missing=label_missing)
-    seed = run_seed(seed)
-    n_resamples = _checks.n_resamples(n_resamples)
-    confidence_level = _checks.confidence_level(confidence_level)
+    opts = as_options(options)
+    prepared = as_prepared(data, design=opts.design)
+    seed, n_resamples, confidence_level = opts.seed, opts.resampled("path_given_result"), opts.confidence_level
+    inference = opts.inference
     queries = prepared.panel.queries
     keep = np.ones(prepared.n, dtype=bool)
     if phase is not None and "phase" in queries:
@@ -398,7 +348,8 @@ def path_given_result(
                  mc_se={f"retention_{end}": [float(100 * v) for v in res.mc_se[end]] for end in ("ci_low", "ci_high")})
 
 
-def evidence_length(data: pd.DataFrame | Prepared, *, budget: float = 5_000) -> pd.DataFrame:
+def evidence_length(data: pd.DataFrame | Prepared, *, budget: float = 5_000,
+                    options: Options | Mapping | None = None) -> pd.DataFrame:
     """Per-system evidence length statistics from ``evidence_tokens`` (paper Table 20, SPEC §7).
 
     Parameters
@@ -409,6 +360,9 @@ def evidence_length(data: pd.DataFrame | Prepared, *, budget: float = 5_000) -> 
     budget
         Lengths strictly above this many tokens are counted in ``n_over_budget`` (default 5,000,
         the paper's budget).
+    options
+        :class:`memdiag.Options`, accepted as by every diagnostic; reads none of its fields
+        (no resampling: the statistics are descriptive).
 
     Returns
     -------
@@ -436,6 +390,7 @@ def evidence_length(data: pd.DataFrame | Prepared, *, budget: float = 5_000) -> 
     0      a  1650.0   250.0  5145.0  6000.0              1
     """
     _require(data, ["evidence_tokens"], "evidence_length()")
+    as_options(options)  # validated, so a misspelt field is an error here too
     df = data.frame if isinstance(data, Prepared) else data
     per_query = df.groupby(["system", "query_id"], sort=True)["evidence_tokens"].mean()
     rows = []

@@ -14,25 +14,18 @@ the small-cluster rule of SPEC §4.1 instead; this preset exists to reproduce pu
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from collections.abc import Mapping
+from typing import NamedTuple
 
-import numpy as np
 import pandas as pd
 
-from memdiag import _checks
 from memdiag._evidence import evidence_tests
 from memdiag._inference import adjust, cochrans_q, mcnemar
 from memdiag._metrics import metric_columns
+from memdiag._options import Options, as_options, legacy_keywords
 from memdiag._pairs import pairwise_matrix
 from memdiag._prepare import Prepared, as_prepared
-from memdiag._resampling import run_seed
-from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
 from memdiag.errors import VerdictError
-
-if TYPE_CHECKING:  # pragma: no cover
-    from memdiag._schemes import Scheme
 
 __all__ = ["PROCEDURES", "EvidenceProcedure", "evidence_procedure"]
 
@@ -74,40 +67,56 @@ def _exact_coverage(prepared: Prepared, pairs: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def _procedure_options(options: Options | Mapping | None, spec: dict) -> Options:
+    """``options`` with the procedure's own settings where the user did not set them: its B
+    (``n_resamples`` absent from a mapping, or an :class:`Options` with the default 20,000), its
+    inference (for the default ``auto``) and correction; another inference or correction than
+    the procedure's is an error (they define the procedure)."""
+    opts = as_options(options)
+    default = Options()
+    if isinstance(options, Mapping):
+        given = "n_resamples" in options
+    else:
+        given = options is not None and opts.n_resamples != default.n_resamples
+    changes = {} if given else {"n_resamples": spec["n_resamples"]}
+    for field in ("inference", "correction"):
+        value = getattr(opts, field)
+        if value not in (getattr(default, field), spec[field]):
+            raise VerdictError(f"the procedure fixes {field}={spec[field]!r} (got {value!r}); use "
+                               f"md.evidence_tests(options={{{field!r}: {value!r}}}) for other choices.")
+        changes[field] = spec[field]
+    return opts.replace(**changes)
+
+
+@legacy_keywords
 def evidence_procedure(
     data: pd.DataFrame | Prepared,
     procedure: str = "raw-rag-c6",
     *,
-    design: str | None = None,
-    n_resamples: int | None = None,
-    seed: int | np.random.Generator = 0,
-    confidence_level: float = 0.95,
     alpha: float = 0.05,
-    scheme: str | Path | Scheme | None = None,
-    systems: Sequence[str] | None = None,
-    missing: MissingQueryPolicy | None = None,
-    verdict_missing: MissingVerdictPolicy | None = None,
-    label_missing: str | None = None,
+    options: Options | Mapping | None = None,
 ) -> EvidenceProcedure:
     """A paper's coverage and utilization tests as one named procedure (SPEC §5.8).
 
     Parameters
     ----------
     data
-        Canonical verdicts with ``sufficient`` labels, or :func:`memdiag.prepare` output.
+        :func:`memdiag.prepare` output, or canonical verdicts (prepared with the defaults), with
+        ``sufficient`` labels; the scheme, systems, missing-data and label policies are chosen
+        there, as for :func:`memdiag.evidence_tests`.
     procedure
         ``raw-rag-c6`` (:data:`PROCEDURES`).
-    design
-        The benchmark's resampling design (default: the scheme's or the data's, as everywhere;
-        MemoryAgentBench ``stratified``, MEME ``cluster``).
-    n_resamples
-        Replicates (default: the procedure's, 50,000).
-    seed, confidence_level
-        As in :func:`memdiag.compare`.
     alpha
         Level of the "Holm sig." count.
-    scheme, systems, missing, verdict_missing, label_missing
-        As in :func:`memdiag.evidence_tests`.
+    options
+        :class:`memdiag.Options`; reads design (None: the prepared data's — the scheme's or the
+        data's, as everywhere; MemoryAgentBench ``stratified``, MEME ``cluster``), seed and
+        confidence_level as :func:`memdiag.compare` does, and n_resamples — the procedure's own
+        B (50,000) unless set: a mapping without ``n_resamples``, None, or an :class:`Options`
+        whose n_resamples is the default 20,000 leave the procedure's B (pass
+        ``{"n_resamples": 20000}`` for exactly 20,000). inference and correction are the
+        procedure's (``percentile``, ``holm``): the defaults ``auto`` and ``holm`` stand for
+        them, any other value is an error.
 
     Returns
     -------
@@ -122,14 +131,12 @@ def evidence_procedure(
     ------
     VerdictError
         An unknown ``procedure``, fewer than two systems, verdicts without ``sufficient``, a
-        missing label under ``label_missing="error"``, bad verdicts or options (as
-        :func:`memdiag.evidence_tests`).
+        missing label under ``label_missing="error"``, an inference or correction other than
+        the procedure's, bad verdicts or options (as :func:`memdiag.evidence_tests`).
     SchemeError
         An unknown scheme, or one that keeps no query of the data.
     ValueError
         An unknown ``design``.
-    TypeError
-        ``seed`` is neither an int nor a :class:`numpy.random.Generator`.
 
     Notes
     -----
@@ -157,7 +164,8 @@ def evidence_procedure(
     --------
     >>> import memdiag as md
     >>> df = md.simulate_memoryagentbench(n_per_source=12, systems=("raw-rag", "mem0", "zep"), seed=2)
-    >>> out = md.evidence_procedure(df, design="stratified", n_resamples=2000)   # within the 14 sources
+    >>> opts = {"design": "stratified", "n_resamples": 2000}          # within the 14 sources
+    >>> out = md.evidence_procedure(df, options=opts)
     >>> out.omnibus[["metric", "test", "df", "n_pairs"]]
             metric                                       test    df  n_pairs
     0     coverage                                Cochran's Q     2        3
@@ -168,14 +176,12 @@ def evidence_procedure(
     if procedure not in PROCEDURES:
         raise VerdictError(f"unknown procedure {procedure!r}; use one of {', '.join(PROCEDURES)}.")
     spec = PROCEDURES[procedure]
-    n_resamples = spec["n_resamples"] if n_resamples is None else _checks.n_resamples(n_resamples)
-    prepared = as_prepared(data, scheme=scheme, metric="coverage", systems=systems, missing=missing,
-                           verdict_missing=verdict_missing, design=design, label_missing=label_missing)
+    opts = _procedure_options(options, spec)
+    prepared = as_prepared(data, metric="coverage", design=opts.design)
     if len(prepared.systems) < 2:
         raise VerdictError(f"the procedure compares systems; the data hold {len(prepared.systems)}.")
-    pairs, omnibus = evidence_tests(prepared, inference=spec["inference"], n_resamples=n_resamples,
-                                    seed=run_seed(seed), confidence_level=confidence_level,
-                                    correction=spec["correction"])
+    opts.resampled(f"procedure {procedure}")
+    pairs, omnibus = evidence_tests(prepared, options=opts)
     notes = [f"procedure {procedure}: {spec['description']} ({spec['source']})"]
     if prepared.design in ("iid", "stratified"):
         coverage = pairs["metric"] == "coverage"

@@ -12,25 +12,21 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from memdiag import _checks
 from memdiag._escape import csv_cell
+from memdiag._options import Options, as_options, legacy_keywords
 from memdiag._outputs import write_file
 from memdiag._pairs import CELLS, THRESHOLD, binarize, cell_codes
 from memdiag._prepare import Prepared, as_prepared
 from memdiag._provenance import stamp
 from memdiag._schema import ANSWER_TEXT
-from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
 from memdiag.errors import VerdictError
-
-if TYPE_CHECKING:  # pragma: no cover
-    from memdiag._schemes import Scheme
 
 #: The cells in the order a replay lists them: what a system adds and costs first.
 ORDER: tuple[str, ...] = ("benefit", "tax", "both", "neither")
@@ -45,28 +41,34 @@ def _texts(frame: pd.DataFrame, column: str) -> pd.Series:
     return rows.groupby(["system", "query_id"], sort=False)[column].first()
 
 
+@legacy_keywords
 def replay(
     data: pd.DataFrame | Prepared,
     reference: str | Iterable[str],
     *,
     systems: Sequence[str] | None = None,
     threshold: float | None = None,
-    scheme: str | Path | Scheme | None = None,
-    missing: MissingQueryPolicy | None = None,
-    verdict_missing: MissingVerdictPolicy | None = None,
+    options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
     """Every aligned query of every system against the reference, with its flow cell (SPEC §2).
 
     Parameters
     ----------
     data
-        Canonical verdicts, or :func:`memdiag.prepare` output.
+        :func:`memdiag.prepare` output, or canonical verdicts (prepared with the defaults); the
+        scheme's query selection and the alignment policies are chosen there, as for
+        :func:`memdiag.flows`: the same queries.
     reference
         The reference system, or several.
     systems
-        The systems to list (default: every system but the reference).
-    threshold, scheme, missing, verdict_missing
-        As in :func:`memdiag.flows`: the same queries and the same correctness.
+        The systems to list against the reference (default: every system but the reference) —
+        as in :func:`memdiag.flows`, which systems to set against it, not a data choice: the
+        queries stay those every prepared system answers.
+    threshold
+        As in :func:`memdiag.flows`: the same correctness.
+    options
+        :class:`memdiag.Options`, accepted as by every diagnostic; reads none of its fields
+        (a listing, no resampling).
 
     Returns
     -------
@@ -103,7 +105,8 @@ def replay(
     3    mem  neither        d              0.0           0.0
     """
     references = [reference] if isinstance(reference, str) else list(reference)
-    prepared = as_prepared(data, scheme=scheme, missing=missing, verdict_missing=verdict_missing)
+    as_options(options)  # validated, so a misspelt field is an error here too
+    prepared = as_prepared(data)
     threshold = _checks.threshold(threshold)
     panel = prepared.panel
     correct = binarize(panel.scores, threshold)

@@ -18,22 +18,17 @@ episodes resampled), as :func:`memdiag.compare` does.
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 
 from memdiag._compare import bootstrap, compare
 from memdiag._inference import adjust
+from memdiag._options import Options, as_options, legacy_keywords
 from memdiag._prepare import Prepared, as_prepared
 from memdiag._provenance import stamp
-from memdiag._resampling import run_seed
-from memdiag._verdicts import MissingQueryPolicy, MissingVerdictPolicy
 from memdiag.errors import VerdictError
-
-if TYPE_CHECKING:  # pragma: no cover
-    from memdiag._schemes import Scheme
 
 __all__ = ["VARIANTS", "store_gap", "store_variants"]
 
@@ -103,19 +98,12 @@ def store_variants(table: pd.DataFrame, systems: list[str] | tuple[str, ...] | N
     return out
 
 
+@legacy_keywords
 def store_gap(
     data: pd.DataFrame | Prepared,
     variants: pd.DataFrame,
     *,
-    scheme: str | Path | Scheme | None = None,
-    design: str | None = None,
-    inference: str = "auto",
-    n_resamples: int = 20_000,
-    seed: int | np.random.Generator = 0,
-    confidence_level: float = 0.95,
-    correction: str = "holm",
-    missing: MissingQueryPolicy | None = None,
-    verdict_missing: MissingVerdictPolicy | None = None,
+    options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
     """Native, complete-store and raw-evidence scores per memory system, with the paired gain
     C − N and the remaining gap R − C (Raw-RAG paper Table 29, Figure 5).
@@ -123,17 +111,17 @@ def store_gap(
     Parameters
     ----------
     data
-        Canonical verdicts holding every tagged run, or :func:`memdiag.prepare` output.
+        :func:`memdiag.prepare` output, or canonical verdicts (prepared with the defaults),
+        holding every tagged run. The data choices are made there: the scheme, whose official
+        aggregation is recomputed in every replicate (the paper: MEME's six-task
+        macro-average), and the missing-data policies; the tagged runs are taken from it.
     variants
         The systems table that tags the runs (:func:`store_variants`).
-    scheme
-        Official aggregation recomputed in every replicate (the paper: MEME's six-task
-        macro-average).
-    design, inference, n_resamples, seed, confidence_level, missing, verdict_missing
-        As in :func:`memdiag.compare`.
-    correction
-        Multiplicity adjustment within each family: the gains C − N of all memory systems, and
-        the gaps R − C.
+    options
+        :class:`memdiag.Options` (None: the defaults); reads every field: design (None: the
+        prepared data's), inference, n_resamples (at least 1), seed and confidence_level as
+        :func:`memdiag.compare`, and the correction within each family: the gains C − N of all
+        memory systems, and the gaps R − C.
 
     Returns
     -------
@@ -157,13 +145,11 @@ def store_gap(
         A systems table :func:`store_variants` refuses (no ``system`` or ``variant`` column, an
         unknown variant, not exactly one raw run, a memory system with two runs of one variant or
         no complete run, a tagged run not in the verdicts); bad verdicts, an unknown policy or
-        ``inference``, a bad ``n_resamples`` or ``confidence_level``.
+        ``inference``, bad options (``n_resamples=0``).
     SchemeError
         An unknown scheme, or one the data cannot satisfy.
     ValueError
-        An unknown ``design`` or ``correction``.
-    TypeError
-        ``seed`` is neither an int nor a :class:`numpy.random.Generator`.
+        An unknown ``design``.
 
     References
     ----------
@@ -179,18 +165,18 @@ def store_gap(
     >>> df = pd.DataFrame(rows, columns=["system", "query_id", "score"])
     >>> tags = pd.DataFrame({"system": ["mem", "mem/C", "raw"], "base": ["mem", "mem", None],
     ...                      "variant": ["native", "complete", "raw"]})
-    >>> store_gap(df, tags, n_resamples=200)[["system", "native", "complete", "raw", "gain", "gap"]]
+    >>> store_gap(df, tags, options={"n_resamples": 200})[["system", "native", "complete", "raw", "gain", "gap"]]
       system  native  complete   raw  gain   gap
     0    mem    30.0      50.0  70.0  20.0  20.0
     """
-    seed = run_seed(seed)
+    opts = as_options(options)
+    seed, n_resamples, confidence_level = opts.seed, opts.resampled("store_gap"), opts.confidence_level
+    inference, correction = opts.inference, opts.correction
     tags = store_variants(variants)
     runs = list(dict.fromkeys(tags["system"]))
-    prepared = as_prepared(data, scheme=scheme, systems=runs, missing=missing, verdict_missing=verdict_missing,
-                           design=design)
+    prepared = as_prepared(data, systems=runs, design=opts.design)
     tags = store_variants(variants, prepared.systems)
-    common = dict(inference=inference, n_resamples=n_resamples, seed=seed, confidence_level=confidence_level)
-    scores = bootstrap(prepared, "accuracy", **common).set_index("system")
+    scores = bootstrap(prepared, "accuracy", options=opts).set_index("system")
     raw = str(tags.loc[tags["variant"] == "raw", "system"].iloc[0])
     rows, pairs = [], []
     for base, group in tags[tags["variant"] != "raw"].groupby("base", sort=False):
@@ -206,7 +192,7 @@ def store_gap(
             if b is None:
                 row.update({kind: np.nan, f"{kind}_ci_low": np.nan, f"{kind}_ci_high": np.nan, f"{kind}_p": np.nan})
                 continue
-            pair = compare(prepared.restrict([a, b]), **common).iloc[0]
+            pair = compare(prepared.restrict([a, b]), options=opts).iloc[0]
             row.update({kind: pair["diff"], f"{kind}_ci_low": pair["ci_low"], f"{kind}_ci_high": pair["ci_high"],
                         f"{kind}_p": pair["p"]})
             pairs.append(pair)

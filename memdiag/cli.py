@@ -620,8 +620,7 @@ def _cmd_flows(args: argparse.Namespace) -> int:
     if args.replay:
         from memdiag._replay import write_replay
 
-        cells = md.replay(df, args.reference, threshold=args.threshold, scheme=args.scheme, missing=args.missing,
-                          verdict_missing=args.verdict_missing)
+        cells = md.replay(df, args.reference, threshold=args.threshold)
         written = write_replay(cells, args.replay)
         print(f"memdiag flows: note: per-query replay of every flow cell written to "
               f"{one_line(written[0])} and {one_line(written[1])}", file=sys.stderr)
@@ -637,26 +636,25 @@ def _cmd_evidence(args: argparse.Namespace) -> int:
                              f"drop {fixed[0]}")
     raw = _read(args)
     df = _prepared(args, raw)
-    procedure, resamples, inference = None, args.resamples or 20_000, args.inference
+    procedure, options = None, _options(args, n_resamples=args.resamples or 20_000)
     if args.procedure:  # every table under the procedure's settings (B defaults to its own)
         from memdiag._procedures import PROCEDURES
 
-        procedure = md.evidence_procedure(df, args.procedure, design=args.design, n_resamples=args.resamples,
-                                          seed=args.seed, confidence_level=args.ci, missing=args.missing,
-                                          verdict_missing=args.verdict_missing)
-        resamples = args.resamples or PROCEDURES[args.procedure]["n_resamples"]
-        inference = PROCEDURES[args.procedure]["inference"]
-    common = dict(design=args.design, inference=inference, n_resamples=resamples, seed=args.seed,
-                  missing=args.missing, verdict_missing=args.verdict_missing)
+        if args.procedure not in PROCEDURES:
+            md.evidence_procedure(df, args.procedure)  # the error that names the known procedures
+        spec = PROCEDURES[args.procedure]
+        resamples = spec["n_resamples"] if args.resamples is None else args.resamples
+        options = _options(args, n_resamples=resamples, inference=spec["inference"], correction=spec["correction"])
+        procedure = md.evidence_procedure(df, args.procedure, options=options)
     frames = []
     if "sufficient" in raw or "evidence_tokens" not in raw:  # evidence length needs no sufficiency label
-        frames.append(md.evidence(df, confidence_level=args.ci, **common))
+        frames.append(md.evidence(df, options=options))
     if procedure is not None:
         matrix = procedure.matrix.reset_index(names="row − column")
         matrix.attrs = {**procedure.matrix.attrs, "function": "pairwise_matrix"}
         frames += [procedure.omnibus, matrix, procedure.pairs]
     elif args.tests and "sufficient" in raw:
-        pairs, omni = md.evidence_tests(df, correction=args.correction, **common)
+        pairs, omni = md.evidence_tests(df, options=options)
         matrix = md.pairwise_matrix(pairs[pairs["metric"] == "coverage"], pairs[pairs["metric"] == "utilization"])
         matrix = matrix.reset_index(names="row − column")
         matrix.attrs["function"] = "pairwise_matrix"
@@ -671,13 +669,11 @@ def _cmd_evidence(args: argparse.Namespace) -> int:
 
 def _cmd_costs(args: argparse.Namespace) -> int:
     df = _prepared(args, _read(args), scheme=args.scheme)
-    common = dict(quantities=args.quantity, scheme=args.scheme, design=args.design,
-                  inference=getattr(args, "inference", "auto"), n_resamples=args.resamples, seed=args.seed,
-                  confidence_level=args.ci, missing=args.missing, verdict_missing=args.verdict_missing)
-    frames = [md.costs(df, threshold=args.threshold, **common)]
+    options = _options(args)
+    frames = [md.costs(df, quantities=args.quantity, threshold=args.threshold, options=options)]
     if args.reference or args.pairs == "all":
-        frames.append(md.cost_ratios(df, pairs=args.pairs, reference=args.reference, correction=args.correction,
-                                     **common))
+        frames.append(md.cost_ratios(df, quantities=args.quantity, pairs=args.pairs, reference=args.reference,
+                                     options=options))
     if args.systems_table:
         from memdiag._report.provenance import _read_systems_table
 
@@ -756,10 +752,7 @@ def _cmd_path(args: argparse.Namespace) -> int:
     df = _prepared(args, _read(args))
     categories = [c.strip() for c in args.categories.split(",") if c.strip()] if args.categories else None
     table = md.path_given_result(df, categories=categories, phase=None if args.phase == "all" else args.phase,
-                                 allow_inconsistent=args.allow_inconsistent, design=args.design,
-                                 inference=args.inference, n_resamples=args.resamples, seed=args.seed,
-                                 confidence_level=args.ci, missing=args.missing, verdict_missing=args.verdict_missing,
-                                 label_missing=args.label_missing)
+                                 allow_inconsistent=args.allow_inconsistent, options=_options(args))
     _emit(table, args)
     return 0
 
@@ -770,9 +763,8 @@ def _cmd_power(args: argparse.Namespace) -> int:
     if args.pairs == "reference" and not args.reference:
         raise UsageError("power needs --reference NAME (or --pairs all)")
     df = _prepared(args, _read(args), metric=args.metric, scheme=args.scheme)
-    compared = md.compare(df, metric=args.metric, scheme=args.scheme, pairs=args.pairs, reference=args.reference,
-                          design=args.design, inference=args.inference, n_resamples=args.resamples, seed=args.seed,
-                          threshold=args.threshold, missing=args.missing, verdict_missing=args.verdict_missing)
+    compared = md.compare(df, metric=args.metric, pairs=args.pairs, reference=args.reference,
+                          threshold=args.threshold, options=_options(args))
     _emit(comparison_power(compared, alpha=args.alpha, power=args.power, delta=args.delta), args)
     return 0
 
@@ -906,7 +898,7 @@ def _cmd_agreement(args: argparse.Namespace) -> int:
     several = "judge" in df and df["judge"].dropna().nunique() > 1
     by = args.by or ("judge" if several else "repeat")
     frames = [md.agreement(df, by=by, threshold=args.threshold, verdict_missing=args.verdict_missing,
-                           n_resamples=args.resamples, seed=args.seed, confidence_level=args.ci),
+                           options=_options(args)),
               md.missing_verdict_effect(df, missing=args.missing, judges=args.judges)]  # per judge when several
     _emit(frames, args)
     return 0
@@ -1025,15 +1017,22 @@ def _figure(args: argparse.Namespace):
     labels = _labels(args, df)
     if kind == "venn3":
         memory, augmented = _venn3_systems(args, systems)
-        table = md.augmentation(df, memory, reference=args.reference, augmented=augmented, scheme=args.scheme,
-                                missing=args.missing, verdict_missing=args.verdict_missing)
+        trio = [args.reference, memory, augmented or f"{memory}+raw"]  # augmentation refuses repeated names
+        prepared = md.prepare(df, scheme=args.scheme, systems=trio if len(set(trio)) == 3 else None,
+                              missing=args.missing, verdict_missing=args.verdict_missing)
+        table = md.augmentation(prepared, memory, reference=args.reference, augmented=augmented)
         return plots.venn3(table, all_systems=systems, labels=labels)
     common = dict(design=args.design, n_resamples=args.resamples, seed=args.seed, missing=args.missing,
                   verdict_missing=args.verdict_missing, confidence_level=args.ci)
     if kind == "store-gap":
         from memdiag._report.provenance import _read_systems_table
+        from memdiag._store_gap import store_variants
 
-        table = md.store_gap(df, _read_systems_table(args.systems_table), scheme=args.scheme, **common)
+        variants = _read_systems_table(args.systems_table)
+        runs = list(dict.fromkeys(store_variants(variants)["system"]))  # prepared on the tagged runs alone
+        prepared = md.prepare(df, scheme=args.scheme, systems=runs, missing=args.missing,
+                              verdict_missing=args.verdict_missing)
+        table = md.store_gap(prepared, variants, options=_options(args, inference="auto", correction="holm"))
         return plots.store_gap(table, labels=labels)
     if kind == "sensitivity":
         sweep = df[df["system"].astype(str).str.contains(f"{args.parameter}=", regex=False)]  # other runs ignored

@@ -33,7 +33,7 @@ def trpc_two_runs(real_data) -> pd.DataFrame:
 
 
 def test_kappas_match_statsmodels_on_trpc_runs(trpc_two_runs):
-    out = agreement(trpc_two_runs, by="repeat", n_resamples=1_000).set_index("kind")
+    out = agreement(trpc_two_runs, by="repeat", options=dict(n_resamples=1_000)).set_index("kind")
     wide = trpc_two_runs.pivot(index="query_id", columns="repeat", values="score")
     assert len(wide) == 1986
     table = pd.crosstab(wide[0], wide[1]).to_numpy()
@@ -54,8 +54,8 @@ def test_kappas_match_statsmodels_on_trpc_runs(trpc_two_runs):
 
 
 def test_judge_column_gives_the_same_kappas_as_repeat(trpc_two_runs):
-    by_repeat = agreement(trpc_two_runs, by="repeat", n_resamples=0)
-    by_judge = agreement(trpc_two_runs.drop(columns="repeat"), by="judge", n_resamples=0)
+    by_repeat = agreement(trpc_two_runs, by="repeat", options=dict(n_resamples=0))
+    by_judge = agreement(trpc_two_runs.drop(columns="repeat"), by="judge", options=dict(n_resamples=0))
     np.testing.assert_allclose(by_judge["kappa"], by_repeat["kappa"], rtol=1e-12)
     assert by_judge.loc[0, ["rater_a", "rater_b"]].tolist() == ["auto_mysql", "auto_pgvector"]
 
@@ -94,7 +94,7 @@ def _simulated_raters(n: int, m: int, copy: float, prevalence: float, seed: int)
 
 def test_simulated_raters_recover_the_known_kappa():
     df = _simulated_raters(n=20_000, m=3, copy=0.8, prevalence=0.6, seed=11)
-    out = agreement(df, n_resamples=0)
+    out = agreement(df, options=dict(n_resamples=0))
     cohen = out[out["kind"] == "cohen"]
     assert len(cohen) == 3
     for _, row in cohen.iterrows():   # true κ = 0.64; within 4 asymptotic standard errors
@@ -105,7 +105,7 @@ def test_simulated_raters_recover_the_known_kappa():
 
 def test_bootstrap_interval_brackets_the_truth_on_simulated_raters():
     df = _simulated_raters(n=3_000, m=2, copy=math.sqrt(0.5), prevalence=0.4, seed=2)   # κ = 0.5
-    out = agreement(df, n_resamples=2_000, seed=1)
+    out = agreement(df, options=dict(n_resamples=2_000, seed=1))
     for _, row in out.iterrows():
         assert row["boot_ci_low"] < 0.5 < row["boot_ci_high"]
         assert row["boot_ci_high"] - row["boot_ci_low"] == pytest.approx(2 * 1.96 * out.loc[0, "se"], rel=0.15)
@@ -115,29 +115,29 @@ def test_kappa_against_human_labels_on_the_labelled_subset():
     df = pd.DataFrame({"system": "s", "query_id": list("abcdefgh") * 2, "repeat": [0] * 8 + [1] * 8,
                        "score": [1, 1, 0, 0, 1, 0, 1, 0] + [1, 0, 0, 0, 1, 0, 1, 1]})
     human = pd.DataFrame({"query_id": list("abcdef"), "label": [1, 1, 0, 0, 0, 0]})   # g, h unlabelled
-    out = agreement(df, human=human, n_resamples=0)
+    out = agreement(df, human=human, options=dict(n_resamples=0))
     rows = out[out["kind"] == "human"].set_index("rater_a")
     # rater 0 on a-f: 1 1 0 0 1 0 vs human 1 1 0 0 0 0
     expected = cohens_kappa(pd.crosstab(np.array([1, 1, 0, 0, 1, 0]), np.array([1, 1, 0, 0, 0, 0])).to_numpy())
     assert rows.loc["0", "kappa"] == pytest.approx(expected.kappa, rel=1e-12)
     assert rows.loc["0", "n"] == 6 and rows.loc["0", "missing_b"] == 2
-    as_column = agreement(df.assign(h=df["query_id"].map(dict(zip(human["query_id"], human["label"])))),
-                          human="h", n_resamples=0)
+    as_column = agreement(df.assign(h=df["query_id"].map(dict(zip(human["query_id"], human["label"])))), human="h",
+                          options=dict(n_resamples=0))
     np.testing.assert_allclose(as_column["kappa"], out["kappa"], rtol=1e-12)
-    as_series = agreement(df, human=human.set_index("query_id")["label"], n_resamples=0)
+    as_series = agreement(df, human=human.set_index("query_id")["label"], options=dict(n_resamples=0))
     np.testing.assert_allclose(as_series["kappa"], out["kappa"], rtol=1e-12)
 
 
 def test_missing_verdicts_are_counted_per_rater_and_unjudged_answers_never_scored():
     df = pd.DataFrame({"system": "s", "query_id": list("abcdabcd"), "repeat": [0] * 4 + [1] * 4,
                        "score": [1, np.nan, 0, 1, 1, 0, 0, np.nan]}).iloc[:-1]   # rater 1 lacks d entirely
-    wrong = agreement(df, verdict_missing="as-wrong", n_resamples=0)
+    wrong = agreement(df, verdict_missing="as-wrong", options=dict(n_resamples=0))
     assert wrong.attrs["missing_per_rater"] == {"0": 1, "1": 0}
     # d was never judged by rater 1: left out, not scored 0. as-wrong: b of rater 0 counts 0, so
     # rater 0 = 1 0 0, rater 1 = 1 0 0 on a, b, c -> agree on 3 of 3
     assert wrong.loc[0, ["n", "missing_a", "missing_b", "n_left_out"]].tolist() == [3, 1, 0, 1]
     assert wrong.loc[0, "agreement"] == pytest.approx(100.0)
-    excluded = agreement(df, n_resamples=0)          # the default leaves b out too
+    excluded = agreement(df, options=dict(n_resamples=0))          # the default leaves b out too
     assert excluded.attrs["verdict_missing"] == "exclude"
     assert excluded.loc[0, ["n", "n_left_out"]].tolist() == [2, 2] and excluded.loc[0, "agreement"] == 100.0
     assert "left out: 0 vs 1 2; all 2 raters (Fleiss) 2" in excluded.attrs["notes"][1]
@@ -154,7 +154,7 @@ def test_raters_of_one_system_are_not_compared_on_systems_they_did_not_judge():
             for r, v in enumerate(repeats) for k in range(40)]
     rows += [{"system": name, "query_id": f"q{k}", "repeat": 0, "score": float(rng.random() < 0.5)}
              for name in ("rag", "zep") for k in range(40)]
-    out = agreement(pd.DataFrame(rows), n_resamples=200)
+    out = agreement(pd.DataFrame(rows), options=dict(n_resamples=200))
     mem = np.column_stack(repeats).astype(int)
     for _, row in out[out["kind"] == "cohen"].iterrows():
         a, b = mem[:, int(row["rater_a"])], mem[:, int(row["rater_b"])]
@@ -176,7 +176,7 @@ def test_a_column_that_does_not_name_raters_of_the_same_answers_is_refused():
 def test_fractional_scores_are_binarised_above_one_half():
     df = pd.DataFrame({"system": "s", "query_id": list("abab"), "repeat": [0, 0, 1, 1],
                        "score": [0.5, 0.9, 0.0, 0.6]})
-    out = agreement(df, n_resamples=0)
+    out = agreement(df, options=dict(n_resamples=0))
     assert out.loc[0, "agreement"] == 100.0        # 0.5 -> wrong, 0.9 and 0.6 -> correct
 
 
@@ -246,8 +246,8 @@ def test_permuting_rows_changes_no_kappa(labels, random):
             for i, v in enumerate(labels) for r in range(3)]
     shuffled = rows[:]
     random.shuffle(shuffled)
-    a = agreement(pd.DataFrame(rows), n_resamples=0)
-    b = agreement(pd.DataFrame(shuffled), n_resamples=0)
+    a = agreement(pd.DataFrame(rows), options=dict(n_resamples=0))
+    b = agreement(pd.DataFrame(shuffled), options=dict(n_resamples=0))
     np.testing.assert_array_equal(a["kappa"].to_numpy(), b["kappa"].to_numpy())
     np.testing.assert_array_equal(a["agreement"].to_numpy(), b["agreement"].to_numpy())
 
@@ -261,7 +261,7 @@ def test_example_fleiss_kappa_leaves_missing_verdicts_out_by_default():
     from memdiag._verdicts import read_verdicts
 
     df = read_verdicts(Path(__file__).resolve().parents[1] / "data" / "example" / "verdicts")
-    default = agreement(df, by="repeat", n_resamples=200)
+    default = agreement(df, by="repeat", options=dict(n_resamples=200))
     fleiss = default[default["kind"] == "fleiss"].iloc[0]
     wide = df.pivot_table(index=["system", "query_id"], columns="repeat", values="score", dropna=False)
     complete = wide.dropna()
@@ -270,7 +270,7 @@ def test_example_fleiss_kappa_leaves_missing_verdicts_out_by_default():
     assert fleiss["kappa"] == pytest.approx(fleiss_kappa(np.column_stack([3 - right, right])), abs=1e-12)
     assert round(fleiss["kappa"], 4) == 0.8415
     assert "missing verdicts per rater: 0 8, 1 11, 2 11 (exclude)" in default.attrs["notes"][0]
-    as_wrong = agreement(df, by="repeat", n_resamples=200, verdict_missing="as-wrong")
+    as_wrong = agreement(df, by="repeat", verdict_missing="as-wrong", options=dict(n_resamples=200))
     right_all = (wide.fillna(0) > 0.5).sum(axis=1).to_numpy()
     kappa = as_wrong.loc[as_wrong["kind"] == "fleiss", "kappa"].iloc[0]
     assert kappa == pytest.approx(fleiss_kappa(np.column_stack([3 - right_all, right_all])), abs=1e-12)

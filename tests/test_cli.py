@@ -179,7 +179,7 @@ def test_independence_and_path_commands_equal_the_python_api():
     meme = str(EXAMPLE / "meme")
     code, out, err = run("path", meme, "--categories", "Tr,Cas", "--resamples", "300", "--format", "json")
     assert code == 0, err
-    api = md.path_given_result(md.read_verdicts(meme), categories=["Tr", "Cas"], n_resamples=300)
+    api = md.path_given_result(md.read_verdicts(meme), categories=["Tr", "Cas"], options=dict(n_resamples=300))
     assert [r["retention"] for r in json.loads(out)["rows"]] == pytest.approx(api["retention"].tolist(), abs=1e-12)
 
 

@@ -200,7 +200,8 @@ def test_evidence_procedure_prints_the_procedures_three_tables(mab):
                          "--resamples", "300", "--format", "json")
     assert code == 0, err
     got = tables(out)
-    api = md.evidence_procedure(md.read_verdicts(mab), "raw-rag-c6", design="stratified", n_resamples=300)
+    api = md.evidence_procedure(md.read_verdicts(mab), "raw-rag-c6",
+                                options=dict(design="stratified", n_resamples=300))
     assert [t["provenance"]["function"] for t in got[1:]] == ["omnibus", "pairwise_matrix", "compare"]
     omnibus, matrix, pairs = got[1:]
     assert [r["test"] for r in omnibus["rows"]] == api.omnibus["test"].tolist()

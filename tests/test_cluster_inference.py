@@ -404,7 +404,7 @@ def test_every_resampled_number_has_its_monte_carlo_error_in_attrs():
     assert all(v > 0 for v in iid.attrs["mc_se"]["net_rate_ci_low"])   # percentile ends
     clustered = md.flows(df, "raw-rag", options=dict(n_resamples=1_000))             # 30 conversations
     assert all(v == 0 for v in clustered.attrs["mc_se"]["net_rate_ci_low"])   # jackknife: exact
-    for frame in (md.evidence(df, design="iid", n_resamples=500), md.score(df,
-                                                                           options=dict(design="iid", n_resamples=500)),
+    for frame in (md.evidence(df, options=dict(design="iid", n_resamples=500)),
+                  md.score(df, options=dict(design="iid", n_resamples=500)),
                   md.bootstrap(df, options=dict(design="iid", n_resamples=500))):
         assert frame.attrs["mc_se"] and all(np.isfinite(v).all() for v in frame.attrs["mc_se"].values())

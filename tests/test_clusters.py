@@ -54,11 +54,11 @@ def test_without_clusters_it_says_so():
 def test_flows_name_a_reference_that_fails_whole_clusters():
     ref = verdicts("rag", {"a": [0] * 12, "b": [1, 0] * 6, "c": [0, 1] * 6})
     mem = verdicts("mem", {"a": [1, 0] * 6, "b": [1, 0] * 6, "c": [0, 1] * 6})
-    out = md.flows(pd.concat([ref, mem]), reference="rag", n_resamples=200)
+    out = md.flows(pd.concat([ref, mem]), reference="rag", options=dict(n_resamples=200))
     [note] = with_code(out.attrs["notes"], "reference-fails-clusters")
     assert note.startswith("the reference rag answers whole clusters") and "a (0/12, all wrong)" in note
     assert note.severity == "warning" and note.concerns == ("rag",)
-    clean = md.flows(pd.concat([mem.assign(system="rag"), mem]), reference="rag", n_resamples=200)
+    clean = md.flows(pd.concat([mem.assign(system="rag"), mem]), reference="rag", options=dict(n_resamples=200))
     assert not [n for n in clean.attrs["notes"] if "whole clusters" in n]
 
 

@@ -81,7 +81,7 @@ def test_quantile_bootstrap_replicates_are_quantiles_of_the_designs_resampled_da
 # --------------------------------------------------------------------------------------------
 def test_costs_point_estimates_equal_pandas_on_the_queries_with_a_value():
     df = _frame()
-    out = md.costs(df, n_resamples=200).set_index(["system", "quantity"])
+    out = md.costs(df, options=dict(n_resamples=200)).set_index(["system", "quantity"])
     for (system, quantity), row in out.iterrows():
         part = df[df["system"] == system]
         have = part[part[quantity].notna()]
@@ -98,7 +98,7 @@ def test_costs_point_estimates_equal_pandas_on_the_queries_with_a_value():
 
 def test_costs_mean_and_per_correct_intervals_are_the_cluster_jackknife():
     df = _frame()
-    out = md.costs(df, quantities=["latency_s"], n_resamples=200).set_index("system")
+    out = md.costs(df, quantities=["latency_s"], options=dict(n_resamples=200)).set_index("system")
     assert out.attrs["design"] == "cluster" and "cluster jackknife, t(5)" in out.attrs["method"]
     t = stats.t.ppf(0.975, 5)
     for system in ("rag", "slow"):
@@ -114,7 +114,7 @@ def test_costs_mean_and_per_correct_intervals_are_the_cluster_jackknife():
 
 def test_costs_quantile_intervals_are_the_cluster_bootstrap_and_say_so():
     df = _frame()
-    out = md.costs(df, quantities=["input_tokens"], n_resamples=500, seed=3).set_index("system")
+    out = md.costs(df, quantities=["input_tokens"], options=dict(n_resamples=500, seed=3)).set_index("system")
     design = Design("cluster", cluster=np.repeat(np.arange(6), 8))
     weights = np.concatenate(list(replicate_weights(design, 500, seed=3)))
     values = df[df["system"] == "mem"].sort_values("query_id")["input_tokens"].to_numpy()
@@ -128,16 +128,16 @@ def test_costs_quantile_intervals_are_the_cluster_bootstrap_and_say_so():
 
 def test_costs_are_reproducible_for_a_seed_and_refuse_negative_costs():
     df = _frame()
-    a, b = md.costs(df, n_resamples=300, seed=4), md.costs(df, n_resamples=300, seed=4)
+    a, b = md.costs(df, options=dict(n_resamples=300, seed=4)), md.costs(df, options=dict(n_resamples=300, seed=4))
     pd.testing.assert_frame_equal(a, b)
     bad = df.copy()
     bad.loc[5, "latency_s"] = -1.0
     with pytest.raises(VerdictError, match="field 'latency_s': -1.0 is outside >= 0.0"):
-        md.costs(bad, n_resamples=200)
+        md.costs(bad, options=dict(n_resamples=200))
     with pytest.raises(VerdictError, match="column 'tokens_used' is negative"):
-        md.costs(df.assign(tokens_used=np.where(df.index == 3, -5.0, 1.0)), n_resamples=200)
+        md.costs(df.assign(tokens_used=np.where(df.index == 3, -5.0, 1.0)), options=dict(n_resamples=200))
     with pytest.raises(VerdictError, match="no per-query cost"):
-        md.costs(df.drop(columns=["latency_s", "input_tokens"]), n_resamples=200)
+        md.costs(df.drop(columns=["latency_s", "input_tokens"]), options=dict(n_resamples=200))
 
 
 # --------------------------------------------------------------------------------------------
@@ -145,7 +145,7 @@ def test_costs_are_reproducible_for_a_seed_and_refuse_negative_costs():
 # --------------------------------------------------------------------------------------------
 def test_cost_ratios_are_ratios_of_sums_on_the_shared_queries_with_jackknife_intervals():
     df = _frame()
-    out = md.cost_ratios(df, quantities=["latency_s"], reference="rag", n_resamples=500)
+    out = md.cost_ratios(df, quantities=["latency_s"], reference="rag", options=dict(n_resamples=500))
     assert list(out["system_a"]) == ["mem", "slow"] and (out["system_b"] == "rag").all()
     wide = df.pivot(index="query_id", columns="system", values="latency_s")
     clusters = df.drop_duplicates("query_id").set_index("query_id")["cluster"]
@@ -163,10 +163,10 @@ def test_cost_ratios_are_ratios_of_sums_on_the_shared_queries_with_jackknife_int
 
 def test_cost_ratios_between_all_pairs_and_a_reference_without_the_quantity():
     df = _frame()
-    out = md.cost_ratios(df, quantities=["latency_s"], pairs="all", n_resamples=200)
+    out = md.cost_ratios(df, quantities=["latency_s"], pairs="all", options=dict(n_resamples=200))
     assert [(r.system_a, r.system_b) for r in out.itertuples()] == [("mem", "rag"), ("mem", "slow"), ("rag", "slow")]
     no_ref = df.assign(latency_s=np.where(df["system"] == "rag", np.nan, df["latency_s"]))
-    out = md.cost_ratios(no_ref, reference="rag", n_resamples=200)
+    out = md.cost_ratios(no_ref, reference="rag", options=dict(n_resamples=200))
     assert set(out["quantity"]) == {"input_tokens"}
     assert any("the reference 'rag' has no latency_s" in n for n in out.attrs["notes"])
 
@@ -234,7 +234,7 @@ def test_costs_of_the_real_trpc_long_context_run_equal_its_released_latencies_an
     items = [q for sample in raw["sample_results"] for q in sample["qa_results"]]
     latency = np.array([q["latency_ms"] for q in items]) / 1000
     tokens = np.array([q["tokens_used"] for q in items], dtype=float)
-    out = md.costs(md.read_verdicts(path), n_resamples=200).set_index("quantity")
+    out = md.costs(md.read_verdicts(path), options=dict(n_resamples=200)).set_index("quantity")
     assert out.loc["latency_s", "n"] == len(items) == 1986
     assert out.loc["latency_s", "mean"] == pytest.approx(latency.mean())
     assert out.loc["latency_s", "p95"] == pytest.approx(np.percentile(latency, 95))
@@ -258,18 +258,19 @@ def test_costs_flag_latencies_no_answer_could_have_and_keep_them(real_data):
     folder = real_data / "saxenauts__persona"
     df = md.read_verdicts([folder / "benchmark_persona_sampled_valid.json",
                            folder / "benchmark_mem0_vector_final.json"])
-    out = md.costs(df, n_resamples=200)
+    out = md.costs(df, options=dict(n_resamples=200))
     assert (out["median"] < 1e-3).all() and len(out) == 3  # the release's ~1e-6 s values, reported as they are
     flagged = [n for n in out.attrs["notes"] if "check the unit or the timer" in n]
     assert sorted(n.split(":")[0] for n in flagged) == ["Mem0", "Mem0 (Vector)", "Persona"]
-    zep = md.costs(md.read_verdicts(folder / "benchmark_zep_initial_single_session.json"), n_resamples=200)
+    zep = md.costs(md.read_verdicts(folder / "benchmark_zep_initial_single_session.json"),
+                   options=dict(n_resamples=200))
     assert not any("check the unit" in n for n in zep.attrs["notes"])
 
 
 def test_costs_make_the_totals_of_their_parts_as_tables_6_and_32_do():
     df = _frame().assign(output_tokens=lambda d: (d["input_tokens"] // 10).astype(float),
                          add_latency_s=lambda d: d["latency_s"] * 2, search_latency_s=lambda d: d["latency_s"])
-    out = md.costs(df, n_resamples=200).set_index(["system", "quantity"])
+    out = md.costs(df, options=dict(n_resamples=200)).set_index(["system", "quantity"])
     quantities = list(dict.fromkeys(q for _, q in out.index))
     assert quantities == ["latency_s", "add_latency_s", "search_latency_s", "total_latency_s", "input_tokens",
                           "output_tokens", "total_tokens"]

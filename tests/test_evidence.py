@@ -16,13 +16,13 @@ def sim():
 
 
 def test_decomposition_identity_holds_exactly(sim):
-    out = md.evidence(sim, n_resamples=500)
+    out = md.evidence(sim, options=dict(n_resamples=500))
     np.testing.assert_allclose(out["covered_term"] + out["uncovered_term"], out["accuracy"], atol=1e-9)
     np.testing.assert_allclose(out["coverage"] * out["utilization"] / 100, out["covered_term"], atol=1e-9)
 
 
 def test_evidence_point_estimates_match_pandas(sim):
-    out = md.evidence(sim, n_resamples=300).set_index("system")
+    out = md.evidence(sim, options=dict(n_resamples=300)).set_index("system")
     per_query = sim.assign(score=sim["score"].fillna(0)).groupby(["system", "query_id"]).agg(
         y=("score", "mean"), c=("sufficient", "first"))
     for system, part in per_query.groupby(level="system"):
@@ -36,7 +36,7 @@ def test_evidence_point_estimates_match_pandas(sim):
 def test_utilization_is_undefined_not_zero_without_sufficient_evidence():
     df = pd.DataFrame({"system": ["a"] * 3 + ["b"] * 3, "query_id": list("xyz") * 2,
                        "score": [1, 0, 1, 1, 1, 0], "sufficient": [0, 0, 0, 1, 0, 1]})
-    out = md.evidence(df, n_resamples=200).set_index("system")
+    out = md.evidence(df, options=dict(n_resamples=200)).set_index("system")
     assert np.isnan(out.loc["a", "utilization"])
     assert out.loc["b", "utilization"] == 50.0
     assert any("utilization of 'a' is undefined" in n for n in out.attrs["notes"])
@@ -53,7 +53,8 @@ def test_missing_evidence_columns_name_the_column():
 
 
 def test_coverage_tests_agree_with_statsmodels(sim):
-    pairs, omni = md.evidence_tests(sim, design="iid", n_resamples=500)   # sim has clusters: iid by choice
+    # sim has clusters: iid by choice
+    pairs, omni = md.evidence_tests(sim, options=dict(design="iid", n_resamples=500))
     wide = sim.groupby(["query_id", "system"])["sufficient"].first().unstack()
     q = cochrans_q(wide.to_numpy())
     row = omni.set_index("metric").loc["coverage"]
@@ -76,7 +77,7 @@ def test_path_given_result_by_hand_and_inconsistency_policy():
                        "result_covered": [1, 1, 1, 0, 1, 0, 0, 0], "path_covered": [1, 0, 1, 0, 1, 1, 0, 0]})
     with pytest.raises(md.VerdictError, match="1 rows have path_covered = 1 but result_covered = 0"):
         md.path_given_result(df)
-    out = md.path_given_result(df, allow_inconsistent=True, n_resamples=200).set_index("system")
+    out = md.path_given_result(df, allow_inconsistent=True, options=dict(n_resamples=200)).set_index("system")
     assert out.loc["a", "retention"] == pytest.approx(200 / 3)
     assert out.loc["b", "n_inconsistent"] == 1 and out.loc["b", "retention"] == 100.0
 
@@ -90,7 +91,7 @@ def test_evidence_length_percentile_is_linear_interpolation(sim):
 
 
 def test_pairwise_matrix_puts_coverage_above_and_utilization_below(sim):
-    pairs, _ = md.evidence_tests(sim, n_resamples=300)
+    pairs, _ = md.evidence_tests(sim, options=dict(n_resamples=300))
     cov, util = pairs[pairs["metric"] == "coverage"], pairs[pairs["metric"] == "utilization"]
     table = md.pairwise_matrix(cov, util)
     systems = list(table.index)
@@ -112,9 +113,9 @@ def test_a_missing_label_under_label_missing_error_names_the_system_and_query():
                        "sufficient": [1, None, 0, 1], "result_covered": [1, 1, None, 1], "path_covered": 0})
     with pytest.raises(md.VerdictError, match=r"'sufficient' is missing for 1 .* system 'a', query 'y'.*"
                                               r"label_missing='exclude'"):
-        md.evidence(df, n_resamples=50, label_missing="error")
+        md.evidence(md.prepare(df, label_missing="error"), options=dict(n_resamples=50))
     with pytest.raises(md.VerdictError, match=r"'result_covered' is missing for 1 .* system 'b', query 'x'"):
-        md.path_given_result(df, n_resamples=50, label_missing="error")
+        md.path_given_result(md.prepare(df, label_missing="error"), options=dict(n_resamples=50))
 
 
 def test_queries_without_a_label_are_left_out_of_that_diagnostic_only_and_counted():
@@ -122,7 +123,7 @@ def test_queries_without_a_label_are_left_out_of_that_diagnostic_only_and_counte
     df = pd.DataFrame({"system": ["a"] * 6 + ["b"] * 6, "query_id": [f"q{i}" for i in range(6)] * 2,
                        "score": [1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 1, 0],
                        "sufficient": [1, 1, None, 0, 0, 1, 1, 0, None, 1, 0, None]})
-    out = md.evidence(df, n_resamples=50)
+    out = md.evidence(df, options=dict(n_resamples=50))
     # kept queries q0 q1 q3 q4: a: C = 1,1,0,0 and Y = 1,1,1,0 -> coverage 50, utilization 100,
     # accuracy 75; b: C = 1,0,1,0 and Y = 0,1,1,1 -> coverage 50, utilization 50, accuracy 75
     assert out["n"].tolist() == [4, 4] and out["coverage"].tolist() == [50.0, 50.0]
@@ -132,3 +133,13 @@ def test_queries_without_a_label_are_left_out_of_that_diagnostic_only_and_counte
                     "out of this diagnostic (missing per system: a 1, b 2): q2, q5")
     # accuracy elsewhere keeps all six queries: a 4/6, b 4/6
     assert md.score(df)["overall"].tolist() == [pytest.approx(400 / 6)] * 2
+
+
+def test_legacy_keywords_warn_and_give_the_same_numbers(sim):
+    new = md.evidence(md.prepare(sim, label_missing="exclude"),
+                      options={"design": "iid", "n_resamples": 200, "seed": 3})
+    with pytest.warns(md.errors.MemdiagDeprecationWarning, match=r"evidence\(design=, n_resamples=, seed="):
+        old = md.evidence(sim, design="iid", n_resamples=200, seed=3, label_missing="exclude")
+    pd.testing.assert_frame_equal(new, old)
+    with pytest.raises(md.errors.VerdictError, match="go to md.prepare"):
+        md.evidence(sim, options={"scheme": "locomo"})

@@ -83,7 +83,7 @@ def test_duplicating_every_query_leaves_point_estimates_unchanged(df):
         (["estimate"], lambda d: md.bootstrap(d, options=dict(n_resamples=B))),
         (["overall", "temporal", "multi-hop", "single-hop"], lambda d: md.score(d)),
         (["coverage", "utilization", "accuracy", "covered_term", "uncovered_term"],
-         lambda d: md.evidence(d, n_resamples=B)),
+         lambda d: md.evidence(d, options=dict(n_resamples=B))),
     ]:
         once, doubled = fn(df), fn(twice)
         present = [c for c in column if c in once]

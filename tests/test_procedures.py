@@ -16,7 +16,7 @@ SYSTEMS = ("raw-rag", "mem0", "zep", "memmachine")
 
 def test_raw_rag_c6_on_memoryagentbench_is_cochran_then_exact_mcnemar_with_holm():
     df = md.simulate_memoryagentbench(n_per_source=15, systems=SYSTEMS, seed=4)
-    out = md.evidence_procedure(df, design="stratified", n_resamples=1000)
+    out = md.evidence_procedure(df, options=dict(design="stratified", n_resamples=1000))
     suff = df.pivot_table(index="query_id", columns="system", values="sufficient")
     cov = out.pairs[out.pairs["metric"] == "coverage"]
     for row in cov.itertuples():
@@ -44,7 +44,7 @@ def test_raw_rag_c6_on_memoryagentbench_is_cochran_then_exact_mcnemar_with_holm(
 
 def test_raw_rag_c6_on_meme_uses_the_episode_bootstrap_and_says_what_it_assumes():
     df = md.simulate_meme(n_episodes=20, systems=("raw-rag", "mem0", "zep"), seed=6)
-    out = md.evidence_procedure(df, n_resamples=500)
+    out = md.evidence_procedure(df, options=dict(n_resamples=500))
     assert set(out.omnibus["test"]) == {"centered max-range bootstrap (cluster)"}
     # (a pair on at most 16 differing episodes gets the exact sign-flip p, SPEC §4.1's rule for every method)
     assert all(t.startswith(("bootstrap sign test (cluster)", "wild cluster bootstrap-t, exact"))
@@ -55,6 +55,31 @@ def test_raw_rag_c6_on_meme_uses_the_episode_bootstrap_and_says_what_it_assumes(
 
 def test_procedure_defaults_and_errors():
     df = md.simulate_memoryagentbench(n_per_source=3, systems=("raw-rag", "mem0", "zep"), seed=1)
-    assert md.evidence_procedure(df, design="stratified").omnibus["n_resamples"].dropna().tolist() == [50_000]
+    out = md.evidence_procedure(df, options=dict(design="stratified"))
+    assert out.omnibus["n_resamples"].dropna().tolist() == [50_000]
     with pytest.raises(VerdictError, match="unknown procedure"):
         md.evidence_procedure(df, "paper-x")
+
+
+def test_procedure_keeps_its_own_settings_unless_the_options_set_them():
+    df = md.simulate_memoryagentbench(n_per_source=3, systems=("raw-rag", "mem0"), seed=1)
+
+    def b(options):
+        return sorted(set(md.evidence_procedure(df, options=options).omnibus["n_resamples"].dropna()))
+
+    assert b(md.Options(design="stratified")) == [50_000]          # the Options default stands for "not set"
+    assert b({"design": "stratified", "n_resamples": 20_000}) == [20_000]   # a mapping that names it sets it
+    assert b(md.Options(design="stratified", n_resamples=300)) == [300]
+    assert b(md.Options(design="stratified", inference="percentile", n_resamples=300)) == [300]
+    for options in ({"inference": "jackknife"}, {"correction": "bonferroni"}):
+        with pytest.raises(VerdictError, match="the procedure fixes"):
+            md.evidence_procedure(df, options=options)
+
+
+def test_legacy_keywords_of_the_procedure_warn_and_give_the_same_tables():
+    df = md.simulate_memoryagentbench(n_per_source=3, systems=("raw-rag", "mem0"), seed=1)
+    new = md.evidence_procedure(md.prepare(df, design="stratified"), options={"n_resamples": 300, "seed": 4})
+    with pytest.warns(md.errors.MemdiagDeprecationWarning, match="evidence_procedure"):
+        old = md.evidence_procedure(df, design="stratified", n_resamples=300, seed=4)
+    for a, b in zip(new, old):
+        assert a.equals(b)

@@ -87,7 +87,7 @@ def test_venn3_draws_the_same_regions_from_the_augmentation_table_and_from_per_q
 # --------------------------------------------------------------------------------------------
 def test_store_gap_scores_differences_and_jackknife_intervals_equal_independent_computations():
     df, tags = _store_runs()
-    out = md.store_gap(df, tags, n_resamples=500).set_index("system")
+    out = md.store_gap(df, tags, options=dict(n_resamples=500)).set_index("system")
     wide = df.groupby(["query_id", "system"])["score"].mean().unstack()
     cluster = df.drop_duplicates("query_id").set_index("query_id")["cluster"]
     t = stats.t.ppf(0.975, 11)
@@ -110,18 +110,19 @@ def test_store_gap_scores_differences_and_jackknife_intervals_equal_independent_
 def test_store_variants_refuse_tables_that_do_not_say_which_run_is_which():
     df, tags = _store_runs()
     with pytest.raises(VerdictError, match="exactly one"):
-        md.store_gap(df, tags.assign(variant=tags["variant"].replace("raw", "complete")), n_resamples=200)
+        md.store_gap(df, tags.assign(variant=tags["variant"].replace("raw", "complete")),
+                     options=dict(n_resamples=200))
     with pytest.raises(VerdictError, match="unknown variant 'oracle'"):
-        md.store_gap(df, tags.replace({"variant": {"raw": "oracle"}}), n_resamples=200)
+        md.store_gap(df, tags.replace({"variant": {"raw": "oracle"}}), options=dict(n_resamples=200))
     with pytest.raises(VerdictError, match="no complete-store run"):
-        md.store_gap(df, tags[tags["system"] != "zep (C)"], n_resamples=200)
+        md.store_gap(df, tags[tags["system"] != "zep (C)"], options=dict(n_resamples=200))
     with pytest.raises(VerdictError, match="'variant' columns"):
-        md.store_gap(df, tags.drop(columns="variant"), n_resamples=200)
+        md.store_gap(df, tags.drop(columns="variant"), options=dict(n_resamples=200))
 
 
 def test_store_gap_figure_draws_the_frames_scores_and_differences():
     df, tags = _store_runs()
-    frame = md.store_gap(df, tags, n_resamples=300)
+    frame = md.store_gap(df, tags, options=dict(n_resamples=300))
     fig = plots.store_gap(frame)
     for row in frame.itertuples():
         assert by_gid(fig, f"gap-native-{row.system}").get_xdata()[0] == pytest.approx(row.native)

@@ -247,7 +247,7 @@ def test_bundled_meme_example_scores_completely_and_has_consistent_path_labels()
     table = md.score(md.prepare(df, scheme="meme"))
     assert table["complete"].all() and (table["n"] == 694).all()
     truth = json.loads((EXAMPLE / "truth_meme.json").read_text())
-    retention = md.path_given_result(df, categories=["Tr", "Cas"], n_resamples=500).set_index("system")
+    retention = md.path_given_result(df, categories=["Tr", "Cas"], options=dict(n_resamples=500)).set_index("system")
     assert (retention["n_inconsistent"] == 0).all()
     for system, row in retention.iterrows():
         r = truth["path_given_result"][system]
