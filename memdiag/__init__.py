@@ -48,7 +48,7 @@ _WHERE: dict[str, str] = {
                                "design_power", "detectable_effect", "mcnemar", "mcnemar_from_outcomes",
                                "mcnemar_power"),
         "memdiag._options": ("Options",),
-        "memdiag._overview": ("overview",),
+        "memdiag._overview": ("overview", "prepare_settings"),
         "memdiag._pairs": ("pairwise_matrix",),
         "memdiag._power": ("comparison_power",),
         "memdiag._prepare": ("Prepared", "prepare"),
@@ -122,7 +122,7 @@ if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
         mcnemar_from_outcomes, mcnemar_power,
     )
     from memdiag._options import Options
-    from memdiag._overview import overview
+    from memdiag._overview import overview, prepare_settings
     from memdiag._pairs import pairwise_matrix
     from memdiag._power import comparison_power
     from memdiag._prepare import Prepared, prepare

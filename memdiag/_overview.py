@@ -119,9 +119,9 @@ def setting_policies(function: F) -> F:
         if not policies:
             return function(data, *args, **kwargs)
         warnings.warn(f"{function.__name__}({', '.join(f'{k}=' for k in policies)}...) is deprecated since memdiag "
-                      f"0.3 and goes in 0.4: pass a mapping {{(benchmark, model): md.prepare(verdicts, "
-                      f"{', '.join(f'{k}=...' for k in policies)})}} as the data (prepare_settings in "
-                      "memdiag._overview makes it).", MemdiagDeprecationWarning, stacklevel=2)
+                      f"0.3 and goes in 0.4: pass md.prepare_settings(data, "
+                      f"{', '.join(f'{k}=...' for k in policies)}) as the data.", MemdiagDeprecationWarning,
+                      stacklevel=2)
         choices = {k: v for k, v in policies.items() if v is not None}
         data = prepare_settings(data, schemes=kwargs.get("schemes"), metric=kwargs.get("metric", "accuracy"),
                                 **choices)

@@ -11,7 +11,7 @@ it is), so an analysis that asks many questions of one panel checks and aligns i
 >>> prep = md.prepare(df)
 >>> prep.systems, prep.n, prep.design
 (('mem', 'rag'), 4, 'iid')
->>> md.flows(prep, "rag", n_resamples=200)[["system", "benefit", "tax"]]
+>>> md.flows(prep, "rag", options={"n_resamples": 200})[["system", "benefit", "tax"]]
   system  benefit  tax
 0    mem        2    1
 """

@@ -172,8 +172,8 @@ def test_python_api_warns_below_100_resamples_and_refuses_bad_values(small):
     df = md.read_verdicts(small)
     with pytest.warns(RuntimeWarning, match="n_resamples=1 is too few"):
         md.flows(df, "raw-rag", options=dict(n_resamples=1))
-    for bad in ({"threshold": 2.0}, {"threshold": float("nan")}, {"confidence_level": 1.5},
-                {"n_resamples": np.int64(0)}):
+    for bad in ({"threshold": 2.0}, {"threshold": float("nan")}, {"options": {"confidence_level": 1.5}},
+                {"options": {"n_resamples": np.int64(0)}}):
         with pytest.raises(md.VerdictError) as caught:
             md.flows(df, "raw-rag", **bad)
         assert "np." not in str(caught.value)

@@ -46,14 +46,14 @@ def verdicts(draw, binary: bool = True) -> pd.DataFrame:
 
 def _tables(df: pd.DataFrame) -> list[pd.DataFrame]:
     """Every table of the main diagnostics, with fixed B and seed."""
-    common = dict(n_resamples=B, seed=3)
+    common = dict(options=dict(n_resamples=B, seed=3))
     return [
         md.flows(df, "rag", **common),
         md.flows(df, "rag", by="category", **common),
         md.compare(df, **common),
         md.omnibus(df, **common),
         md.bootstrap(df, **common),
-        md.score(df, options=dict(n_resamples=B, seed=3)),
+        md.score(df, **common),
         md.evidence(df, **common),
         md.rank_stability(df, **common),
     ]

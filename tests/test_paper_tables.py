@@ -218,9 +218,10 @@ def test_score_csv_keeps_the_names_in_the_benchmark_order(verdicts):
 
 @pytest.mark.parametrize("command", ["flows", "compare"])
 def test_groups_of_a_by_category_table_in_the_benchmark_order(command, verdicts):
-    options = dict(reference="raw-rag", n_resamples=B, by="category", scheme="locomo")
-    table = (md.flows(verdicts, **options) if command == "flows"
-             else md.compare(verdicts, pairs="reference", **options))
+    prep, arguments = md.prepare(verdicts, scheme="locomo"), dict(reference="raw-rag", by="category",
+                                                                    options={"n_resamples": B})
+    table = (md.flows(prep, **arguments) if command == "flows"
+             else md.compare(prep, pairs="reference", **arguments))
     order = list(dict.fromkeys(zip(table["group"], table["category_id"])))
     assert order == [("multi-hop", 1), ("temporal", 2), ("open-domain", 3), ("single-hop", 4)]
     # the formats for people print the integer beside the name

@@ -23,9 +23,9 @@ from memdiag import plots
 from memdiag.plots._jobs import Draw, FigureJobs
 from memdiag._agreement import agreement
 from memdiag._augmentation import augmentation, augmented_pairs
-from memdiag._audit import audit_claims, audit_independence, leaderboard, rank_stability
+from memdiag._audit import audit_independence, leaderboard, rank_stability
 from memdiag._compare import bootstrap, compare, omnibus
-from memdiag._audit.claims import read_claims
+from memdiag._audit.claims import _audit_claims as claims_audit, read_claims
 from memdiag._clusters import cluster_accuracy
 from memdiag._costs import cost_ratios, cost_values, costs, quantities_of, system_costs
 from memdiag._evidence import evidence, evidence_length, evidence_tests, path_given_result
@@ -44,7 +44,7 @@ from memdiag._sensitivity import sensitivity
 from memdiag._store_gap import store_gap
 from memdiag._verdicts import check, validate
 from memdiag._writes import write_audit
-from memdiag.errors import VerdictError, listing
+from memdiag.errors import VerdictError
 
 #: Per-system cost columns a systems table may carry, in order of preference.
 SYSTEM_COSTS: tuple[str, ...] = ("tokens_per_query", "total_tokens", "cost_usd")
@@ -128,12 +128,6 @@ class _Context:
         s = self.settings
         return Options(inference=s.inference, n_resamples=s.n_resamples, seed=s.seed,
                        confidence_level=s.confidence_level, correction=s.correction)
-
-    @property
-    def resampling(self) -> dict:
-        """Keyword arguments shared by every resampled statistic."""
-        return {"n_resamples": self.settings.n_resamples, "seed": self.settings.seed,
-                "inference": self.settings.inference}
 
     @property
     def policies(self) -> dict:
@@ -259,8 +253,7 @@ def _compare_section(ctx: _Context) -> Section:
     pairs = compare(ctx.prepared, pairs="all", options=ctx.options)
     section.tables["pairwise"] = pairs
     section.tables["omnibus"] = omnibus(ctx.prepared, options=ctx.options)
-    section.tables["rank_stability"] = rank_stability(ctx.prepared, confidence_level=s.confidence_level,
-                                                      **ctx.resampling)
+    section.tables["rank_stability"] = rank_stability(ctx.prepared, options=ctx.options)
     versus = compare(ctx.prepared, pairs="reference", reference=s.reference, options=ctx.options)
     section.tables["pairwise_vs_reference"] = versus
     section.tables["power"] = comparison_power(versus, alpha=0.05, power=0.8)
@@ -302,9 +295,7 @@ def _clustering_section(ctx: _Context) -> Section:
                               "as independent")
     if len(ctx.systems) < 2:
         return _omit(section, "a comparison needs at least two systems")
-    s = ctx.settings
-    table = audit_independence(ctx.prepared, pairs="all", confidence_level=s.confidence_level,
-                               correction=s.correction, **ctx.resampling)
+    table = audit_independence(ctx.prepared, pairs="all", options=ctx.options)
     a = table.attrs
     section.sentence += (f" Here {a['n_survive']} of the {a['n_significant_iid']} pairs that are significant at "
                          f"{a['alpha']:g} when queries are treated as independent stay significant with "
@@ -322,7 +313,6 @@ def _groups_section(ctx: _Context) -> Section:
                       "best, with rank intervals (SPEC §5.6, §5.7).")
     if len(ctx.systems) < 2:
         return _omit(section, "a comparison needs at least two systems")
-    s = ctx.settings
     if "category" in ctx.selected and ctx.selected["category"].nunique() > 1:
         by_category = compare(ctx.prepared, by="category", pairs="reference", reference=ref, options=ctx.options)
         section.tables["contrasts_by_category"] = by_category
@@ -330,7 +320,7 @@ def _groups_section(ctx: _Context) -> Section:
             partial(plots.forest, by_category, reference=ref, all_systems=ctx.systems, labels=ctx.figure_labels),
             f"Accuracy difference of every system from {ref} within each category, under a heading with the "
             "category's integer and name; filled markers are significant after adjustment within the category.")
-    board = leaderboard(ctx.prepared, confidence_level=s.confidence_level, correction=s.correction, **ctx.resampling)
+    board = leaderboard(ctx.prepared, options=ctx.options)
     section.tables["leaderboard"] = board
     section.sentence += _rank1_fragility(board)
     return section
@@ -358,8 +348,8 @@ def _evidence_section(ctx: _Context) -> Section:
     if "evidence_tokens" in ctx.selected and ctx.selected["evidence_tokens"].notna().any():
         section.tables["evidence_length"] = evidence_length(ctx.prepared)
     if all(c in ctx.selected and ctx.selected[c].notna().any() for c in ("result_covered", "path_covered")):
-        section.tables["path_retention"] = path_given_result(
-            ctx.prepared, allow_inconsistent=True, confidence_level=ctx.settings.confidence_level, **ctx.resampling)
+        section.tables["path_retention"] = path_given_result(ctx.prepared, allow_inconsistent=True,
+                                                             options=ctx.options)
     labelled = _labelled_systems(ctx.selected)
     if not labelled:
         if section.tables:
@@ -367,15 +357,14 @@ def _evidence_section(ctx: _Context) -> Section:
         return _omit(section, "the verdicts carry no 'sufficient' (evidence sufficiency) labels and no "
                               "'evidence_tokens'")
     labelled_data = ctx.prepared.restrict(labelled)
-    table = evidence(labelled_data, confidence_level=ctx.settings.confidence_level, **ctx.resampling)
+    table = evidence(labelled_data, options=ctx.options)
     if len(labelled) < len(ctx.systems):
         table.attrs["notes"] = table.attrs["notes"] + [
             f"systems without any 'sufficient' label left out: "
             f"{', '.join(s for s in ctx.systems if s not in labelled)}"]
     section.tables["evidence"] = table
     if len(labelled) >= 2:
-        pairs, tests = evidence_tests(labelled_data, correction=ctx.settings.correction,
-                                      confidence_level=ctx.settings.confidence_level, **ctx.resampling)
+        pairs, tests = evidence_tests(labelled_data, options=ctx.options)
         section.tables["evidence_omnibus"] = tests
         section.tables["evidence_pairs"] = pairs
         if _matrix_fits(labelled, "evidence_matrix"):
@@ -469,9 +458,7 @@ def _agreement_section(ctx: _Context) -> Section:
     raters = rows.groupby(["system", "query_id"])[by].nunique() if by in rows else pd.Series([1])
     if raters.max() < 2:
         return _omit(section, "one judgment per answer: there are no judge repetitions or judges to compare")
-    s = ctx.settings
-    table = agreement(rows, by=by, threshold=s.threshold, n_resamples=s.n_resamples, seed=s.seed,
-                      confidence_level=s.confidence_level)
+    table = agreement(rows, by=by, threshold=ctx.settings.threshold, options=ctx.options)
     section.tables["agreement"] = table
     return section
 
@@ -504,8 +491,9 @@ def _claims_section(ctx: _Context) -> Section:
     if inherited:
         section.sentence += (f" Claims that name no scheme, benchmark or design are checked as the rest of the "
                              f"report ({inherited}), so a pair's numbers are those of the other sections.")
-    table = audit_claims(ctx.df, claims, n_resamples=s.n_resamples, seed=s.seed, inference=s.inference,
-                         confidence_level=s.confidence_level, cluster_missing=s.cluster_missing, **ctx.policies)
+    # each claim's own rows under the report's policies (verdicts of several benchmarks may share ids)
+    table = claims_audit(ctx.df, claims, opts=ctx.options,
+                         policies={**ctx.policies, "cluster_missing": s.cluster_missing})
     table.attrs["design"] = None  # each claim states its own design (column 'design')
     section.tables["claims"] = table
     section.sentence += _claims_fragility(table)
@@ -604,9 +592,7 @@ def _store_gap_section(ctx: _Context) -> Section:
     table = ctx.systems_table
     if table is None or "variant" not in table or not table["variant"].notna().any():
         return _omit(section, "the systems table tags no runs by variant (native, complete, raw)")
-    s = ctx.settings
-    gap = store_gap(ctx.prepared, table, confidence_level=s.confidence_level, correction=s.correction,
-                    **ctx.resampling)
+    gap = store_gap(ctx.prepared, table, options=ctx.options)
     section.tables["store_gap"] = gap
     section.figures["store_gap"] = (partial(plots.store_gap, gap, all_systems=ctx.systems),
                                     "Native (hollow) and complete-store (filled) scores per memory system, the "
@@ -623,12 +609,11 @@ def _efficiency_section(ctx: _Context) -> Section:
     present = quantities_of(ctx.prepared)
     if present:
         section.tables["cost_summary"] = costs(ctx.prepared, quantities=present, threshold=s.threshold,
-                                               confidence_level=s.confidence_level, **ctx.resampling)
+                                               options=ctx.options)
         with_ref = [q for q in present if _shared_with(cost_values(ctx.prepared, q), ctx.systems.index(ref))]
         if with_ref:
             section.tables["cost_ratios"] = cost_ratios(ctx.prepared, quantities=with_ref, reference=ref,
-                                                        confidence_level=s.confidence_level,
-                                                        correction=s.correction, **ctx.resampling)
+                                                        options=ctx.options)
     if ctx.systems_table is not None:
         numeric = [c for c in ctx.systems_table.columns if c != "system"
                    and pd.api.types.is_numeric_dtype(ctx.systems_table[c])]
@@ -708,11 +693,13 @@ def _settings_section(ctx: _Context) -> Section:
     benchmarks = rows["benchmark"].dropna().unique() if "benchmark" in rows else ()
     if len(benchmarks) < 2:
         return _omit(section, "one setting: the data carry no 'benchmark' column with two or more benchmarks")
+    from memdiag._overview import prepare_settings
     from memdiag._settings import pool_settings, setting_differences
 
     s = ctx.settings
-    diffs = setting_differences(rows, reference=s.reference, schemes=dict.fromkeys(map(str, benchmarks)),
-                                design=s.design, confidence_level=s.confidence_level, **ctx.resampling, **ctx.policies)
+    schemes = dict.fromkeys(map(str, benchmarks))
+    diffs = setting_differences(prepare_settings(rows, schemes=schemes, **ctx.policies), reference=s.reference,
+                                schemes=schemes, options=ctx.options.replace(design=s.design))
     pooled = pool_settings(diffs, confidence_level=s.confidence_level)
     if diffs["model"].fillna("").eq("").all():
         diffs = diffs.drop(columns="model")

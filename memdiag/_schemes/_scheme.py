@@ -132,9 +132,9 @@ class Scheme:
     >>> import pandas as pd
     >>> df = pd.DataFrame({"system": "rag", "query_id": list("wxyz"), "score": [1, 1, 1, 0],
     ...                    "category": ["a", "a", "a", "b"]})
-    >>> md.score(df, scheme=scheme)[["overall", "a", "b", "n"]].to_dict("records")
+    >>> md.score(md.prepare(df, scheme=scheme))[["overall", "a", "b", "n"]].to_dict("records")
     [{'overall': 50.0, 'a': 100.0, 'b': 0.0, 'n': 4}]
-    >>> md.score(df)["overall"].tolist()
+    >>> md.score(df, options={"n_resamples": 0})["overall"].tolist()
     [75.0]
     >>> Scheme(name="broken", include=("a",), exclude=("b",))
     Traceback (most recent call last):
