@@ -94,11 +94,47 @@ def prepare_settings(
     metric: str = "accuracy",
     **choices: Any,
 ) -> dict[tuple[str, str], Prepared]:
-    """Every setting of ``data`` prepared once, under its benchmark's scheme, with the data choices
-    ``choices`` (the keywords of :func:`memdiag.prepare`: ``missing``, ``verdict_missing``,
-    ``judges``, ...): what :func:`overview` and :func:`memdiag.setting_differences` take to apply
-    those choices in every setting. Prepared values are kept as they are.
+    """Every benchmark × model setting of ``data`` prepared once, under its benchmark's scheme.
 
+    What :func:`memdiag.prepare` is to one panel, this is to several: verdicts of several
+    benchmarks may share query ids, so they cannot be aligned as one panel. Pass the result to
+    :func:`memdiag.overview` or :func:`memdiag.setting_differences` to apply the same data
+    choices in every setting.
+
+    Parameters
+    ----------
+    data
+        Verdicts with ``benchmark`` (and optionally ``model``) columns, or a mapping
+        ``{(benchmark, model) or benchmark: verdicts or md.prepare(...) output}``. Prepared
+        values are kept as they are.
+    schemes
+        ``{benchmark: scheme}`` overriding the scheme read from each benchmark's name (None:
+        no scheme, the question-weighted mean).
+    metric
+        The metric the panels hold (as in :func:`memdiag.prepare`).
+    **choices
+        The other keywords of :func:`memdiag.prepare` (``missing``, ``verdict_missing``,
+        ``judges``, ``label_missing``, ``cluster_missing``, ``design``), for every setting.
+
+    Returns
+    -------
+    dict
+        ``{(benchmark, model): Prepared}`` in the order of the data (model ``""`` when absent).
+
+    Raises
+    ------
+    VerdictError
+        Bad verdicts or policies in some setting (the message names it).
+    SchemeError
+        A scheme a setting's verdicts cannot satisfy.
+
+    References
+    ----------
+    SPEC §8 (accuracy across settings) and SPEC §10.1 (per-setting differences); SPEC §1.4
+    (the missing-data policies).
+
+    Examples
+    --------
     >>> rows = [(b, s, f"q{i}", float(i < k)) for b, s, k in (("x", "rag", 3), ("y", "rag", 2)) for i in range(4)]
     >>> df = pd.DataFrame(rows, columns=["benchmark", "system", "query_id", "score"])
     >>> {key: p.missing for key, p in prepare_settings(df, missing="drop").items()}
