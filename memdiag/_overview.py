@@ -16,9 +16,11 @@ import warnings
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
+import numpy as np
 import pandas as pd
 
 from memdiag._compare import bootstrap
+from memdiag._metrics import metric_columns
 from memdiag._options import Options, as_options, legacy_keywords
 from memdiag._prepare import Prepared, prepare
 from memdiag._provenance import stamp
@@ -85,6 +87,16 @@ def _prepared(benchmark: str, frame: pd.DataFrame | Prepared, schemes: Mapping[s
         return frame
     scheme = (schemes or {}).get(benchmark, scheme_for(benchmark, frame))
     return prepare(frame, scheme=scheme, metric=metric, **choices)
+
+
+def _estimates(prepared: Prepared) -> pd.DataFrame:
+    """Each system's official accuracy in points without an interval (``n_resamples=0``)."""
+    cols = metric_columns(prepared, "accuracy", None)
+    estimate = 100 * cols.statistic(cols.X.sum(axis=0)[None, :])[0]
+    out = pd.DataFrame({"system": list(prepared.systems), "estimate": estimate, "ci_low": np.nan,
+                        "ci_high": np.nan, "n": prepared.n, "design": prepared.design})
+    out.attrs["method"] = "point estimates (n_resamples=0)"
+    return out
 
 
 def prepare_settings(
@@ -192,8 +204,9 @@ def overview(
     options
         :class:`memdiag.Options` (or a mapping of its fields; None: the defaults), as in
         :func:`memdiag.bootstrap`, for every setting: reads design (None: each setting's scheme
-        and clusters), inference, n_resamples (at least 1), seed and confidence_level; not
-        correction (nothing is tested).
+        and clusters), inference, n_resamples (0: point estimates only, without intervals —
+        what a ranking such as :func:`memdiag.critical_difference` needs), seed and
+        confidence_level; not correction (nothing is tested).
 
     Returns
     -------
@@ -207,7 +220,7 @@ def overview(
     VerdictError
         Data that are neither verdicts nor a mapping of them, verdicts without a ``benchmark``
         or ``model`` column, no setting to score, or what :func:`memdiag.bootstrap` raises for a
-        setting (bad verdicts, ``n_resamples`` 0).
+        setting (bad verdicts).
     SchemeError
         An unknown scheme in ``schemes``, or one a setting's data cannot satisfy.
 
@@ -235,13 +248,13 @@ def overview(
     3        other    rag      37.5     2
     """
     opts = as_options(options)
-    n_resamples, seed, confidence_level, inference = (opts.resampled("overview"), opts.seed, opts.confidence_level,
+    n_resamples, seed, confidence_level, inference = (opts.n_resamples, opts.seed, opts.confidence_level,
                                                       opts.inference)
     parts = []
     for benchmark, model, frame in _settings(data):
         prepared = _prepared(benchmark, frame, schemes)
         scheme = prepared.scheme.name if prepared.scheme is not None else None
-        scores = bootstrap(prepared, "accuracy", options=opts)
+        scores = bootstrap(prepared, "accuracy", options=opts) if n_resamples else _estimates(prepared)
         part = scores[["system", "estimate", "ci_low", "ci_high", "n", "design"]].copy()
         part.insert(0, "setting", " · ".join(v for v in (benchmark, model) if v))
         part.insert(0, "model", model)

@@ -1011,7 +1011,8 @@ def _figure(args: argparse.Namespace):
     if kind == "overview":
         return plots.overview(_overview(args), reference=args.reference)
     if kind == "critical":
-        return plots.critical_difference(md.critical_difference(_overview(args), confidence_level=args.ci))
+        return plots.critical_difference(md.critical_difference(_overview(args, md.Options(n_resamples=0)),
+                                                                confidence_level=args.ci))
     df = _read(args)
     systems = sorted(df["system"].unique())
     labels = _labels(args, df)
@@ -1022,8 +1023,6 @@ def _figure(args: argparse.Namespace):
                               missing=args.missing, verdict_missing=args.verdict_missing)
         table = md.augmentation(prepared, memory, reference=args.reference, augmented=augmented)
         return plots.venn3(table, all_systems=systems, labels=labels)
-    common = dict(design=args.design, n_resamples=args.resamples, seed=args.seed, missing=args.missing,
-                  verdict_missing=args.verdict_missing, confidence_level=args.ci)
     if kind == "store-gap":
         from memdiag._report.provenance import _read_systems_table
         from memdiag._store_gap import store_variants
@@ -1092,10 +1091,12 @@ def _venn3_systems(args: argparse.Namespace, systems: Sequence[str]) -> tuple[st
     return names[0], names[1] if len(names) == 2 else None
 
 
-def _overview(args: argparse.Namespace):
-    """The scores of ``plot overview``: one setting per ``--setting NAME=PATH``, else per value of
-    the verdicts' ``benchmark`` / ``model`` columns."""
-    options = _options(args)
+def _overview(args: argparse.Namespace, options: md.Options | None = None):
+    """The scores of ``plot overview`` (and ``plot critical``, with ``options`` of no resampling):
+    one setting per ``--setting NAME=PATH``, else per value of the verdicts' ``benchmark`` /
+    ``model`` columns."""
+    options = options or _options(args)
+    reference = getattr(args, "reference", None)
     if args.setting:
         if args.files or args.recipe:
             raise UsageError("plot overview reads either --setting NAME=PATH (one per setting) or FILES, not both")
@@ -1105,8 +1106,8 @@ def _overview(args: argparse.Namespace):
             settings[(benchmark, model)] = md.read_verdicts(path)
         for frame in settings.values():
             _check_outputs(args, frame)
-        return md.overview(_settings_prepared(args, settings), reference=args.reference, options=options)
-    return md.overview(_settings_prepared(args, _read(args)), reference=args.reference, options=options)
+        return md.overview(_settings_prepared(args, settings), reference=reference, options=options)
+    return md.overview(_settings_prepared(args, _read(args)), reference=reference, options=options)
 
 
 def _settings_prepared(args: argparse.Namespace, data: pd.DataFrame | dict, metric: str = "accuracy") -> dict:
@@ -1374,10 +1375,10 @@ def _add_plot(sub: argparse._SubParsersAction) -> None:
                    help="add the pooled difference from --reference and the u-of-N count (SPEC §10)")
     _add_resampling(k)
 
-    k = kind("critical")
+    k = kind("critical")          # ranks of point estimates: nothing is resampled
     _add_settings(k)
-    k.add_argument("--reference", metavar="NAME", help="reference system of the settings' scores")
-    _add_resampling(k)
+    k.add_argument("--ci", type=_level, default=0.95,
+                   help="confidence level of the critical difference (default 0.95: α = 0.05)")
 
     _add_log(kind("writes"), "the memory decision log")
     _add_log(kind("actions"), "the memory decision log")

@@ -7,6 +7,7 @@ import io
 import json
 from contextlib import redirect_stderr, redirect_stdout
 
+import pandas as pd
 import pytest
 
 import memdiag as md
@@ -74,8 +75,15 @@ def test_fragility_command_equals_the_api(settings):
 
 def test_plot_critical_writes_three_files(settings, tmp_path, capsys):
     argv = [x for name, path in settings.items() for x in ("--setting", f"{name}={path}")]
-    assert main(["plot", "critical", *argv, "--resamples", "200", "-o", str(tmp_path / "cd")]) == 0
+    assert main(["plot", "critical", *argv, "-o", str(tmp_path / "cd")]) == 0
     assert (tmp_path / "cd.png").stat().st_size > 1000
+    # ranks of point estimates: the same mean ranks as from bootstrapped scores, nothing resampled
+    data = {tuple(name.split("/")) if "/" in name else (name, ""): md.read_verdicts(path)
+            for name, path in settings.items()}
+    points = md.overview(data, options={"n_resamples": 0})
+    assert points["ci_low"].isna().all() and points.attrs["n_resamples"] == 0
+    pd.testing.assert_frame_equal(md.critical_difference(points),
+                                  md.critical_difference(md.overview(data, options={"n_resamples": 200})))
 
 
 def test_plot_overview_pooled_adds_the_panel(settings, tmp_path, capsys):

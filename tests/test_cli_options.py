@@ -161,7 +161,7 @@ def baselines(f: dict[str, str]) -> dict[str, list[list[str]]]:
         "plot venn3": [[*plot, "venn3", v, *r, "--systems", "mem0"]],
         "plot overview": [[*plot, "overview", *r, *res, "--setting", f"one={v}", "--setting", f"two={v}"],
                           [*plot, "overview", f["settings"], *r, *res, "--pooled"]],
-        "plot critical": [[*plot, "critical", f["settings"], *res]],
+        "plot critical": [[*plot, "critical", f["settings"], "--ci", "0.9"]],
         "plot writes": [[*plot, "writes", f["writes"]]],
         "plot actions": [["plot", "actions", f["writes"], "-o", fig, "--force", "--width", "page"]],
         "plot ingestion": [[*plot, "ingestion", f["ingestion"], *r]],
@@ -301,12 +301,14 @@ def test_plot_kind_help_lists_exactly_the_options_of_the_kind(kind, capsys, monk
     assert ("--cost" in options) == ("--size" in options) == (kind == "bubble")
     assert ("--default" in options) == ("--parameter" in options) == (kind == "sensitivity")
     assert ("--setting" in options) == (kind in ("overview", "critical"))
-    assert options & resampling == (set() if no_interval else resampling)
-    assert ("--inference" in options) == (kind in ("venn", "forest", "matrix", "bubble", "overview", "critical"))
+    # critical ranks point estimates: nothing is resampled, --ci is the critical difference's level
+    assert options & resampling == (set() if no_interval else {"--ci"} if kind == "critical" else resampling)
+    assert ("--inference" in options) == (kind in ("venn", "forest", "matrix", "bubble", "overview"))
     assert ("--alias" in options) == ("--scheme" in options) == (kind not in ("overview", "critical", "writes",
                                                                               "actions", "ingestion"))
     assert ("--recipe" in options) == (kind not in ("writes", "actions", "ingestion"))
-    assert ("--reference" in options) == (kind not in ("matrix", "store-gap", "sensitivity", "writes", "actions"))
+    assert ("--reference" in options) == (kind not in ("matrix", "store-gap", "sensitivity", "writes", "actions",
+                                                       "critical"))
     assert {"-o", "--output", "--force", "--width", "-h", "--help"} <= options
 
 
