@@ -1004,8 +1004,9 @@ def _figure(args: argparse.Namespace):
         if not args.reference:
             raise UsageError("plot overview --pooled needs --reference NAME (the system every other is compared with)")
         data = _settings_prepared(args, _setting_verdicts(args))
-        options = _options(args, confidence_level=0.95)  # as before 0.3: the pooled figure ignores --ci
-        pooled = md.pool_settings(md.setting_differences(data, reference=args.reference, options=options))
+        options = _options(args)
+        pooled = md.pool_settings(md.setting_differences(data, reference=args.reference, options=options),
+                                  confidence_level=options.confidence_level)
         return plots.overview(md.overview(data, reference=args.reference, options=options), reference=args.reference,
                               pooled=pooled)
     if kind == "overview":

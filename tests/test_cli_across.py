@@ -90,7 +90,13 @@ def test_plot_overview_pooled_adds_the_panel(settings, tmp_path, capsys):
     argv = [x for name, path in settings.items() for x in ("--setting", f"{name}={path}")]
     assert main(["plot", "overview", *argv, "--reference", "rag", "--pooled", "--resamples", "200",
                  "-o", str(tmp_path / "ov")]) == 0
-    assert (tmp_path / "ov.svg").read_text(encoding="utf-8").count("overview-pooled-ci-") == 2
+    svg = (tmp_path / "ov.svg").read_text(encoding="utf-8")
+    assert svg.count("overview-pooled-ci-") == 2 and "95% interval" in svg
+    # --ci sets the pooled panel's interval too (it was always 95% before)
+    assert main(["plot", "overview", *argv, "--reference", "rag", "--pooled", "--resamples", "200", "--ci", "0.8",
+                 "-o", str(tmp_path / "ov80")]) == 0
+    svg80 = (tmp_path / "ov80.svg").read_text(encoding="utf-8")
+    assert "80% interval" in svg80 and "95% interval" not in svg80
     assert main(["plot", "overview", *argv, "--pooled", "--resamples", "200", "-o", str(tmp_path / "x")]) == 2
     assert "--pooled needs --reference" in capsys.readouterr().err
     assert main(["plot", "venn", *argv, "--pooled", "-o", str(tmp_path / "y")]) == 2

@@ -167,7 +167,8 @@ def overview(
                                                                             pooled.get("interval", []))
                                     if isinstance(t, str) and isinstance(i, str)}))
         notes.insert(1, f"Last panel: random-effects pooled difference from the reference over the settings "
-                        f"(points{'; ' + methods if methods else ''}), thin line the prediction interval for a new "
+                        f"(points; {level(pooled)}{'; ' + methods if methods else ''}), thin line the prediction "
+                        "interval for a new "
                         f"setting; u/N: the settings in which the system beats the reference "
                         f"({str(pooled.attrs.get('correction', 'partial-conjunction')).capitalize()} "
                         "partial conjunction).")
