@@ -15,6 +15,7 @@ from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 from statsmodels.stats.multitest import multipletests
 
 from memdiag._inference import adjust, cochrans_q, mcnemar, mcnemar_from_outcomes
+from memdiag.errors import MemdiagDeprecationWarning
 
 GRID = sorted(set(range(0, 26)) | {40, 57, 100, 250, 999})
 PAIRS = [(b, c) for b in GRID for c in GRID]
@@ -35,7 +36,7 @@ def test_asymptotic_mcnemar_matches_statsmodels(correction):
     for b, c in PAIRS:
         if b + c == 0:
             continue  # statsmodels gives 0/0 = nan there; memdiag's convention is tested below
-        ours = mcnemar(benefit=b, tax=c, exact=False, correction=correction)
+        ours = mcnemar(benefit=b, tax=c, exact=False, continuity=correction)
         ref = sm_mcnemar(np.array([[0, b], [c, 0]]), exact=False, correction=correction)
         assert ours.statistic == pytest.approx(float(ref.statistic), abs=1e-12)
         assert ours.p_value == pytest.approx(float(ref.pvalue), abs=1e-12)
@@ -66,7 +67,7 @@ def test_mcnemar_hand_worked_case():
 
 
 def test_mcnemar_with_no_discordant_pair_has_p_one_for_every_method():
-    for kwargs in ({}, {"mid_p": True}, {"exact": False}, {"exact": False, "correction": False}):
+    for kwargs in ({}, {"mid_p": True}, {"exact": False}, {"exact": False, "continuity": False}):
         res = mcnemar(benefit=0, tax=0, **kwargs)
         assert res.p_value == 1.0 and res.n_discordant == 0
 
@@ -88,9 +89,9 @@ def test_mcnemar_from_outcomes_counts_benefit_and_tax_by_hand():
     # query:     1  2  3  4  5  6  7
     # reference: 1  1  0  0  1  0  1
     # system:    1  0  1  1  1  0  0   -> benefit = queries 3, 4 (2); tax = queries 2, 7 (2)
-    res = mcnemar_from_outcomes([1, 1, 0, 0, 1, 0, 1], [1, 0, 1, 1, 1, 0, 0])
+    res = mcnemar(reference=[1, 1, 0, 0, 1, 0, 1], system=[1, 0, 1, 1, 1, 0, 0])
     assert (res.benefit, res.tax, res.p_value) == (2, 2, 1.0)
-    res = mcnemar_from_outcomes(np.array([True, False]), np.array([False, True]))
+    res = mcnemar(reference=np.array([True, False]), system=np.array([False, True]))
     assert (res.benefit, res.tax) == (1, 1)
 
 
@@ -103,14 +104,28 @@ def test_mcnemar_from_outcomes_counts_benefit_and_tax_by_hand():
 ])
 def test_mcnemar_from_outcomes_rejects_bad_input(reference, system, match):
     with pytest.raises(ValueError, match=match):
-        mcnemar_from_outcomes(reference, system)
+        mcnemar(reference=reference, system=system)
+
+
+def test_one_mcnemar_entry_point_old_names_warn_and_agree():
+    ref, sysm = [1, 1, 0, 0, 1, 0, 1, 0, 0], [1, 0, 1, 1, 1, 0, 0, 1, 1]
+    with pytest.warns(MemdiagDeprecationWarning, match=r"mcnemar\(reference=\.\.\., system=\.\.\.\)"):
+        old = mcnemar_from_outcomes(ref, sysm, exact=False, correction=False)
+    assert old == mcnemar(reference=ref, system=sysm, exact=False, continuity=False)
+    with pytest.warns(MemdiagDeprecationWarning, match="pass continuity="):
+        assert mcnemar(benefit=9, tax=3, exact=False, correction=True) == \
+            mcnemar(benefit=9, tax=3, exact=False, continuity=True)
+    assert mcnemar(benefit=9, tax=3, exact=False, continuity=False).statistic == pytest.approx(36 / 12)
+    for bad in ({}, {"benefit": 1}, {"benefit": 1, "tax": 2, "reference": [1], "system": [0]}):
+        with pytest.raises(TypeError, match="either the counts"):
+            mcnemar(**bad)
 
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 1), st.integers(0, 1)), min_size=1, max_size=200))
 def test_benefit_minus_tax_is_n_times_accuracy_difference(pairs):
     ref, sysm = (np.array(v) for v in zip(*pairs))
-    res = mcnemar_from_outcomes(ref, sysm)
+    res = mcnemar(reference=ref, system=sysm)
     assert res.benefit - res.tax == pytest.approx(len(ref) * (sysm.mean() - ref.mean()), abs=1e-9)
 
 

@@ -9,6 +9,7 @@ and small frozen result objects.
 from __future__ import annotations
 
 import numbers
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -95,9 +96,11 @@ def exact_p_value(k: object, n: object, mid_p: bool = False) -> np.ndarray:
     return np.minimum(1.0, 2.0 * cdf)
 
 
-def mcnemar(*, benefit: int, tax: int, exact: bool = True, mid_p: bool = False,
-            correction: bool = True) -> McNemarResult:
-    """McNemar's test of a paired binary difference from its discordant counts (SPEC §5).
+def mcnemar(*, benefit: int | None = None, tax: int | None = None, reference: object = None,
+            system: object = None, exact: bool = True, mid_p: bool = False, continuity: bool = True,
+            **legacy: object) -> McNemarResult:
+    """McNemar's test of a paired binary difference, from its discordant counts or from the two
+    outcome vectors (SPEC §5).
 
     The counts are keyword-only and named after SPEC §2's cells, so they cannot be swapped
     silently (the test is symmetric in them, but the reported direction is not).
@@ -108,12 +111,19 @@ def mcnemar(*, benefit: int, tax: int, exact: bool = True, mid_p: bool = False,
         b: queries the reference got wrong and the system got right.
     tax
         c: queries the reference got right and the system got wrong.
+    reference, system
+        Instead of the counts: the reference's and the system's aligned 0/1 outcomes per query
+        (1 = correct), same queries in the same order; b = #{reference 0, system 1},
+        c = #{reference 1, system 0}.
     exact
         Exact binomial test (default). ``False`` gives the asymptotic chi-square test.
     mid_p
         Mid-p variant of the exact test (less conservative; not size-guaranteed).
-    correction
+    continuity
         Continuity correction of the asymptotic test (ignored when ``exact``).
+    **legacy
+        ``correction=`` (before 0.3; elsewhere in memdiag ``correction`` names a multiplicity
+        adjustment) is ``continuity=``, with a :class:`~memdiag.errors.MemdiagDeprecationWarning`.
 
     Returns
     -------
@@ -124,9 +134,10 @@ def mcnemar(*, benefit: int, tax: int, exact: bool = True, mid_p: bool = False,
     Raises
     ------
     TypeError
-        A count given as a boolean.
+        A count given as a boolean; both counts and outcomes, or neither.
     ValueError
-        A count that is negative or not a whole number; ``mid_p`` with ``exact=False``.
+        A count that is negative or not a whole number; outcome vectors that are not 1-D, differ
+        in length or hold a value other than 0/1 (NaN included); ``mid_p`` with ``exact=False``.
 
     Notes
     -----
@@ -135,9 +146,11 @@ def mcnemar(*, benefit: int, tax: int, exact: bool = True, mid_p: bool = False,
     - exact: p = min(1, 2·BinomCDF(k; n, ½))  (as ``statsmodels.stats.contingency_tables.mcnemar
       (exact=True)``);
     - mid-p: p = min(1, 2·[BinomCDF(k; n, ½) − ½·BinomPMF(k; n, ½)]);
-    - chi2: X² = (|b − c| − 1)²/(b + c) (without the −1 when ``correction=False``), df = 1.
+    - chi2: X² = (|b − c| − 1)²/(b + c) (without the −1 when ``continuity=False``), df = 1.
 
     When b + c = 0 there is no evidence either way: p = 1 (statistic 0), for every method.
+    :func:`memdiag.clustered_mcnemar` is the test for queries that come in clusters, and
+    :func:`memdiag.mcnemar_bounds` the audit of a published difference without per-query data.
 
     References
     ----------
@@ -158,7 +171,27 @@ def mcnemar(*, benefit: int, tax: int, exact: bool = True, mid_p: bool = False,
     0.049042
     >>> mcnemar(benefit=0, tax=0).p_value
     1.0
+    >>> r = mcnemar(reference=[1, 1, 0, 0, 1, 0], system=[1, 0, 1, 1, 1, 1])
+    >>> r.benefit, r.tax, round(r.p_value, 4)
+    (3, 1, 0.625)
     """
+    if "correction" in legacy:
+        from memdiag.errors import MemdiagDeprecationWarning
+
+        warnings.warn("mcnemar(correction=...) is deprecated since memdiag 0.3 and goes in 0.4: pass "
+                      "continuity=... (correction names a multiplicity adjustment everywhere else).",
+                      MemdiagDeprecationWarning, stacklevel=2)
+        continuity = bool(legacy.pop("correction"))
+    if legacy:
+        raise TypeError(f"mcnemar() got an unexpected keyword argument {next(iter(legacy))!r}")
+    counts = benefit is not None or tax is not None
+    outcomes = reference is not None or system is not None
+    if counts == outcomes or (counts and (benefit is None or tax is None)) \
+            or (outcomes and (reference is None or system is None)):
+        raise TypeError("mcnemar() takes either the counts benefit= and tax= or the outcomes reference= and "
+                        "system=, both of one pair.")
+    if outcomes:
+        benefit, tax = _discordant(reference, system)
     b = _count(benefit, "benefit")
     c = _count(tax, "tax")
     n = b + c
@@ -170,51 +203,15 @@ def mcnemar(*, benefit: int, tax: int, exact: bool = True, mid_p: bool = False,
         return McNemarResult(k, float(exact_p_value(k, n, mid_p)), b, c, n, method)
     if mid_p:
         raise ValueError("mid_p applies to the exact test only; pass exact=True.")
-    method = "chi2-corrected" if correction else "chi2"
+    method = "chi2-corrected" if continuity else "chi2"
     if n == 0:
         return McNemarResult(0.0, 1.0, b, c, 0, method)
-    statistic = (abs(b - c) - int(correction)) ** 2 / n
+    statistic = (abs(b - c) - int(continuity)) ** 2 / n
     return McNemarResult(float(statistic), float(stats.chi2.sf(statistic, 1)), b, c, n, method)
 
 
-def mcnemar_from_outcomes(reference: object, system: object, *, exact: bool = True,
-                          mid_p: bool = False, correction: bool = True) -> McNemarResult:
-    """:func:`mcnemar` from two aligned 0/1 outcome vectors (reference first, then system).
-
-    Parameters
-    ----------
-    reference
-        The reference's 0/1 outcome per query (1 = correct).
-    system
-        The system's 0/1 outcome on the same queries, in the same order.
-    exact, mid_p, correction
-        As in :func:`mcnemar`: the exact test (default) or its mid-p variant, or the asymptotic
-        chi-square test with or without continuity correction.
-
-    Returns
-    -------
-    McNemarResult
-        :func:`mcnemar` of benefit b = #{reference 0, system 1} and tax c = #{reference 1,
-        system 0}.
-
-    Raises
-    ------
-    ValueError
-        Not 1-D, different lengths, or a value other than 0/1 (NaN included); ``mid_p`` with
-        ``exact=False``.
-
-    References
-    ----------
-    SPEC §5.1 (McNemar's test) and SPEC §2 (the paired 2×2 table); Raw-RAG paper C.6.
-    McNemar, Q. (1947). Note on the sampling error of the difference between correlated
-    proportions or percentages. Psychometrika 12(2), 153–157.
-
-    Examples
-    --------
-    >>> r = mcnemar_from_outcomes([1, 1, 0, 0, 1, 0], [1, 0, 1, 1, 1, 1])
-    >>> r.benefit, r.tax, round(r.p_value, 4)
-    (3, 1, 0.625)
-    """
+def _discordant(reference: object, system: object) -> tuple[int, int]:
+    """(benefit, tax) of two aligned 0/1 outcome vectors, checked."""
     ref = binary_outcomes(reference, "reference")
     sysm = binary_outcomes(system, "system")
     if ref.ndim != 1 or sysm.ndim != 1:
@@ -223,9 +220,47 @@ def mcnemar_from_outcomes(reference: object, system: object, *, exact: bool = Tr
     if ref.shape != sysm.shape:
         raise ValueError(f"reference has {ref.size} outcomes and system {sysm.size}: they must be the "
                          "same queries in the same order (align the verdicts first).")
-    benefit = int(np.sum((ref == 0) & (sysm == 1)))
-    tax = int(np.sum((ref == 1) & (sysm == 0)))
-    return mcnemar(benefit=benefit, tax=tax, exact=exact, mid_p=mid_p, correction=correction)
+    return int(np.sum((ref == 0) & (sysm == 1))), int(np.sum((ref == 1) & (sysm == 0)))
+
+
+def mcnemar_from_outcomes(reference: object, system: object, *, exact: bool = True,
+                          mid_p: bool = False, correction: bool = True) -> McNemarResult:
+    """Deprecated since 0.3 (goes in 0.4): :func:`mcnemar` with ``reference=`` and ``system=``.
+
+    Parameters
+    ----------
+    reference, system
+        The aligned 0/1 outcomes, as in :func:`mcnemar`.
+    exact, mid_p, correction
+        As ``exact``, ``mid_p`` and ``continuity`` of :func:`mcnemar`.
+
+    Returns
+    -------
+    McNemarResult
+        ``mcnemar(reference=reference, system=system, ...)``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`mcnemar`.
+
+    References
+    ----------
+    SPEC §5.1 (McNemar's test).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     mcnemar_from_outcomes([1, 0], [0, 1]).n_discordant
+    2
+    """
+    from memdiag.errors import MemdiagDeprecationWarning
+
+    warnings.warn("mcnemar_from_outcomes(reference, system) is deprecated since memdiag 0.3 and goes in 0.4: "
+                  "use mcnemar(reference=..., system=...).", MemdiagDeprecationWarning, stacklevel=2)
+    return mcnemar(reference=reference, system=system, exact=exact, mid_p=mid_p, continuity=correction)
 
 
 def cochrans_q(matrix: object) -> CochransQResult:
