@@ -122,17 +122,16 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
 
     df, scores = binary_panel()
-    t_flows, flows = best_of(lambda: md.flows(df, "ref", design="iid", n_resamples=N_RESAMPLES, seed=SEED),
-                             args.repeats)
-    t_compare, compare = best_of(lambda: md.compare(df, pairs="reference", reference="ref", design="iid",
-                                                    n_resamples=N_RESAMPLES, seed=SEED), args.repeats)
-    t_flows_cl, _ = best_of(lambda: md.flows(df, "ref", design="cluster", n_resamples=N_RESAMPLES, seed=SEED),
-                            args.repeats)
-    t_compare_cl, _ = best_of(lambda: md.compare(df, pairs="reference", reference="ref", design="cluster",
-                                                 n_resamples=N_RESAMPLES, seed=SEED), args.repeats)
-    t_compare_pc, _ = best_of(lambda: md.compare(df, pairs="reference", reference="ref", design="cluster",
-                                                 inference="percentile", n_resamples=N_RESAMPLES, seed=SEED),
+    iid = md.Options(design="iid", n_resamples=N_RESAMPLES, seed=SEED)
+    cluster = iid.replace(design="cluster")
+    t_flows, flows = best_of(lambda: md.flows(df, "ref", options=iid), args.repeats)
+    t_compare, compare = best_of(lambda: md.compare(df, pairs="reference", reference="ref", options=iid),
+                                 args.repeats)
+    t_flows_cl, _ = best_of(lambda: md.flows(df, "ref", options=cluster), args.repeats)
+    t_compare_cl, _ = best_of(lambda: md.compare(df, pairs="reference", reference="ref", options=cluster),
                               args.repeats)
+    t_compare_pc, _ = best_of(lambda: md.compare(df, pairs="reference", reference="ref",
+                                                 options=cluster.replace(inference="percentile")), args.repeats)
 
     def scipy_all():
         out = []
@@ -151,7 +150,7 @@ def main(argv: list[str] | None = None) -> None:
         reference = sorted(panel["system"].unique())[0]
         prepared = md.prepare(panel, scheme=None if scheme == "mean" else scheme, design="cluster")
         schemes[name] = best_of(lambda: md.compare(prepared, pairs="reference", reference=reference,
-                                                   n_resamples=N_RESAMPLES, seed=SEED), args.repeats)[0]
+                                                   options=iid.replace(design=None)), args.repeats)[0]
 
     t_python = fresh_interpreter([sys.executable, "-c", "pass"], args.repeats)
     t_import = fresh_interpreter([sys.executable, "-c", "import memdiag"], args.repeats)
