@@ -379,8 +379,7 @@ def _effect_rows(df: pd.DataFrame, missing: MissingQueryPolicy, systems: Sequenc
 
 
 def missing_verdict_effect(df: pd.DataFrame, *, missing: MissingQueryPolicy = "error",
-                           systems: Sequence[str] | None = None, judges: str | None = None,
-                           options: Options | Mapping | None = None) -> pd.DataFrame:
+                           systems: Sequence[str] | None = None, judges: str | None = None) -> pd.DataFrame:
     """Each system's score with missing verdicts scored as wrong vs excluded (SPEC §1, §7).
 
     Parameters
@@ -400,9 +399,6 @@ def missing_verdict_effect(df: pd.DataFrame, *, missing: MissingQueryPolicy = "e
         choices: the function aligns the raw verdict rows itself, once under each
         missing-verdict policy and per judge (``judges=None``, one row per judge, is no choice
         :func:`memdiag.prepare` offers), so it takes verdicts, not prepared data.
-    options
-        :class:`memdiag.Options`, accepted as by every diagnostic; reads none of its fields
-        (point scores, no resampling).
 
     Returns
     -------
@@ -456,7 +452,6 @@ def missing_verdict_effect(df: pd.DataFrame, *, missing: MissingQueryPolicy = "e
     2    j2      a          1            50.0           100.0
     3    j2      b          0            50.0            50.0
     """
-    as_options(options)  # validated, so a misspelt field is an error here too
     names = judges_of(df)
     if len(names) < 2:
         rows, note = _effect_rows(df, missing, systems, judges)

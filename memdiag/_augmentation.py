@@ -10,13 +10,13 @@ and says what each means for the memory system's tax and benefit, and
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
 from memdiag import _checks
-from memdiag._options import Options, as_options, legacy_keywords
+from memdiag._options import legacy_keywords
 from memdiag._pairs import binarize
 from memdiag._prepare import Prepared, as_prepared
 from memdiag._provenance import stamp
@@ -64,7 +64,6 @@ def augmentation(
     reference: str,
     augmented: str | None = None,
     threshold: float | None = None,
-    options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
     """The eight regions of the reference's, the memory system's and the augmented system's
     correct queries (Memory Tax review, source augmentation; SPEC §2, §8).
@@ -83,9 +82,6 @@ def augmentation(
         The memory system with raw-source augmentation (default ``<memory>+raw``).
     threshold
         Correct = score > threshold (default 0.5, as the flows).
-    options
-        :class:`memdiag.Options`, accepted as by every diagnostic; reads none of its fields
-        (counts only, no resampling).
 
     Returns
     -------
@@ -133,7 +129,6 @@ def augmentation(
     if len(set(systems)) != 3:
         raise VerdictError(f"augmentation needs three different systems (reference, memory, augmented); got "
                            f"{', '.join(systems)}.")
-    as_options(options)  # validated, so a misspelt field is an error here too
     prepared = as_prepared(data, systems=systems)
     threshold = _checks.threshold(threshold)
     correct = binarize(prepared.panel.scores, threshold)

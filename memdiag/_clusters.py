@@ -12,14 +12,13 @@ right) when that is improbable at the system's accuracy on the other clusters.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
 from memdiag import _checks
 from memdiag._notes import Note, prefixed
-from memdiag._options import Options, as_options
 from memdiag._pairs import THRESHOLD
 from memdiag._prepare import Prepared
 from memdiag._provenance import stamp
@@ -63,7 +62,6 @@ def cluster_accuracy(
     systems: Sequence[str] | None = None,
     threshold: float | None = None,
     alpha: float = ALPHA,
-    options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
     """Each system's accuracy per cluster, with whole clusters it gets all wrong (or all right) flagged.
 
@@ -85,9 +83,6 @@ def cluster_accuracy(
     alpha
         A cluster is flagged when the chance of its answers being all wrong (all right) at the
         system's accuracy on the other clusters is below ``alpha`` (default 0.001).
-    options
-        :class:`memdiag.Options`, accepted as by every diagnostic; reads none of its fields
-        (exact chances, no resampling).
 
     Returns
     -------
@@ -128,7 +123,6 @@ def cluster_accuracy(
     >>> bool(out.loc[0, "p_chance"] == 0.5**20)
     True
     """
-    as_options(options)  # validated, so a misspelt field is an error here too
     threshold = THRESHOLD if _checks.threshold(threshold) is None else threshold
     if not 0 < alpha < 1:
         raise VerdictError(f"alpha must be strictly between 0 and 1, got {alpha!r}.")

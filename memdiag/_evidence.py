@@ -348,8 +348,7 @@ def path_given_result(
                  mc_se={f"retention_{end}": [float(100 * v) for v in res.mc_se[end]] for end in ("ci_low", "ci_high")})
 
 
-def evidence_length(data: pd.DataFrame | Prepared, *, budget: float = 5_000,
-                    options: Options | Mapping | None = None) -> pd.DataFrame:
+def evidence_length(data: pd.DataFrame | Prepared, *, budget: float = 5_000) -> pd.DataFrame:
     """Per-system evidence length statistics from ``evidence_tokens`` (paper Table 20, SPEC §7).
 
     Parameters
@@ -360,9 +359,6 @@ def evidence_length(data: pd.DataFrame | Prepared, *, budget: float = 5_000,
     budget
         Lengths strictly above this many tokens are counted in ``n_over_budget`` (default 5,000,
         the paper's budget).
-    options
-        :class:`memdiag.Options`, accepted as by every diagnostic; reads none of its fields
-        (no resampling: the statistics are descriptive).
 
     Returns
     -------
@@ -390,7 +386,6 @@ def evidence_length(data: pd.DataFrame | Prepared, *, budget: float = 5_000,
     0      a  1650.0   250.0  5145.0  6000.0              1
     """
     _require(data, ["evidence_tokens"], "evidence_length()")
-    as_options(options)  # validated, so a misspelt field is an error here too
     df = data.frame if isinstance(data, Prepared) else data
     per_query = df.groupby(["system", "query_id"], sort=True)["evidence_tokens"].mean()
     rows = []

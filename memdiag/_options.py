@@ -166,7 +166,7 @@ def legacy_keywords(function: F) -> F:
     """
     signature = inspect.signature(function)
     params = signature.parameters
-    moved_options = tuple(k for k in OPTION_KEYWORDS if k not in params)
+    moved_options = tuple(k for k in OPTION_KEYWORDS if k not in params) if "options" in params else ()
     moved_data = tuple(k for k in DATA_KEYWORDS if k not in params)
     first = next(iter(params))
     metric = params["metric"].default if "metric" in params else "accuracy"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +20,7 @@ import pandas as pd
 
 from memdiag import _checks
 from memdiag._escape import csv_cell
-from memdiag._options import Options, as_options, legacy_keywords
+from memdiag._options import legacy_keywords
 from memdiag._outputs import write_file
 from memdiag._pairs import CELLS, THRESHOLD, binarize, cell_codes
 from memdiag._prepare import Prepared, as_prepared
@@ -48,7 +48,6 @@ def replay(
     *,
     systems: Sequence[str] | None = None,
     threshold: float | None = None,
-    options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
     """Every aligned query of every system against the reference, with its flow cell (SPEC §2).
 
@@ -66,9 +65,6 @@ def replay(
         queries stay those every prepared system answers.
     threshold
         As in :func:`memdiag.flows`: the same correctness.
-    options
-        :class:`memdiag.Options`, accepted as by every diagnostic; reads none of its fields
-        (a listing, no resampling).
 
     Returns
     -------
@@ -105,7 +101,6 @@ def replay(
     3    mem  neither        d              0.0           0.0
     """
     references = [reference] if isinstance(reference, str) else list(reference)
-    as_options(options)  # validated, so a misspelt field is an error here too
     prepared = as_prepared(data)
     threshold = _checks.threshold(threshold)
     panel = prepared.panel

@@ -44,8 +44,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
-from functools import cached_property
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np

@@ -148,3 +148,16 @@ def test_every_public_diagnostic_on_data_takes_options_not_the_old_keywords():
         if old:
             offenders[name] = old
     assert offenders == {}
+
+
+def test_a_diagnostic_offers_options_only_when_it_reads_some_of_them():
+    """An offered option must have an effect: the descriptive diagnostics take no options."""
+    import inspect
+
+    takes = {name for name in md.__all__ if inspect.isfunction(getattr(md, name))
+             and "options" in inspect.signature(getattr(md, name)).parameters}
+    assert not takes & {"augmentation", "replay", "cluster_accuracy", "evidence_length", "missing_verdict_effect"}
+    for name in takes:
+        assert "reads none" not in inspect.getdoc(getattr(md, name)), name
+    with pytest.raises(TypeError):
+        md.replay(md.simulate(n_queries=20, seed=1), "raw-rag", n_resamples=200)

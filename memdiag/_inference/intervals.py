@@ -21,7 +21,6 @@ cluster's sums Xu_g (:func:`linearize`). For a ratio θ̂ = ΣA/ΣB that is (A_g
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -37,7 +36,6 @@ from memdiag._resampling import (
     BootstrapResult, _evaluate, bootstrap_sums, cell_bootstrap, quantile_bootstrap, run_seed, unit_sums,
 )
 from memdiag._inference.wild import EXACT_UP_TO, nonzero_contributions, wild_test
-from memdiag._notes import Note
 
 __all__ = ["Inference", "describe", "infer", "infer_cells", "infer_quantiles", "jackknife", "linearize",
            "provenance_of"]
