@@ -160,4 +160,4 @@ def test_a_diagnostic_offers_options_only_when_it_reads_some_of_them():
     for name in takes:
         assert "reads none" not in inspect.getdoc(getattr(md, name)), name
     with pytest.raises(TypeError):
-        md.replay(md.simulate(n_queries=20, seed=1), "raw-rag", n_resamples=200)
+        md.replay(md.simulate(n_queries=60, n_clusters=3, seed=1), "raw-rag", n_resamples=200)
