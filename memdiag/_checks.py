@@ -12,7 +12,7 @@ import numbers
 import os
 import warnings
 
-from memdiag.errors import VerdictError
+from memdiag.errors import VerdictError, caller_stacklevel
 from memdiag.errors import shown as _shown
 
 #: The resampling designs of SPEC §4 (what each needs: :mod:`memdiag._designs`).
@@ -90,7 +90,7 @@ def n_resamples(value: object, allow_zero: bool = False) -> int:
     if 0 < value < MIN_RESAMPLES:
         warnings.warn(f"n_resamples={int(value)} is too few for a bootstrap: intervals and p-values move in "
                       f"steps of 1/{int(value)}; use at least {MIN_RESAMPLES} (the specification uses 20000).",
-                      RuntimeWarning, stacklevel=3)
+                      RuntimeWarning, stacklevel=caller_stacklevel())
     return int(value)
 
 

@@ -47,7 +47,8 @@ def by_group(prepared: Prepared, by: str, run: Callable[..., pd.DataFrame], opti
         The groups' tables one after another with ``by``, ``group`` (and, for LoCoMo
         categories, ``category_id``) first. ``attrs``: the first group's provenance, the notes of
         every group (a note that only some groups have is prefixed with its group), ``by``,
-        ``groups``, the ``df`` of each group's t intervals (a list, when they differ) and the
+        ``groups``, the ``df`` of each group's t intervals and its ``n_clusters`` (lists, when they
+        differ) and the
         Monte-Carlo standard errors of every row.
     """
     benchmark = _conventions.benchmark_of(prepared.scheme.name if prepared.scheme else None,
@@ -71,8 +72,10 @@ def by_group(prepared: Prepared, by: str, run: Callable[..., pd.DataFrame], opti
         for key, values in block.attrs.get("mc_se", {}).items():
             mc_se.setdefault(key, []).extend(values)
     dfs = [block.attrs.get("df") for block in blocks]
+    clusters = [block.attrs.get("n_clusters") for block in blocks]
     attrs.update(notes=list(dict.fromkeys(notes)), by=by, groups=[label for label, _ in notes_by_group],
                  mc_se=mc_se, df=dfs[0] if len(set(map(str, dfs))) == 1 else dfs,
+                 n_clusters=clusters[0] if len(set(map(str, clusters))) == 1 else clusters,
                  family=f"{attrs.get('correction', 'holm')} within each {by} group")
     if "category_id" in out:
         out["category_id"] = out["category_id"].astype("Int64")

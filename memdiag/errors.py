@@ -5,7 +5,10 @@ The CLI turns each into one line on stderr and exit status 2.
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Iterable
+from pathlib import Path
 
 
 class VerdictError(ValueError):
@@ -63,3 +66,23 @@ def where(source: str | None, record: object | None = None, field: str | None = 
     if field is not None:
         parts.append(f"field '{field}'")
     return ", ".join(parts)
+
+
+#: The folder of the memdiag package: frames in it are memdiag's own, not the caller's.
+_PACKAGE = str(Path(__file__).parent) + os.sep
+
+
+def caller_stacklevel() -> int:
+    """The ``stacklevel`` for :func:`warnings.warn` that names the first caller outside memdiag.
+
+    Called by the function that warns. A fixed stacklevel names memdiag's own code, or the
+    ``<string>`` of a generated ``__init__`` (a frozen dataclass validating its fields), when the
+    warning is reached by more than one path; this walks out of memdiag's files and generated code
+    so the warning names the user's own line. Where every frame is memdiag's (the command line),
+    the outermost frame is named.
+    """
+    frame, level = sys._getframe(1), 1
+    while frame.f_back is not None and (frame.f_code.co_filename.startswith(_PACKAGE)
+                                        or frame.f_code.co_filename == "<string>"):
+        frame, level = frame.f_back, level + 1
+    return level

@@ -96,8 +96,9 @@ def signature(attrs: Mapping[str, object], escape: Callable[[object], str] = one
     Returns
     -------
     str
-        ``memdiag <version> | key=value | ...`` with the short names ``G`` (clusters), ``df``
-        (ν, the degrees of freedom of t intervals, beside G; shown when one number), ``B`` (replicates), ``ci`` (level, as a percentage) and ``verdict-missing``.
+        ``memdiag <version> | key=value | ...`` with the short names ``G`` (clusters; the range
+        of a by= table's groups), ``df`` (ν, the degrees of freedom of t intervals, beside G;
+        shown when one number), ``B`` (replicates), ``ci`` (level, as a percentage) and ``verdict-missing``.
 
     Raises
     ------
@@ -115,6 +116,8 @@ def signature(attrs: Mapping[str, object], escape: Callable[[object], str] = one
     'memdiag 0.1.0 | design=cluster | G=10 | B=20000 | seed=0'
     >>> signature({"design": "cluster", "n_clusters": 10, "df": 3.2311, "version": "0.1.0"})
     'memdiag 0.1.0 | design=cluster | G=10 | df=3.23'
+    >>> signature({"design": "cluster", "n_clusters": [29, 22, 30], "df": [21.6, 22, 29], "version": "0.1.0"})
+    'memdiag 0.1.0 | design=cluster | G=22–30'
     >>> signature({"confidence_level": 0.9, "inference": "auto", "correction": "holm", "version": "0.1.0"})
     'memdiag 0.1.0 | ci=90% | correction=holm'
     """
@@ -129,6 +132,11 @@ def signature(attrs: Mapping[str, object], escape: Callable[[object], str] = one
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
                 continue
             value = f"{float(value):.3g}"
+        if key == "n_clusters" and isinstance(value, list):  # a by= table's groups: their range
+            counts = [count for count in value if count is not None]
+            if not counts:
+                continue
+            value = f"{min(counts)}–{max(counts)}" if min(counts) < max(counts) else counts[0]
         if key == "confidence_level":
             value = f"{float(value):.0%}"
         parts.append(f"{_SHORT.get(key, key)}={escape(value)}")

@@ -111,7 +111,7 @@ def test_a_category_only_one_run_has_is_noted_alike_in_score_flows_report(locomo
     with pytest.raises(VerdictError, match="Category 'adversarial' \\(2 queries\\) is only in idless"):
         md.report(df, "canon", tmp_path / "r0", progress=False, options=dict(n_resamples=100))
     for policy, n in (("drop", 1540), ("wrong", 1542)):
-        score = md.score(md.prepare(df, missing=policy))
+        score = md.score(md.prepare(df, missing=policy), options=dict(n_resamples=0))
         flows = md.flows(md.prepare(df, missing=policy), "canon", options=dict(n_resamples=100))
         for table in (score, flows):
             assert any("category 'adversarial' (2 queries) only in idless" in note for note in table.attrs["notes"])

@@ -320,7 +320,7 @@ def _labelled() -> pd.DataFrame:
 
 
 def test_labels_pooled_by_a_scheme_say_so_in_a_note():
-    scores = md.score(md.prepare(_labelled(), scheme={"group_by": "category", "weights": {"single-hop": 0.5, "multi-hop": 0.5}}))
+    scores = md.score(md.prepare(_labelled(), scheme={"group_by": "category", "weights": {"single-hop": 0.5, "multi-hop": 0.5}}), options=dict(n_resamples=0))
     pooled = [n for n in scores.attrs["notes"] if "pooled" in n]
     assert len(pooled) == 1 and "'single-hop', 'Single_Hop'" in pooled[0] and "4 queries" in pooled[0]
 

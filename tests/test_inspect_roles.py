@@ -80,7 +80,7 @@ def test_two_runs_in_one_folder_are_runs_not_judges(tmp_path):
     (tmp_path / "draft.yaml").write_text(result.recipe)
     df = md.read_verdicts(recipe=tmp_path / "draft.yaml")
     assert set(df["system"]) == {"mem"} and sorted(df["run"].unique()) == ["run1", "run2"]
-    assert md.score(df)["runs"].iloc[0] == 2
+    assert md.score(df, options=dict(n_resamples=0))["runs"].iloc[0] == 2
 
 
 def test_files_that_could_be_judges_or_runs_are_undecided(tmp_path):
@@ -137,7 +137,7 @@ def test_graded_fields_and_word_labels(tmp_path):
     # correct 1, partial 0.5, wrong 0; the empty label is a missing verdict, not a wrong answer
     assert df["score"].tolist()[:3] == [1.0, 0.5, 0.0] and pd.isna(df["score"].iloc[3])
     assert md.validate(df)["missing_verdicts"].iloc[0] == 1
-    assert md.score(md.prepare(df, verdict_missing="exclude"))["overall"].iloc[0] == pytest.approx(100 * 2.5 / 5)
+    assert md.score(md.prepare(df, verdict_missing="exclude"), options=dict(n_resamples=0))["overall"].iloc[0] == pytest.approx(100 * 2.5 / 5)
 
 
 def test_a_chosen_record_list_is_reported(tmp_path):

@@ -53,7 +53,7 @@ def votes():
 
 def test_rules_by_hand(votes):
     def overall(rule):
-        return float(md.score(md.prepare(votes, judges=rule))["overall"].iloc[0])
+        return float(md.score(md.prepare(votes, judges=rule), options=dict(n_resamples=0))["overall"].iloc[0])
     assert overall("mean") == pytest.approx(100 * 6 / 12)      # per-run mean (2+3+0+1)/12
     assert overall("majority") == pytest.approx(100 * 2 / 4)   # a and b have a majority
     assert overall("repeat:0") == pytest.approx(100 * 2 / 4)   # 1 1 0 0

@@ -108,6 +108,9 @@ def test_report_md_has_every_section_with_a_sentence_and_signatures(demo):
     differs = [line for line in text.splitlines() if line.startswith("Settings of this table beyond the report's: ")]
     assert 0 < len(differs) < len(TABLES) and not any("B=20000" in line for line in differs)
     assert any("design=iid" in line for line in differs)           # judge agreement resamples queries
+    # a df column is not repeated under its table; a by-category table gives its groups' range of G
+    assert not any("df=" in line for line in differs)
+    assert "Settings of this table beyond the report's: `G=23–30`" in differs
     for table in TABLES:
         md_table = (out / "tables" / f"{table}.md").read_text(encoding="utf-8")
         assert "B=20000 | seed=0" in md_table.splitlines()[-1], table

@@ -22,8 +22,8 @@ def test_exclude_drops_a_gated_query_with_its_before_twin_instead_of_failing(mem
     twin = meme[(meme["category"] == "Cas") & (meme["phase"] == "before")]["query_id"].iloc[0]
     pair = twin.removesuffix("-before")
     data = meme.assign(score=meme["score"].where(~((meme["system"] == "mem0") & (meme["query_id"] == twin))))
-    out = md.score(md.prepare(data, scheme="meme", verdict_missing="exclude"))
-    by_hand = md.score(md.prepare(meme[~meme["query_id"].str.startswith(pair + "-")], scheme="meme"))
+    out = md.score(md.prepare(data, scheme="meme", verdict_missing="exclude"), options=dict(n_resamples=0))
+    by_hand = md.score(md.prepare(meme[~meme["query_id"].str.startswith(pair + "-")], scheme="meme"), options=dict(n_resamples=0))
     pd.testing.assert_series_equal(out["overall"], by_hand["overall"])
     assert any("their 1 pair_id twins" in n and f"{pair}-after" in n for n in out.attrs["notes"])
 
@@ -35,8 +35,8 @@ def test_content_filter_sensitivity_matches_dropping_the_pairs_by_hand(meme):
                                         options=dict(n_resamples=0))
     pairs = {q.removesuffix("-after") for q in after[:5]}
     kept = meme[~meme["pair_id"].isin(pairs)]                                  # 5 after + 5 before gone
-    by_hand = md.score(md.prepare(kept, scheme="meme")).set_index("system")["overall"]
-    full = md.score(md.prepare(meme, scheme="meme")).set_index("system")["overall"]
+    by_hand = md.score(md.prepare(kept, scheme="meme"), options=dict(n_resamples=0)).set_index("system")["overall"]
+    full = md.score(md.prepare(meme, scheme="meme"), options=dict(n_resamples=0)).set_index("system")["overall"]
     scores = out[out["quantity"] == "score"].set_index("system")
     np.testing.assert_allclose(scores["variant"], by_hand[scores.index])
     np.testing.assert_allclose(scores["baseline"], full[scores.index])
@@ -63,8 +63,8 @@ def test_content_filter_decides_other_missing_verdicts_by_hand_under_each_policy
         out = md.content_filter_sensitivity(md.prepare(data, scheme="meme"), blocked, verdict_missing=policy,
                                             options=dict(n_resamples=0))
         scores = out[out["quantity"] == "score"].set_index("system")
-        baseline = md.score(md.prepare(decided, scheme="meme")).set_index("system")["overall"]
-        variant = md.score(md.prepare(decided[~decided["pair_id"].isin(gone)], scheme="meme")).set_index("system")["overall"]
+        baseline = md.score(md.prepare(decided, scheme="meme"), options=dict(n_resamples=0)).set_index("system")["overall"]
+        variant = md.score(md.prepare(decided[~decided["pair_id"].isin(gone)], scheme="meme"), options=dict(n_resamples=0)).set_index("system")["overall"]
         np.testing.assert_allclose(scores["baseline"], baseline[scores.index])
         np.testing.assert_allclose(scores["variant"], variant[scores.index])
         assert any(policy in n for n in out.attrs["notes"])

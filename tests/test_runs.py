@@ -31,7 +31,7 @@ def runs():
 
 
 def test_score_is_the_mean_of_the_runs_with_their_sd(runs):
-    table = md.score(runs).set_index("system")
+    table = md.score(runs, options=dict(n_resamples=0)).set_index("system")
     assert table.loc["mem", "overall"] == pytest.approx((62.5 + 50.0 + 62.5) / 3)
     assert table.loc["mem", "runs"] == 3 and table.loc["rag", "runs"] == 1
     assert table.loc["mem", "run_sd"] == pytest.approx(statistics.stdev([62.5, 50.0, 62.5]))   # ddof=1: 7.217
@@ -42,10 +42,10 @@ def test_score_is_the_mean_of_the_runs_with_their_sd(runs):
 
 def test_rules_apply_within_each_run(runs):
     # majority within each run (a 1/0 tie scores 0): r1 q1 q4 -> 50, r2 q1 q2 -> 50, r3 q1 q4 -> 50
-    table = md.score(md.prepare(runs, judges="majority")).set_index("system")
+    table = md.score(md.prepare(runs, judges="majority"), options=dict(n_resamples=0)).set_index("system")
     assert table.loc["mem", "overall"] == pytest.approx(50.0)
     # judgment 1 alone: r1 1 0 0 1 (50), r2 1 1 0 0 (50), r3 1 0 0 1 (50)
-    table = md.score(md.prepare(runs, judges="repeat:1")).set_index("system")
+    table = md.score(md.prepare(runs, judges="repeat:1"), options=dict(n_resamples=0)).set_index("system")
     assert table.loc["mem", "overall"] == pytest.approx(50.0)
 
 
@@ -69,7 +69,7 @@ def test_recipe_run_key_reads_runs_of_one_system(tmp_path):
                            "fields": {"query_id": "id", "score": "ok"}}]}
     df = md.read_verdicts(recipe=load_recipe(recipe, base=tmp_path))
     assert sorted(df["run"].unique()) == ["run1", "run2"] and set(df["repeat"]) == {0}
-    table = md.score(df)
+    table = md.score(df, options=dict(n_resamples=0))
     assert table["overall"].iloc[0] == pytest.approx(75.0) and table["runs"].iloc[0] == 2
     bad = {"sources": [{"files": ["*/eval.json"], "system": "mem", "fields": {"query_id": "id", "score": "ok"}}]}
     with pytest.raises(VerdictError, match="duplicate verdict"):   # two runs, no run label: refused

@@ -489,11 +489,11 @@ def test_expected_counts_name_the_incomplete_group():
     from memdiag._simulate import simulate_meme
 
     df = simulate_meme(n_episodes=100, systems=("raw-rag", "mem0"), seed=3)
-    full = md.score(md.prepare(df, scheme="meme"))
+    full = md.score(md.prepare(df, scheme="meme"), options=dict(n_resamples=0))
     assert full["complete"].all() and not [n for n in full.attrs["notes"] if "incomplete" in n]
     # drop one Cas after question (and its before twin): the total and the Cas count are off by one
     gone = df[(df["category"] == "Cas") & (df["phase"] == "after")]["pair_id"].iloc[0]
-    part = md.score(md.prepare(df[df["pair_id"] != gone], scheme="meme"))
+    part = md.score(md.prepare(df[df["pair_id"] != gone], scheme="meme"), options=dict(n_resamples=0))
     assert not part["complete"].any()
     notes = part.attrs["notes"]
     assert "scheme meme: incomplete: the official denominator is 694 queries, these data have 693" in notes
@@ -508,11 +508,11 @@ def test_expected_counts_of_a_sum_of_groups_and_a_locomo_category():
     df = simulate_meme(n_episodes=100, systems=("raw-rag",), seed=4)
     moved = df[(df["category"] == "Agg") & (df["phase"] == "after") & df["pair_id"].isna()]["query_id"].iloc[0]
     shifted = df.assign(category=np.where(df["query_id"] == moved, "ER", df["category"]))
-    assert md.score(md.prepare(shifted, scheme="meme"))["complete"].all()
+    assert md.score(md.prepare(shifted, scheme="meme"), options=dict(n_resamples=0))["complete"].all()
     # LoCoMo: a temporal question relabelled single-hop keeps 1,540 but breaks two category counts
     rows = [("m", f"q{i}", 1, c) for i, c in enumerate(["multi-hop"] * 282 + ["temporal"] * 320
                                                         + ["open-domain"] * 96 + ["single-hop"] * 842)]
-    table = md.score(md.prepare(frame(rows, "system query_id score category"), scheme="locomo"))
+    table = md.score(md.prepare(frame(rows, "system query_id score category"), scheme="locomo"), options=dict(n_resamples=0))
     assert not table["complete"].any() and table.loc[0, "n"] == 1540
     assert {n for n in table.attrs["notes"] if "incomplete" in n} == {
         "scheme locomo: incomplete: category temporal has 320 queries, the official count is 321",

@@ -78,7 +78,7 @@ def test_meme_has_the_benchmark_shape_and_the_gate_convention_of_the_scheme():
     assert checked.loc[~assessed, ["result_covered", "path_covered"]].isna().all().all()
     assert (checked["path_covered"].fillna(0) <= checked["result_covered"].fillna(0)).all()
     # the scheme accepts it: a complete official result, gates noted
-    table = md.score(md.prepare(df, scheme="meme"))
+    table = md.score(md.prepare(df, scheme="meme"), options=dict(n_resamples=0))
     assert table["complete"].all() and (table["n"] == 694).all()
     assert any("gate" in note for note in table.attrs["notes"])
 
@@ -97,7 +97,7 @@ def test_meme_is_deterministic_for_a_seed_and_leaves_the_global_rng_alone():
 
 def test_meme_score_equals_direct_pandas_gated_six_task_macro():
     df = simulate_meme(n_episodes=50, seed=4)
-    table = md.score(md.prepare(df, scheme="meme")).set_index("system")
+    table = md.score(md.prepare(df, scheme="meme"), options=dict(n_resamples=0)).set_index("system")
     tasks = meme_gated(df).groupby(["system", "category"])["credit"].mean().unstack()[MEME_TASKS] * 100
     np.testing.assert_allclose(table.loc[tasks.index, MEME_TASKS], tasks, atol=1e-9)
     np.testing.assert_allclose(table.loc[tasks.index, "overall"], tasks.mean(axis=1), atol=1e-9)
@@ -121,7 +121,7 @@ def test_meme_realised_task_scores_and_gate_effects_match_the_truth():
             assert abs(effect.mean() - truth["gate_effect"][system][task]) \
                 < 4.5 * max(cluster_se(effect, rows["cluster"]), 1e-3), (system, task)
         assert truth["gate_effect"][system]["ER"] == 0 and truth["gate_effect"][system]["Del"] > 0.02
-    table = md.score(md.prepare(df, scheme="meme")).set_index("system")
+    table = md.score(md.prepare(df, scheme="meme"), options=dict(n_resamples=0)).set_index("system")
     for system in systems:
         assert table.loc[system, "overall"] == pytest.approx(100 * truth["overall"][system], abs=1.2)
 
@@ -191,13 +191,13 @@ def test_memoryagentbench_has_the_14_canonical_sources_as_strata():
     # fractional native metrics on ReDial and InfBench-Sum only, all scores in [0, 1]
     fractional = df.loc[~df["score"].isin([0.0, 1.0]), "stratum"]
     assert set(fractional) == {"ReDial", "InfBench-Sum"} and df["score"].between(0, 1).all()
-    table = md.score(md.prepare(df, scheme="memoryagentbench"))
+    table = md.score(md.prepare(df, scheme="memoryagentbench"), options=dict(n_resamples=0))
     assert not table["complete"].any() and not table.attrs["missing_groups"]  # 570 of 2,071
 
 
 def test_memoryagentbench_score_equals_direct_pandas_nested_overall():
     df = simulate_memoryagentbench(n_per_source=30, seed=6)
-    table = md.score(md.prepare(df, scheme="memoryagentbench")).set_index("system")
+    table = md.score(md.prepare(df, scheme="memoryagentbench"), options=dict(n_resamples=0)).set_index("system")
     direct = nested(df.groupby(["system", "stratum"])["score"].mean().unstack()) * 100
     for column in ("overall", "AR", "TTL", "ICL", "LRU", "CR"):
         np.testing.assert_allclose(table.loc[direct.index, column], direct[column], atol=1e-9)
@@ -215,7 +215,7 @@ def test_memoryagentbench_realised_source_means_coverage_and_utilization_match_t
     truth_means = pd.DataFrame(truth["source_score"]).T
     np.testing.assert_allclose(pd.Series(truth["overall"])[truth_means.index],
                                nested(truth_means)["overall"], atol=1e-9)
-    table = md.score(md.prepare(df, scheme="memoryagentbench")).set_index("system")
+    table = md.score(md.prepare(df, scheme="memoryagentbench"), options=dict(n_resamples=0)).set_index("system")
     for system in ("raw-rag", "a-mem"):
         assert table.loc[system, "overall"] == pytest.approx(100 * truth["overall"][system], abs=1.0)
         part = df[df["system"] == system]
@@ -230,7 +230,7 @@ def test_memoryagentbench_subset_of_sources_is_an_incomplete_run():
                                    seed=0)
     assert set(df["stratum"]) == {"Banking77", "LongMemEval"}
     assert df.attrs["truth"]["overall"] == {"raw-rag": None}
-    table = md.score(md.prepare(df, scheme="memoryagentbench"))
+    table = md.score(md.prepare(df, scheme="memoryagentbench"), options=dict(n_resamples=0))
     assert not table["complete"].any() and len(table.attrs["missing_groups"]) == 12
     with pytest.raises(ValueError, match="unknown sources"):
         simulate_memoryagentbench(n_per_source={"nope": 3})
@@ -244,7 +244,7 @@ def test_memoryagentbench_subset_of_sources_is_an_incomplete_run():
 def test_bundled_meme_example_scores_completely_and_has_consistent_path_labels():
     df = md.read_verdicts(EXAMPLE / "meme")
     assert sorted(df["system"].unique()) == ["a-mem", "mem0", "memmachine", "raw-rag", "zep"]
-    table = md.score(md.prepare(df, scheme="meme"))
+    table = md.score(md.prepare(df, scheme="meme"), options=dict(n_resamples=0))
     assert table["complete"].all() and (table["n"] == 694).all()
     truth = json.loads((EXAMPLE / "truth_meme.json").read_text())
     retention = md.path_given_result(df, categories=["Tr", "Cas"], options=dict(n_resamples=500)).set_index("system")

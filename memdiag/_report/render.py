@@ -125,8 +125,12 @@ def _md_rows(name: str, table: pd.DataFrame) -> tuple[pd.DataFrame, str]:
 
 def _differs(table: pd.DataFrame, analysis: Analysis) -> str | None:
     """What a table's signature line states beyond the report's (printed once, at the top): its
-    metric, its degrees of freedom, ... — None when nothing."""
-    return signature_difference(_with_signature(table, analysis.signature).attrs, _headline(analysis))
+    metric, its degrees of freedom, ... — None when nothing. Degrees of freedom a ``df`` column
+    shows row by row are not repeated under the table."""
+    attrs = _with_signature(table, analysis.signature).attrs
+    if "df" in table.columns:
+        attrs = {key: value for key, value in attrs.items() if key != "df"}
+    return signature_difference(attrs, _headline(analysis))
 
 
 def _headline(analysis: Analysis) -> dict:
