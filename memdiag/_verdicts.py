@@ -506,14 +506,24 @@ def check(df: pd.DataFrame) -> pd.DataFrame:
         if column in out:
             out[column] = _numeric(out, column, low=0.0, high=None)
     unit = ["system", "query_id"] + [c for c in (JUDGE, RUN) if c in out] + ["repeat"]
-    dup = out.duplicated(unit, keep="first").to_numpy()
+    settings = [c for c in ("benchmark", "model") if c in out]
+    dup = out.duplicated(unit + settings, keep="first").to_numpy()
     if dup.any():
         i = int(np.flatnonzero(dup)[0])
-        key = [k.item() if isinstance(k, np.generic) else k for k in out.loc[i, unit].tolist()]
-        raise _fail(out, i, "query_id", f"duplicate verdict for ({', '.join(unit)}) = "
+        key = [k.item() if isinstance(k, np.generic) else k for k in out.loc[i, unit + settings].tolist()]
+        raise _fail(out, i, "query_id", f"duplicate verdict for ({', '.join(unit + settings)}) = "
                     f"{shown(tuple(key))} ({int(dup.sum())} duplicate rows in all). Give each judge "
                     "repetition its own 'repeat' number, each judge its own 'judge' label, each end-to-end "
                     "run its own 'run' label (recipe run: \"{folder}\"), or remove the copies.")
+    across = out.duplicated(unit, keep="first").to_numpy() if settings else dup
+    if across.any():  # different settings (benchmarks, models) reuse query ids: not one panel
+        i = int(np.flatnonzero(across)[0])
+        key = [k.item() if isinstance(k, np.generic) else k for k in out.loc[i, unit].tolist()]
+        raise _fail(out, i, "query_id", f"the same ({', '.join(unit)}) = {shown(tuple(key))} appears in "
+                    f"several settings ({' × '.join(settings)}: {int(across.sum())} such rows in all): their "
+                    "verdicts share query ids and cannot be aligned as one panel. Prepare one setting at a "
+                    "time (md.prepare(df[df['benchmark'] == ...])), or every setting with "
+                    "md.prepare_settings(df) (command line: memdiag across).")
     order = [c for c in CANONICAL if c in out] + [c for c in out.columns
                                                    if c not in CANONICAL and c not in PROVENANCE] \
         + [c for c in PROVENANCE if c in out]

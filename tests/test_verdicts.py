@@ -183,3 +183,19 @@ def test_a_judge_column_makes_repeats_of_different_judges_no_duplicates():
     with pytest.raises(md.VerdictError, match=r"duplicate verdict for \(system, query_id, judge, repeat\) = "
                                               r"\('s', 'q1', 'j1', 0\)"):
         md.check(pd.concat([judged(), judged().iloc[:1]]))
+
+
+def test_settings_that_share_query_ids_are_named_with_the_fix():
+    """Two benchmarks (or models) reuse query ids: not duplicates to remove, but settings to
+    prepare one at a time or with md.prepare_settings."""
+    one = pd.DataFrame({"system": ["s", "s"], "query_id": ["q1", "q2"], "score": [1.0, 0.0]})
+    both = pd.concat([one.assign(benchmark="bench-a"), one.assign(benchmark="bench-b")], ignore_index=True)
+    for call in (md.check, md.prepare):
+        with pytest.raises(md.VerdictError, match=r"appears in several settings \(benchmark: 2 such rows in all\).*"
+                                                  r"md\.prepare_settings\(df\)"):
+            call(both)
+    assert sorted(md.prepare_settings(both)) == [("bench-a", ""), ("bench-b", "")]
+    # a copy within one setting is still a duplicate verdict
+    with pytest.raises(md.VerdictError, match=r"record 5, field 'query_id': duplicate verdict for \(system, query_id, "
+                                              r"repeat, benchmark\) = \('s', 'q1', 0, 'bench-a'\) \(1 duplicate"):
+        md.check(pd.concat([both, both.iloc[:1]], ignore_index=True))
