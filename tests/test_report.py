@@ -111,6 +111,14 @@ def test_report_md_has_every_section_with_a_sentence_and_signatures(demo):
     # a df column is not repeated under its table; a by-category table gives its groups' range of G
     assert not any("df=" in line for line in differs)
     assert "Settings of this table beyond the report's: `G=23–30`" in differs
+    # a setting several tables of a section share is said once, under the section's sentence, naming them
+    assert not any("metric=coverage, utilization" in line for line in differs)
+    shared = [line for line in text.splitlines() if line.startswith("Settings of several tables of this section")]
+    assert shared == ["Settings of several tables of this section beyond the report's: `metric=coverage, utilization` "
+                      "(Coverage, utilization and the accuracy decomposition; Evidence omnibus tests; Evidence "
+                      "pairwise tests)"]
+    lines = [line for line in text.splitlines() if line and not line.startswith(("|", "#"))]
+    assert len(lines) == len(set(lines))     # no line of prose, note or settings is said twice
     for table in TABLES:
         md_table = (out / "tables" / f"{table}.md").read_text(encoding="utf-8")
         assert "B=20000 | seed=0" in md_table.splitlines()[-1], table

@@ -133,6 +133,26 @@ def _differs(table: pd.DataFrame, analysis: Analysis) -> str | None:
     return signature_difference(attrs, _headline(analysis))
 
 
+def _section_settings(section: Section, analysis: Analysis) -> tuple[list[tuple[str, list[str]]], dict[str, str]]:
+    """Where a section's tables differ from the report's settings, each difference said once, as
+    the notes are: a setting several tables share under the section's sentence (with the titles
+    of its tables), the rest under its own table. Returns the shared lines as ``(settings, titles)``
+    and each table's own settings (tables without any are left out)."""
+    parts = {name: differs.split(" | ") for name, table in section.tables.items()
+             if (differs := _differs(table, analysis))}
+    tables: dict[str, list[str]] = {}
+    for name, own in parts.items():
+        for part in own:
+            tables.setdefault(part, []).append(name)
+    shared: dict[tuple[str, ...], list[str]] = {}
+    for part, names in tables.items():
+        if len(names) > 1:
+            shared.setdefault(tuple(names), []).append(part)
+    lines = [(" | ".join(settings), [TABLE_TITLES[name] for name in names]) for names, settings in shared.items()]
+    own = {name: " | ".join(part for part in kept if len(tables[part]) == 1) for name, kept in parts.items()}
+    return lines, {name: settings for name, settings in own.items() if settings}
+
+
 def _headline(analysis: Analysis) -> dict:
     """The report's settings as its top signature line states them: the run's, and the metric most
     tables report (accuracy), so that only the other metrics are named under their tables."""
@@ -161,6 +181,9 @@ def _markdown(analysis: Analysis) -> str:
             lines += [f"*{title} — omitted: {markdown(section.omitted)}.*", ""]
             continue
         lines += [f"## {numbers[id(section)]}. {title}", "", markdown(section.sentence), ""]
+        shared, differs = _section_settings(section, analysis)
+        lines += [f"Settings of several tables of this section beyond the report's: {code_span(settings)} "
+                  f"({markdown('; '.join(titles))})" for settings, titles in shared] + ([""] if shared else [])
         for name, (_, caption) in section.figures.items():
             lines += [f"![{markdown(caption)}](figures/{name}.png)", "", f"*Figure ({name}): {markdown(caption)}*",
                       ""]
@@ -171,9 +194,9 @@ def _markdown(analysis: Analysis) -> str:
             body = text.rsplit("\n", 1)[0]      # the last line is the signature: said once, at the top
             body = pointer if shown.empty else body.rstrip("\n") + ("\n\n" + pointer if pointer else "")
             own = [f"- {label(n)}{markdown(n)}" for n in notes.own.get(name, [])]
-            differs = _differs(table, analysis)
             lines += [f"### {TABLE_TITLES[name]}", "", body, ""] + (own + [""] if own else []) + \
-                ([f"Settings of this table beyond the report's: {code_span(differs)}", ""] if differs else [])
+                ([f"Settings of this table beyond the report's: {code_span(differs[name])}", ""]
+                 if name in differs else [])
         if section.replay is not None:
             links = " and ".join(f"[{path}]({path})" for path in replay_files(section))
             lines += [f"Per-query replay: every query of every cell — benefit, tax, both, neither — with its "
@@ -201,15 +224,16 @@ def _html(analysis: Analysis, figures: Path) -> str:
     sections = []
     for section in analysis.sections:
         signed = {name: _with_signature(t, analysis.signature) for name, t in section.tables.items()}
+        shared, differs = _section_settings(section, analysis)
         tables = [{"name": name, "title": TABLE_TITLES[name], "html": _html_table(table, analysis.labels),
                    "notes": [label(n) + str(n) for n in notes.own.get(name, [])],
-                   "signature": _differs(table, analysis)} for name, table in signed.items()]
+                   "signature": differs.get(name)} for name, table in signed.items()]
         images = [{"name": name, "caption": caption,
                    "width": round(analysis.figures.result(name).size[0] * CSS_DPI),
                    "data": base64.b64encode((figures / f"{name}.png").read_bytes()).decode("ascii")}
                   for name, (_, caption) in section.figures.items()]
         sections.append({"key": section.key, "title": section.title, "sentence": section.sentence,
-                         "omitted": section.omitted, "number": numbers.get(id(section)),
+                         "omitted": section.omitted, "number": numbers.get(id(section)), "settings": shared,
                          "tables": tables, "figures": images, "replay": replay_files(section)})
     return _template().render(summary=_summary(analysis), signature=signature(_headline(analysis)),
                               policies=analysis.provenance["policies"],
