@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
@@ -43,7 +42,7 @@ from memdiag._resampling import accuracy_difference, bootstrap_sums, omnibus_max
 from memdiag._inference.wild import EXACT_UP_TO, wild_max_range
 from memdiag._options import Options, as_options, legacy_keywords
 from memdiag._verdicts import Panel
-from memdiag.errors import MemdiagDeprecationWarning, VerdictError
+from memdiag.errors import VerdictError, deprecated
 
 #: The columns of a :func:`compare` table, in order.
 COLUMNS: tuple[str, ...] = ("system_a", "system_b", "estimate_a", "estimate_b", "diff", "ci_low", "ci_high", "se",
@@ -545,8 +544,7 @@ def bootstrap(
         raise TypeError(f"bootstrap() got an unexpected keyword argument {next(iter(legacy))!r}")
     if method is not None:
         _checks.choice(method, ("percentile", "bca"), "method")
-        warnings.warn("bootstrap(method=...) is deprecated since memdiag 0.3 and goes in 0.4: pass "
-                      f"options=md.Options(inference={method!r}).", MemdiagDeprecationWarning, stacklevel=3)
+        deprecated("bootstrap(method=...)", f"pass options=md.Options(inference={method!r}).")
         opts = opts.replace(inference="bca" if method == "bca" else "percentile")
     prepared = as_prepared(data, metric=name, design=opts.design)
     seed, n_resamples, confidence_level = opts.seed, opts.resampled("bootstrap"), opts.confidence_level

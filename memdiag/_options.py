@@ -25,7 +25,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
-import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -33,7 +32,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from memdiag import _checks
-from memdiag.errors import MemdiagDeprecationWarning, VerdictError
+from memdiag.errors import VerdictError, deprecated
 
 #: The resampling and inference keywords the diagnostics took before 0.3 (now :class:`Options`).
 OPTION_KEYWORDS: tuple[str, ...] = ("design", "inference", "n_resamples", "seed", "confidence_level", "correction")
@@ -182,9 +181,8 @@ def legacy_keywords(function: F) -> F:
             says.append(f"options=md.Options({', '.join(f'{k}=...' for k in options)})")
         if data:
             says.append(f"md.prepare(df, {', '.join(f'{k}=...' for k in data)}) as the data")
-        warnings.warn(f"{function.__name__}({', '.join(f'{k}=' for k in [*options, *data])}...) is deprecated since "
-                      f"memdiag 0.3 and goes in 0.4: pass {' and '.join(says)}.",
-                      MemdiagDeprecationWarning, stacklevel=2)
+        deprecated(f"{function.__name__}({', '.join(f'{k}=' for k in [*options, *data])}...)",
+                   f"pass {' and '.join(says)}.")
         if options:
             kwargs["options"] = as_options(kwargs.get("options")).replace(**options)
         if data:

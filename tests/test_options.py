@@ -77,6 +77,23 @@ def test_the_old_keywords_give_the_same_table_and_say_what_replaces_them(df, cal
     assert old.attrs == current.attrs
 
 
+def test_every_deprecation_names_the_callers_own_line(df):
+    """One helper (md.errors.deprecated) says every deprecation, at the user's line, whichever
+    memdiag wrapper it passes through."""
+    from pathlib import Path
+
+    claims = pd.DataFrame({"id": ["c1"], "system_a": ["mem"], "system_b": ["raw-rag"], "direction": ["greater"]})
+    calls = [lambda: md.flows(df, "raw-rag", n_resamples=200),                       # legacy_keywords
+             lambda: md.bootstrap(md.prepare(df).with_design("iid"), method="bca", options={"n_resamples": 200}),
+             lambda: md.mcnemar(benefit=3, tax=5, correction=False),
+             lambda: md.mcnemar_from_outcomes([1, 0], [0, 1]),
+             lambda: md.audit_claims(df, claims, missing="drop", options={"n_resamples": 200})]
+    for call in calls:
+        with pytest.warns(MemdiagDeprecationWarning, match="is deprecated since memdiag 0.3 and goes in 0.4: ") as seen:
+            call()
+        assert [Path(w.filename).name for w in seen] == [Path(__file__).name], [str(w.message) for w in seen]
+
+
 def test_old_data_keywords_prepare_the_data_as_md_prepare_does(df):
     keep = ["mem", "raw-rag"]
     with pytest.warns(MemdiagDeprecationWarning, match=r"md\.prepare\(df, systems=\.\.\.\) as the data"):

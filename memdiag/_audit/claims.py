@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import math
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -34,7 +33,7 @@ from memdiag._provenance import stamp
 from memdiag._schemes import Scheme, known_schemes, resolve_scheme
 from memdiag._side_files import read_csv, read_text
 from memdiag._strict import load_yaml
-from memdiag.errors import MemdiagDeprecationWarning, SchemeError, VerdictError, where
+from memdiag.errors import SchemeError, VerdictError, deprecated, where
 
 F = TypeVar("F", bound=Callable[..., Any])
 #: The alignment policies :func:`audit_claims` took before 0.3 (now :func:`memdiag.prepare`).
@@ -407,10 +406,9 @@ def _claim_policies(function: F) -> F:
             return function(data, claims, **kwargs)
         moved = {k: kwargs.pop(k) for k in OPTION_KEYWORDS if k in kwargs}
         named = ", ".join(f"{k}=" for k in [*moved, *policies])
-        warnings.warn(f"audit_claims({named}...) is deprecated since memdiag 0.3 and goes in 0.4: pass "
-                      + (f"options=md.Options({', '.join(f'{k}=...' for k in moved)}) and " if moved else "")
-                      + f"md.prepare(df, {', '.join(f'{k}=...' for k in policies)}) as the data.",
-                      MemdiagDeprecationWarning, stacklevel=2)
+        deprecated(f"audit_claims({named}...)",
+                   "pass " + (f"options=md.Options({', '.join(f'{k}=...' for k in moved)}) and " if moved else "")
+                   + f"md.prepare(df, {', '.join(f'{k}=...' for k in policies)}) as the data.")
         for name, allowed in (("missing", MISSING), ("verdict_missing", VERDICT_MISSING),
                               ("cluster_missing", CLUSTER_MISSING)):
             if name in policies:

@@ -9,13 +9,13 @@ and small frozen result objects.
 from __future__ import annotations
 
 import numbers
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
 
 from memdiag._pairs import binary_outcomes
+from memdiag.errors import deprecated
 
 __all__ = ["CochransQResult", "McNemarResult", "cochrans_q", "exact_p_value", "mcnemar",
            "mcnemar_from_outcomes"]
@@ -176,11 +176,8 @@ def mcnemar(*, benefit: int | None = None, tax: int | None = None, reference: ob
     (3, 1, 0.625)
     """
     if "correction" in legacy:
-        from memdiag.errors import MemdiagDeprecationWarning
-
-        warnings.warn("mcnemar(correction=...) is deprecated since memdiag 0.3 and goes in 0.4: pass "
-                      "continuity=... (correction names a multiplicity adjustment everywhere else).",
-                      MemdiagDeprecationWarning, stacklevel=2)
+        deprecated("mcnemar(correction=...)",
+                   "pass continuity=... (correction names a multiplicity adjustment everywhere else).")
         continuity = bool(legacy.pop("correction"))
     if legacy:
         raise TypeError(f"mcnemar() got an unexpected keyword argument {next(iter(legacy))!r}")
@@ -256,10 +253,7 @@ def mcnemar_from_outcomes(reference: object, system: object, *, exact: bool = Tr
     ...     mcnemar_from_outcomes([1, 0], [0, 1]).n_discordant
     2
     """
-    from memdiag.errors import MemdiagDeprecationWarning
-
-    warnings.warn("mcnemar_from_outcomes(reference, system) is deprecated since memdiag 0.3 and goes in 0.4: "
-                  "use mcnemar(reference=..., system=...).", MemdiagDeprecationWarning, stacklevel=2)
+    deprecated("mcnemar_from_outcomes(reference, system)", "use mcnemar(reference=..., system=...).")
     return mcnemar(reference=reference, system=system, exact=exact, mid_p=mid_p, continuity=correction)
 
 

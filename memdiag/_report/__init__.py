@@ -57,7 +57,7 @@ from memdiag.plots._jobs import FigureJobs
 from memdiag._verdicts import read_verdicts
 from memdiag._ingestion import read_ingestion_log
 from memdiag._writes import read_write_log
-from memdiag.errors import MemdiagDeprecationWarning, VerdictError
+from memdiag.errors import VerdictError, deprecated
 
 __all__ = ["demo", "report", "report_from_json"]
 
@@ -158,9 +158,9 @@ def _choices(prepare: Mapping | None, options: Options | Mapping | None, legacy:
         raise TypeError(f"{function}() got an unexpected keyword argument {unknown[0]!r}")
     if legacy:
         says = [f"{k}=" for k in legacy]
-        warnings.warn(f"{function}({', '.join(says)}...) is deprecated since memdiag 0.3 and goes in 0.4: pass "
-                      "options=md.Options(...) for the resampling and inference settings and prepare={...} (the "
-                      "keywords of md.prepare) for the data choices.", MemdiagDeprecationWarning, stacklevel=3)
+        deprecated(f"{function}({', '.join(says)}...)",
+                   "pass options=md.Options(...) for the resampling and inference settings and prepare={...} (the "
+                   "keywords of md.prepare) for the data choices.")
     if prepare is not None and not isinstance(prepare, Mapping):
         raise TypeError(f"prepare must be a mapping of md.prepare keywords ({', '.join(PREPARE_KEYS)}) or None; "
                         f"got {type(prepare).__name__}.")
