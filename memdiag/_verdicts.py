@@ -509,20 +509,19 @@ def check(df: pd.DataFrame) -> pd.DataFrame:
     settings = [c for c in ("benchmark", "model") if c in out]
     dup = out.duplicated(unit + settings, keep="first").to_numpy()
     if dup.any():
-        i = int(np.flatnonzero(dup)[0])
-        key = [k.item() if isinstance(k, np.generic) else k for k in out.loc[i, unit + settings].tolist()]
+        i, key = _first_copy(out, dup, unit + settings)
         raise _fail(out, i, "query_id", f"duplicate verdict for ({', '.join(unit + settings)}) = "
-                    f"{shown(tuple(key))} ({int(dup.sum())} duplicate rows in all). Give each judge "
+                    f"{shown(key)} ({int(dup.sum())} duplicate rows in all). Give each judge "
                     "repetition its own 'repeat' number, each judge its own 'judge' label, each end-to-end "
                     "run its own 'run' label (recipe run: \"{folder}\"), or remove the copies.")
+    # no copy within a setting, but settings (benchmarks, models) that reuse query ids: not one panel
     across = out.duplicated(unit, keep="first").to_numpy() if settings else dup
-    if across.any():  # different settings (benchmarks, models) reuse query ids: not one panel
-        i = int(np.flatnonzero(across)[0])
-        key = [k.item() if isinstance(k, np.generic) else k for k in out.loc[i, unit].tolist()]
-        raise _fail(out, i, "query_id", f"the same ({', '.join(unit)}) = {shown(tuple(key))} appears in "
+    if across.any():
+        i, key = _first_copy(out, across, unit)
+        raise _fail(out, i, "query_id", f"the same ({', '.join(unit)}) = {shown(key)} appears in "
                     f"several settings ({' × '.join(settings)}: {int(across.sum())} such rows in all): their "
                     "verdicts share query ids and cannot be aligned as one panel. Prepare one setting at a "
-                    "time (md.prepare(df[df['benchmark'] == ...])), or every setting with "
+                    f"time (md.prepare(df[df['{settings[0]}'] == ...])), or every setting with "
                     "md.prepare_settings(df) (command line: memdiag across).")
     order = [c for c in CANONICAL if c in out] + [c for c in out.columns
                                                    if c not in CANONICAL and c not in PROVENANCE] \
@@ -530,6 +529,12 @@ def check(df: pd.DataFrame) -> pd.DataFrame:
     out = out[order]
     out.attrs[_CHECKED] = _fingerprint(out)
     return out
+
+
+def _first_copy(out: pd.DataFrame, copies: np.ndarray, columns: list[str]) -> tuple[int, tuple]:
+    """The row of the first copy ``copies`` marks and its values in ``columns`` (Python scalars)."""
+    i = int(np.flatnonzero(copies)[0])
+    return i, tuple(k.item() if isinstance(k, np.generic) else k for k in out.loc[i, columns].tolist())
 
 
 #: ``attrs`` key of the fingerprint :func:`check` leaves on a frame it has checked.
