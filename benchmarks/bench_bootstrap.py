@@ -28,8 +28,8 @@ import tracemalloc
 import numpy as np
 from scipy import stats
 
-from memdiag._designs import Design
-from memdiag._resampling import bootstrap_sums, paired_binary_bootstrap
+from memdiag.engine.designs import Design
+from memdiag.engine.resampling import bootstrap_sums, paired_binary_bootstrap
 
 N_QUERIES, N_SYSTEMS, N_RESAMPLES, SEED = 5_000, 12, 20_000, 0
 N_EPISODES, N_TASKS = 100, 6

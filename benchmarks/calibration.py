@@ -18,8 +18,8 @@ ids without a cluster column, and skewed cluster effects (G = 10, 30) — beside
 jackknife and CR2 intervals, the iid fallback of 0.2.0 and the percentile cluster bootstrap.
 
 Per data set the default of :func:`memdiag.compare` under the cluster design runs through the
-same engine calls (:func:`memdiag._inference.intervals.infer_cells` for binary plain means,
-:func:`memdiag._inference.intervals.infer` for the macro-average): the cluster jackknife t interval and the
+same engine calls (:func:`memdiag.engine.inference.intervals.infer_cells` for binary plain means,
+:func:`memdiag.engine.inference.intervals.infer` for the macro-average): the cluster jackknife t interval and the
 restricted wild cluster bootstrap-t p-value. Beside it, the alternatives a user could pick: the
 iid analysis (percentile interval; exact McNemar for binary data, the bootstrap sign test for the
 macro) and the paper's percentile cluster bootstrap with its sign test (``inference="percentile"``).
@@ -42,14 +42,14 @@ from scipy import stats
 
 import pandas as pd
 
-from memdiag._cluster_labels import assign_clusters
-from memdiag._designs import Design
-from memdiag._inference import mcnemar
-from memdiag._schema import LOCOMO_CONVERSATIONS, locomo_query_id
-from memdiag._schemes import get_scheme
-from memdiag._inference.intervals import infer, infer_cells
-from memdiag._pairs import cell_codes
-from memdiag._resampling import accuracy_difference, bootstrap_sums, cell_bootstrap
+from memdiag.panel.cluster_labels import assign_clusters
+from memdiag.engine.designs import Design
+from memdiag.engine.inference import mcnemar
+from memdiag.io.schema import LOCOMO_CONVERSATIONS, locomo_query_id
+from memdiag.panel.schemes import get_scheme
+from memdiag.engine.inference.intervals import infer, infer_cells
+from memdiag.engine.pairs import cell_codes
+from memdiag.engine.resampling import accuracy_difference, bootstrap_sums, cell_bootstrap
 
 #: LoCoMo's ten conversations: non-adversarial questions per conversation (SPEC §1.7).
 LOCOMO_SIZES = (152, 81, 152, 199, 178, 123, 150, 191, 156, 158)

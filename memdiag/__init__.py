@@ -7,8 +7,8 @@ every definition and formula.
 
 The public names below are imported on first use (PEP 562), so ``import memdiag`` and
 ``memdiag --help`` do not pay for pandas, SciPy, statsmodels or matplotlib until a function
-that needs them is called. Implementation modules have private names (``memdiag._flows``,
-``memdiag._compare``, ...) so that no public name is both a module and a function.
+that needs them is called. Implementation modules have private names (``memdiag.analyses.flows``,
+``memdiag.analyses.compare``, ...) so that no public name is both a module and a function.
 """
 
 from __future__ import annotations
@@ -25,46 +25,46 @@ _WHERE: dict[str, str] = {
     name: module
     for module, names in {
         "memdiag.plots": ("plot",),
-        "memdiag._agreement": ("agreement", "missing_verdict_effect"),
-        "memdiag._attribution": ("attribute_change",),
-        "memdiag._augmentation": ("augmentation",),
-        "memdiag._clusters": ("cluster_accuracy",),
-        "memdiag._audit": ("audit_claims", "audit_independence", "audit_summaries", "check_aggregate",
+        "memdiag.measurement.agreement": ("agreement", "missing_verdict_effect"),
+        "memdiag.analyses.attribution": ("attribute_change",),
+        "memdiag.analyses.augmentation": ("augmentation",),
+        "memdiag.analyses.clusters": ("cluster_accuracy",),
+        "memdiag.audit": ("audit_claims", "audit_independence", "audit_summaries", "check_aggregate",
                            "design_effect", "granularity", "leaderboard", "mcnemar_bounds", "p_at_floor",
                            "rank_stability", "read_claims", "read_summaries", "summary_power", "survives_family"),
-        "memdiag._compare": ("bootstrap", "compare", "omnibus"),
-        "memdiag._costs": ("cost_ratios", "costs", "system_costs"),
-        "memdiag._critical": ("critical_difference",),
-        "memdiag._evidence": ("evidence", "evidence_length", "evidence_tests", "path_given_result"),
-        "memdiag._flows": ("flows",),
-        "memdiag._fragility": ("fragility",),
-        "memdiag._ingestion": ("ingestion", "ingestion_curve", "read_ingestion_log"),
-        "memdiag._judge_error": ("calibration_size", "judge_corrected", "ppi", "rogan_gladen"),
-        "memdiag._leniency": ("judge_leniency", "length_effect", "leniency_bound", "leniency_breakeven"),
-        "memdiag._gold_errors": ("ceiling_flags", "clean_rescore", "gold_ceilings", "read_gold_errors"),
-        "memdiag._judge_variance": ("plan_evaluation", "repetition_scores", "variance_components"),
-        "memdiag._readers.locomo_audit": ("locomo_questions", "read_locomo_audit"),
-        "memdiag._inference": ("adjust", "clustered_mcnemar", "cochrans_q", "design_detectable_effect",
-                               "design_power", "detectable_effect", "mcnemar", "mcnemar_from_outcomes",
+        "memdiag.analyses.compare": ("bootstrap", "compare", "omnibus"),
+        "memdiag.analyses.costs": ("cost_ratios", "costs", "system_costs"),
+        "memdiag.synthesis.critical": ("critical_difference",),
+        "memdiag.analyses.evidence": ("evidence", "evidence_length", "evidence_tests", "path_given_result"),
+        "memdiag.analyses.flows": ("flows",),
+        "memdiag.synthesis.fragility": ("fragility",),
+        "memdiag.analyses.ingestion": ("ingestion", "ingestion_curve", "read_ingestion_log"),
+        "memdiag.measurement.judge_error": ("calibration_size", "judge_corrected", "ppi", "rogan_gladen"),
+        "memdiag.measurement.leniency": ("judge_leniency", "length_effect", "leniency_bound", "leniency_breakeven"),
+        "memdiag.measurement.gold_errors": ("ceiling_flags", "clean_rescore", "gold_ceilings", "read_gold_errors"),
+        "memdiag.measurement.judge_variance": ("plan_evaluation", "repetition_scores", "variance_components"),
+        "memdiag.io.readers.locomo_audit": ("locomo_questions", "read_locomo_audit"),
+        "memdiag.engine.inference": ("adjust", "clustered_mcnemar", "cochrans_q", "design_detectable_effect",
+                               "design_power", "detectable_effect", "mcnemar",
                                "mcnemar_power"),
-        "memdiag._options": ("Options",),
-        "memdiag._overview": ("overview", "prepare_settings"),
-        "memdiag._pairs": ("pairwise_matrix",),
-        "memdiag._power": ("comparison_power",),
-        "memdiag._prepare": ("Prepared", "prepare"),
-        "memdiag._procedures": ("evidence_procedure",),
-        "memdiag._robustness": ("content_filter_sensitivity", "judge_repetition_sensitivity", "missing_verdict_bounds"),
-        "memdiag._replay": ("replay",),
-        "memdiag._report": ("demo", "report", "report_from_json"),
-        "memdiag._schemes": ("Scheme", "get_scheme", "known_schemes"),
-        "memdiag._scoring": ("score",),
-        "memdiag._settings": ("pool_settings", "setting_differences"),
-        "memdiag._sensitivity": ("sensitivity",),
-        "memdiag._store_gap": ("store_gap",),
-        "memdiag._simulate": ("simulate", "simulate_ingestion_log", "simulate_meme", "simulate_memoryagentbench",
+        "memdiag.engine.options": ("Options",),
+        "memdiag.analyses.overview": ("overview", "prepare_settings"),
+        "memdiag.engine.pairs": ("pairwise_matrix",),
+        "memdiag.analyses.power": ("comparison_power",),
+        "memdiag.panel.prepare": ("Prepared", "prepare"),
+        "memdiag.analyses.procedures": ("evidence_procedure",),
+        "memdiag.analyses.robustness": ("content_filter_sensitivity", "judge_repetition_sensitivity", "missing_verdict_bounds"),
+        "memdiag.analyses.replay": ("replay",),
+        "memdiag.reporting": ("demo", "report", "report_from_json"),
+        "memdiag.panel.schemes": ("Scheme", "get_scheme", "known_schemes"),
+        "memdiag.analyses.scoring": ("score",),
+        "memdiag.synthesis.settings": ("pool_settings", "setting_differences"),
+        "memdiag.analyses.sensitivity": ("sensitivity",),
+        "memdiag.analyses.store_gap": ("store_gap",),
+        "memdiag.synthetic": ("simulate", "simulate_ingestion_log", "simulate_meme", "simulate_memoryagentbench",
                               "simulate_systems_table"),
-        "memdiag._verdicts": ("Panel", "align", "check", "read_verdicts", "validate"),
-        "memdiag._writes": ("read_write_log", "write_audit"),
+        "memdiag.panel.verdicts": ("Panel", "align", "check", "read_verdicts", "validate"),
+        "memdiag.analyses.writes": ("read_write_log", "write_audit"),
     }.items()
     for name in names
 }
@@ -97,46 +97,46 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
     from memdiag import plots as plot
-    from memdiag._agreement import agreement, missing_verdict_effect
-    from memdiag._attribution import attribute_change
-    from memdiag._augmentation import augmentation
-    from memdiag._audit import (
+    from memdiag.measurement.agreement import agreement, missing_verdict_effect
+    from memdiag.analyses.attribution import attribute_change
+    from memdiag.analyses.augmentation import augmentation
+    from memdiag.audit import (
         audit_claims, audit_independence, audit_summaries, check_aggregate, design_effect, granularity, leaderboard,
         mcnemar_bounds, p_at_floor, rank_stability, read_claims, read_summaries, summary_power, survives_family,
     )
-    from memdiag._clusters import cluster_accuracy
-    from memdiag._compare import bootstrap, compare, omnibus
-    from memdiag._costs import cost_ratios, costs, system_costs
-    from memdiag._critical import critical_difference
-    from memdiag._evidence import evidence, evidence_length, evidence_tests, path_given_result
-    from memdiag._flows import flows
-    from memdiag._fragility import fragility
-    from memdiag._ingestion import ingestion, ingestion_curve, read_ingestion_log
-    from memdiag._judge_error import calibration_size, judge_corrected, ppi, rogan_gladen
-    from memdiag._leniency import judge_leniency, leniency_bound, leniency_breakeven, length_effect
-    from memdiag._gold_errors import ceiling_flags, clean_rescore, gold_ceilings, read_gold_errors
-    from memdiag._judge_variance import plan_evaluation, repetition_scores, variance_components
-    from memdiag._readers.locomo_audit import locomo_questions, read_locomo_audit
-    from memdiag._inference import (
+    from memdiag.analyses.clusters import cluster_accuracy
+    from memdiag.analyses.compare import bootstrap, compare, omnibus
+    from memdiag.analyses.costs import cost_ratios, costs, system_costs
+    from memdiag.synthesis.critical import critical_difference
+    from memdiag.analyses.evidence import evidence, evidence_length, evidence_tests, path_given_result
+    from memdiag.analyses.flows import flows
+    from memdiag.synthesis.fragility import fragility
+    from memdiag.analyses.ingestion import ingestion, ingestion_curve, read_ingestion_log
+    from memdiag.measurement.judge_error import calibration_size, judge_corrected, ppi, rogan_gladen
+    from memdiag.measurement.leniency import judge_leniency, leniency_bound, leniency_breakeven, length_effect
+    from memdiag.measurement.gold_errors import ceiling_flags, clean_rescore, gold_ceilings, read_gold_errors
+    from memdiag.measurement.judge_variance import plan_evaluation, repetition_scores, variance_components
+    from memdiag.io.readers.locomo_audit import locomo_questions, read_locomo_audit
+    from memdiag.engine.inference import (
         adjust, clustered_mcnemar, cochrans_q, design_detectable_effect, design_power, detectable_effect, mcnemar,
-        mcnemar_from_outcomes, mcnemar_power,
+        mcnemar_power,
     )
-    from memdiag._options import Options
-    from memdiag._overview import overview, prepare_settings
-    from memdiag._pairs import pairwise_matrix
-    from memdiag._power import comparison_power
-    from memdiag._prepare import Prepared, prepare
-    from memdiag._procedures import evidence_procedure
-    from memdiag._robustness import content_filter_sensitivity, judge_repetition_sensitivity, missing_verdict_bounds
-    from memdiag._replay import replay
-    from memdiag._report import demo, report, report_from_json
-    from memdiag._schemes import Scheme, get_scheme, known_schemes
-    from memdiag._scoring import score
-    from memdiag._settings import pool_settings, setting_differences
-    from memdiag._sensitivity import sensitivity
-    from memdiag._store_gap import store_gap
-    from memdiag._simulate import (
+    from memdiag.engine.options import Options
+    from memdiag.analyses.overview import overview, prepare_settings
+    from memdiag.engine.pairs import pairwise_matrix
+    from memdiag.analyses.power import comparison_power
+    from memdiag.panel.prepare import Prepared, prepare
+    from memdiag.analyses.procedures import evidence_procedure
+    from memdiag.analyses.robustness import content_filter_sensitivity, judge_repetition_sensitivity, missing_verdict_bounds
+    from memdiag.analyses.replay import replay
+    from memdiag.reporting import demo, report, report_from_json
+    from memdiag.panel.schemes import Scheme, get_scheme, known_schemes
+    from memdiag.analyses.scoring import score
+    from memdiag.synthesis.settings import pool_settings, setting_differences
+    from memdiag.analyses.sensitivity import sensitivity
+    from memdiag.analyses.store_gap import store_gap
+    from memdiag.synthetic import (
         simulate, simulate_ingestion_log, simulate_meme, simulate_memoryagentbench, simulate_systems_table,
     )
-    from memdiag._verdicts import Panel, align, check, read_verdicts, validate
-    from memdiag._writes import read_write_log, write_audit
+    from memdiag.panel.verdicts import Panel, align, check, read_verdicts, validate
+    from memdiag.analyses.writes import read_write_log, write_audit

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import sys
-import warnings
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -87,11 +86,3 @@ def caller_stacklevel() -> int:
                                         or frame.f_code.co_filename == "<string>"):
         frame, level = frame.f_back, level + 1
     return level
-
-
-def deprecated(old: str, instead: str) -> None:
-    """Warn, once per calling line, that ``old`` (the call as the user wrote it) goes in memdiag
-    0.4, saying what replaces it (``instead``): a :class:`MemdiagDeprecationWarning` that names
-    the user's own line (:func:`caller_stacklevel`)."""
-    warnings.warn(f"{old} is deprecated since memdiag 0.3 and goes in 0.4: {instead}", MemdiagDeprecationWarning,
-                  stacklevel=caller_stacklevel())

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa, fleiss_kappa
 
-from memdiag._agreement import _cohen_from_sums, _fleiss_from_sums, agreement, missing_verdict_effect
+from memdiag.measurement.agreement import _cohen_from_sums, _fleiss_from_sums, agreement, missing_verdict_effect
 from memdiag.errors import VerdictError
 
 TRPC = "trpc-group__trpc-agent-go/data_nohistory_gpt4omini"
@@ -258,7 +258,7 @@ def test_example_fleiss_kappa_leaves_missing_verdicts_out_by_default():
     # they count as wrong -- both checked against statsmodels' fleiss_kappa on the same answers
     from pathlib import Path
 
-    from memdiag._verdicts import read_verdicts
+    from memdiag.panel.verdicts import read_verdicts
 
     df = read_verdicts(Path(__file__).resolve().parents[1] / "data" / "example" / "verdicts")
     default = agreement(df, by="repeat", options=dict(n_resamples=200))

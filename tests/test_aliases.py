@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import memdiag as md
-from memdiag._aliases import alias_options, aliases
+from memdiag.tables.aliases import alias_options, aliases
 from cli_run import run
 
 LONG = "Backboard-io__Backboard-Locomo-Benchmark"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memdiag._audit import check_aggregate
+from memdiag.audit import check_aggregate
 from memdiag.errors import SchemeError, VerdictError
 
 # Mem0's published LoCoMo GPT-4o-mini categories (Raw-RAG paper A.1.3) and LoCoMo's counts (D.1.1)

@@ -14,8 +14,8 @@ from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 from statsmodels.stats.multitest import multipletests
 
 import memdiag as md
-from memdiag._audit import CLAIM_FIELDS, audit_claims, read_claims
-from memdiag._audit.claims import _half_unit
+from memdiag.audit import CLAIM_FIELDS, audit_claims, read_claims
+from memdiag.audit.claims import _half_unit
 from memdiag.errors import VerdictError
 
 TRPC = "trpc-group__trpc-agent-go/data_nohistory_gpt4omini"
@@ -91,7 +91,7 @@ def test_comparison_numbers_match_crosstab_statsmodels_and_holm(trpc, audited):
 
 
 def test_detectable_effect_and_power_beside_each_comparison(trpc, audited):
-    from memdiag._audit import detectable_effect, mcnemar_power
+    from memdiag.audit import detectable_effect, mcnemar_power
 
     wide = trpc.pivot(index="query_id", columns="system", values="score") > 0.5
     a, b = wide["auto_pgvector"], wide["auto_mysql"]
@@ -212,7 +212,7 @@ def test_default_tolerance_is_half_a_unit_in_the_last_written_decimal():
 def test_claims_default_to_the_cluster_design_with_its_test_and_power(trpc):
     """Without a stated design LoCoMo's conversations are clusters: the claim carries the pair's
     row of md.compare under the cluster design, and power comes from the design's t test."""
-    from memdiag._inference import design_detectable_effect, design_power
+    from memdiag.engine.inference import design_detectable_effect, design_power
 
     claims = [{k: v for k, v in c.items() if k != "design"} for c in CLAIMS[:3]]
     out = audit_claims(trpc, claims, options=dict(n_resamples=2_000)).set_index("id")

@@ -9,8 +9,8 @@ import pytest
 from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 
-from memdiag._inference.power import _rejection_bound, detectable_effect, mcnemar_power
-from memdiag._inference import mcnemar
+from memdiag.engine.inference.power import _rejection_bound, detectable_effect, mcnemar_power
+from memdiag.engine.inference import mcnemar
 
 
 def _simulated_power(n: int, p_benefit: float, p_tax: float, alpha: float, draws: int, seed: int) -> float:
@@ -88,7 +88,7 @@ def test_undetectable_or_invalid_settings():
 
 def test_design_power_survives_scipys_nan_far_tail():
     # scipy's noncentral t cdf is NaN far in the tail (df 3, noncentrality 8); that tail is ~0
-    from memdiag._inference import design_detectable_effect, design_power
+    from memdiag.engine.inference import design_detectable_effect, design_power
 
     power = design_power(52.39, 6.548881, 3.0)
     t = stats.t.isf(0.025, 3.0)

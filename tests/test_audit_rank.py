@@ -8,10 +8,10 @@ import pytest
 from scipy.stats import rankdata
 
 import memdiag as md
-from memdiag._audit import rank_stability
-from memdiag._audit.ranking import _rank_credit
-from memdiag._designs import Design
-from memdiag._resampling import bootstrap_sums
+from memdiag.audit import rank_stability
+from memdiag.audit.ranking import _rank_credit
+from memdiag.engine.designs import Design
+from memdiag.engine.resampling import bootstrap_sums
 
 TRPC = "trpc-group__trpc-agent-go/data_nohistory_gpt4omini"
 

@@ -26,9 +26,9 @@ import pytest
 from scipy import stats
 
 import memdiag as md
-from memdiag._designs import Design
-from memdiag._resampling import bootstrap_sums, paired_binary_bootstrap
-from memdiag._inference import mcnemar
+from memdiag.engine.designs import Design
+from memdiag.engine.resampling import bootstrap_sums, paired_binary_bootstrap
+from memdiag.engine.inference import mcnemar
 
 pytestmark = pytest.mark.slow
 

@@ -15,13 +15,14 @@ from scipy.linalg import sqrtm
 from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 
 import memdiag as md
-from memdiag._designs import Design, resolve_design
-from memdiag._inference.cluster import (
+from memdiag.analyses.flows import RATES
+from memdiag.engine.designs import Design, resolve_design
+from memdiag.engine.inference.cluster import (
     bell_mccaffrey_df, clustered_mcnemar, cr1_variance, cr2_variance, jackknife_variance,
 )
-from memdiag._inference.power import design_detectable_effect, design_power
-from memdiag._inference.intervals import infer, jackknife, linearize
-from memdiag._inference.wild import _WEBB, weights_for, wild_max_range, wild_test, wild_weights
+from memdiag.engine.inference.power import design_detectable_effect, design_power
+from memdiag.engine.inference.intervals import infer, jackknife, linearize
+from memdiag.engine.inference.wild import _WEBB, weights_for, wild_max_range, wild_test, wild_weights
 
 LOCOMO_SIZES = [152, 81, 152, 199, 178, 123, 150, 191, 156, 158]
 
@@ -239,7 +240,7 @@ def test_weights_follow_the_number_of_informative_clusters():
 
 
 def test_sampled_wild_p_is_deterministic_chunk_free_and_flags_its_floor(monkeypatch):
-    import memdiag._inference.wild as wild
+    import memdiag.engine.inference.wild as wild
 
     y, cluster = _clustered_pair(11, sizes=[40] * 30)
     n = np.bincount(cluster).astype(float)
@@ -398,7 +399,7 @@ def test_stratified_binary_contrast_with_few_discordant_queries_is_exact_mcnemar
 def test_every_resampled_number_has_its_monte_carlo_error_in_attrs():
     df = md.simulate(n_queries=300, systems=("raw-rag", "mem0", "zep"), reference="raw-rag", seed=4)
     iid = md.flows(df, "raw-rag", options=dict(design="iid", n_resamples=1_000))
-    assert set(iid.attrs["mc_se"]) == {"p"} | {f"{r}_{e}" for r in md._flows.RATES for e in ("ci_low", "ci_high")}
+    assert set(iid.attrs["mc_se"]) == {"p"} | {f"{r}_{e}" for r in RATES for e in ("ci_low", "ci_high")}
     assert all(len(v) == len(iid) for v in iid.attrs["mc_se"].values())
     assert iid.attrs["mc_se"]["p"] == [0.0, 0.0]                       # exact McNemar
     assert all(v > 0 for v in iid.attrs["mc_se"]["net_rate_ci_low"])   # percentile ends

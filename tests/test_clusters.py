@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import memdiag as md
-from memdiag._notes import with_code
+from memdiag.core.notes import with_code
 from memdiag.cli import main
 
 

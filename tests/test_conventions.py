@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 import memdiag as md
-from memdiag import _conventions
-from memdiag._schema import LOCOMO_CATEGORIES
+from memdiag.panel import conventions as _conventions
+from memdiag.io.schema import LOCOMO_CATEGORIES
 from memdiag.errors import VerdictError
 
 # Mem0's published LoCoMo GPT-4o-mini category scores and overall (the Raw-RAG paper's A.1.3 quotes them)

@@ -17,8 +17,8 @@ import pytest
 from scipy import stats
 
 import memdiag as md
-from memdiag._designs import Design
-from memdiag._resampling import quantile_bootstrap, replicate_weights, weighted_quantiles
+from memdiag.engine.designs import Design
+from memdiag.engine.resampling import quantile_bootstrap, replicate_weights, weighted_quantiles
 from memdiag.cli import main
 from memdiag.errors import VerdictError
 
@@ -217,7 +217,7 @@ def test_ingestion_reads_start_and_end_timestamps_and_refuses_bad_rows(tmp_path)
 
 
 def test_the_example_ingestion_log_sums_to_the_systems_tables_ingestion_hours():
-    from memdiag._report import EXAMPLE
+    from memdiag.reporting import EXAMPLE
 
     table = pd.read_csv(EXAMPLE / "systems.csv").set_index("system")
     summary = md.ingestion(md.read_ingestion_log(EXAMPLE / "ingestion_log.csv")).set_index("system")
@@ -242,7 +242,7 @@ def test_costs_of_the_real_trpc_long_context_run_equal_its_released_latencies_an
 
 
 def test_cli_costs_prints_the_costs_ratios_system_costs_and_ingestion_tables(capsys):
-    from memdiag._report import EXAMPLE
+    from memdiag.reporting import EXAMPLE
 
     code = main(["costs", str(EXAMPLE / "verdicts"), "--reference", "raw-rag", "--quantity", "latency_s",
                  "--systems-table", str(EXAMPLE / "systems.csv"), "--ingestion-log",

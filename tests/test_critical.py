@@ -1,4 +1,4 @@
-"""Critical differences across settings (memdiag._critical, SPEC §10.4): Demšar's Table 5, Friedman and
+"""Critical differences across settings (memdiag.synthesis.critical, SPEC §10.4): Demšar's Table 5, Friedman and
 Wilcoxon–Holm from scipy/statsmodels, hand-worked mean ranks, and the diagram's artists."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 import memdiag as md
-from memdiag._critical import nemenyi_cd, nemenyi_q
+from memdiag.synthesis.critical import nemenyi_cd, nemenyi_q
 from memdiag.errors import VerdictError
 
 

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 import memdiag as md
-from memdiag._readers._dataset import match_dataset
+from memdiag.io.readers._dataset import match_dataset
 from memdiag.errors import VerdictError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -171,7 +171,7 @@ def test_cli_dataset_on_a_csv(tmp_path):
 
 
 def test_inspect_drafts_the_dataset_match(tmp_path):
-    from memdiag._readers._inspect import inspect
+    from memdiag.io.readers._inspect import inspect
 
     dataset = _small(tmp_path)
     rows = {"conv_0": [{"question": "When?", "gold": "2022", "category": "2", "ok": True},

@@ -29,11 +29,11 @@ from scipy import stats
 from scipy.linalg import sqrtm
 
 import memdiag as md
-from memdiag._designs import Design
-from memdiag._inference.boundary import near_boundary_notes
-from memdiag._inference.intervals import infer
-from memdiag._notes import with_code
-from memdiag._schema import locomo_query_id
+from memdiag.engine.designs import Design
+from memdiag.engine.inference.boundary import near_boundary_notes
+from memdiag.engine.inference.intervals import infer
+from memdiag.core.notes import with_code
+from memdiag.io.schema import locomo_query_id
 from memdiag.cli import main
 from memdiag.errors import SchemeError, VerdictError
 

@@ -141,7 +141,7 @@ def test_examples_are_doctests_that_run(name):
 def test_the_exception_lookup_tells_exception_classes_from_other_names():
     # the oracle of the Raises check: builtins, memdiag.errors and dotted paths resolve; other names do not
     assert _exception("ValueError") is ValueError and _exception("VerdictError") is memdiag.errors.VerdictError
-    assert issubclass(_exception("memdiag._report.publish.Interrupted"), KeyboardInterrupt)
+    assert issubclass(_exception("memdiag.reporting.publish.Interrupted"), KeyboardInterrupt)
     assert _exception("NoSuchError") is None and _exception("memdiag.no_module.Error") is None
     assert not isinstance(_exception("memdiag.tables.render"), type)
 

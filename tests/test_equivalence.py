@@ -13,7 +13,7 @@ from scipy import stats
 from statsmodels.stats.weightstats import ttost_paired
 
 import memdiag as md
-from memdiag._inference import adjust
+from memdiag.engine.inference import adjust
 from memdiag.errors import VerdictError
 
 SYSTEMS = ("raw-rag", "same", "better", "worse")

@@ -15,7 +15,7 @@ from pylatexenc.latexwalker import (
     LatexWalker,
 )
 
-from memdiag._escape import code_span, csv_cell, latex, markdown, one_line
+from memdiag.core.escape import code_span, csv_cell, latex, markdown, one_line
 from memdiag.tables import render
 
 #: Names a hostile (or unlucky) user can give: links, images, HTML, LaTeX commands, formulas,

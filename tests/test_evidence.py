@@ -135,11 +135,6 @@ def test_queries_without_a_label_are_left_out_of_that_diagnostic_only_and_counte
     assert md.score(df, options=dict(n_resamples=0))["overall"].tolist() == [pytest.approx(400 / 6)] * 2
 
 
-def test_legacy_keywords_warn_and_give_the_same_numbers(sim):
-    new = md.evidence(md.prepare(sim, label_missing="exclude"),
-                      options={"design": "iid", "n_resamples": 200, "seed": 3})
-    with pytest.warns(md.errors.MemdiagDeprecationWarning, match=r"evidence\(design=, n_resamples=, seed="):
-        old = md.evidence(sim, design="iid", n_resamples=200, seed=3, label_missing="exclude")
-    pd.testing.assert_frame_equal(new, old)
+def test_data_choices_in_the_options_are_sent_to_prepare(sim):
     with pytest.raises(md.errors.VerdictError, match="go to md.prepare"):
         md.evidence(sim, options={"scheme": "locomo"})

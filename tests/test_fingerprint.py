@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import memdiag as md
-from memdiag._verdicts import check
+from memdiag.panel.verdicts import check
 from memdiag.errors import VerdictError
 
 
@@ -19,7 +19,7 @@ def checked() -> pd.DataFrame:
 
 
 def test_an_unedited_checked_frame_is_not_checked_again(checked, monkeypatch):
-    import memdiag._verdicts as verdicts
+    import memdiag.panel.verdicts as verdicts
 
     monkeypatch.setattr(verdicts, "_numeric", lambda *a, **k: pytest.fail("checked again"))
     assert check(checked) is checked

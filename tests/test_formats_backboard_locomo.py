@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from memdiag.errors import VerdictError
-from memdiag._readers import read_file
-from memdiag._schema import LOCOMO_CATEGORIES
+from memdiag.io.readers import read_file
+from memdiag.io.schema import LOCOMO_CATEGORIES
 
 BACKBOARD = "Backboard-io__Backboard-Locomo-Benchmark"
 CODE = {name: code for code, name in LOCOMO_CATEGORIES.items()}

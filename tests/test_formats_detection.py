@@ -1,4 +1,4 @@
-"""Layout detection and file-level errors of memdiag._readers.read_file."""
+"""Layout detection and file-level errors of memdiag.io.readers.read_file."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import pytest
 
 from memdiag.errors import VerdictError
-from memdiag._readers import FORMATS, known_formats, load, read_file
+from memdiag.io.readers import FORMATS, known_formats, load, read_file
 
 EXPECTED = {
     "Backboard-io__Backboard-Locomo-Benchmark": "backboard-locomo",

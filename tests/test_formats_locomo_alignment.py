@@ -8,8 +8,8 @@ import unicodedata
 import pandas as pd
 import pytest
 
-from memdiag._readers import read_file
-from memdiag._schema import LOCOMO_CONVERSATIONS, locomo_query_id
+from memdiag.io.readers import read_file
+from memdiag.io.schema import LOCOMO_CONVERSATIONS, locomo_query_id
 
 NON_ADVERSARIAL = [152, 81, 152, 199, 178, 123, 150, 191, 156, 158]  # per conversation, 1,540 in all
 

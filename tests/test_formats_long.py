@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memdiag.errors import VerdictError
-from memdiag._readers import read_file
+from memdiag.io.readers import read_file
 
 FRAME = pd.DataFrame({
     "system": ["raw-rag", "raw-rag", "mem0", "mem0"],

@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 
-from memdiag._readers import read_file
+from memdiag.io.readers import read_file
 from memdiag.errors import VerdictError
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from memdiag.errors import VerdictError
-from memdiag._readers import read_file
+from memdiag.io.readers import read_file
 
 RECORDS = [
     {"question_id": "q1", "question_type": "temporal", "evaluation": {"is_correct": True}, "model": "m"},

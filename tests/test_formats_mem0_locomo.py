@@ -7,8 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from memdiag._readers import read_file
-from memdiag._schema import LOCOMO_CATEGORIES
+from memdiag.io.readers import read_file
+from memdiag.io.schema import LOCOMO_CATEGORIES
 
 MEMOBASE = "memodb-io__memobase"
 

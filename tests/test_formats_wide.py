@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from memdiag.errors import VerdictError
-from memdiag._readers import read_file
+from memdiag.io.readers import read_file
 
 
 def test_wide_table_melts_to_one_row_per_system_and_query(tmp_path):

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from memdiag.errors import VerdictError
-from memdiag._readers import read_file
+from memdiag.io.readers import read_file
 
 ZEP = "getzep__zep-papers"
 

@@ -1,4 +1,4 @@
-"""Fragility on a panel (memdiag._fragility, SPEC §10.3): md.fragility, and its columns in audit_claims and
+"""Fragility on a panel (memdiag.synthesis.fragility, SPEC §10.3): md.fragility, and its columns in audit_claims and
 the leaderboard, against hand counts and brute-force refits over removed clusters."""
 
 from __future__ import annotations
@@ -114,7 +114,7 @@ def test_real_trpc_long_context_vs_rag_fragility(real_data):
 def test_holm_within_matches_statsmodels(no_gc_collect):
     from statsmodels.stats.multitest import multipletests
 
-    from memdiag._inference.fragility import holm_within
+    from memdiag.engine.inference.fragility import holm_within
     rng = np.random.default_rng(1)
     for _ in range(25):          # multipletests runs gc.collect() on every call
         others = rng.uniform(0, 0.2, int(rng.integers(0, 5)))

@@ -39,7 +39,7 @@ from pylatexenc.latexwalker import LatexMacroNode, LatexMathNode, LatexWalker
 
 from memdiag.cli import main
 
-resolve = importlib.import_module("memdiag._schemes._resolve")
+resolve = importlib.import_module("memdiag.panel.schemes._resolve")
 
 #: Characters that mean something in LaTeX, Markdown, CSV, HTML, paths or a terminal.
 SPECIAL = "\\{}$&#^_~%[]()<>`|*!=+-@'\",;:/.?\t\n\r\x1b\x00\u2028é中 "

@@ -24,8 +24,8 @@ from markdown_it import MarkdownIt
 import memdiag as md
 from cli_run import run
 
-publish = importlib.import_module("memdiag._report.publish")  # where _publish looks up _save_figures
-resolve = importlib.import_module("memdiag._schemes._resolve")  # where PATTERN_SECONDS is read
+publish = importlib.import_module("memdiag.reporting.publish")  # where _publish looks up _save_figures
+resolve = importlib.import_module("memdiag.panel.schemes._resolve")  # where PATTERN_SECONDS is read
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 EXAMPLE = Path(__file__).resolve().parents[1] / "data" / "example"
@@ -72,7 +72,7 @@ def report_args(small: Path, out: Path, *extra: object) -> list[object]:
 @pytest.fixture
 def no_analysis(monkeypatch):
     """Fail loudly if the analysis starts: a refused --out must cost nothing."""
-    import memdiag._report as report_package
+    import memdiag.reporting as report_package
 
     def analyse(*args, **kwargs):
         raise AssertionError("the analysis ran although --out is refused")
@@ -378,7 +378,7 @@ def test_a_symlinked_out_is_resolved_and_a_dangling_one_refused_before_the_analy
     assert link.is_symlink() and (real / "report.html").is_file() and out.strip() == str(real / "report.html")
     dangling = tmp_path / "dangling"
     dangling.symlink_to(tmp_path / "nowhere")
-    import memdiag._report as report_package
+    import memdiag.reporting as report_package
 
     monkeypatch.setattr(report_package, "_analyse", lambda *a, **k: pytest.fail("analysis ran"))
     code, _, err = run(*report_args(small, dangling))

@@ -209,7 +209,7 @@ def test_a_filled_field_beyond_the_header_is_an_error_naming_the_row(tmp_path):
 def test_a_trailing_comma_in_a_systems_table_keeps_the_columns(tmp_path, small):
     table = tmp_path / "systems.csv"
     table.write_text("system,label\nraw-rag,R,\nmem0,M,\n", encoding="utf-8")
-    from memdiag._side_files import read_csv
+    from memdiag.io.side_files import read_csv
 
     frame = read_csv(table, "systems table")
     assert frame["system"].tolist() == ["raw-rag", "mem0"] and frame["label"].tolist() == ["R", "M"]
@@ -288,7 +288,7 @@ def test_a_yaml_alias_bomb_is_refused_quickly_naming_the_limit(tmp_path):
 
 
 def test_yaml_merge_keys_still_override_and_are_no_duplicates():
-    from memdiag._strict import load_yaml
+    from memdiag.io.strict import load_yaml
 
     assert load_yaml("base: &b {x: 1, y: 2}\nthis:\n  <<: *b\n  y: 3\n")["this"] == {"x": 1, "y": 3}
 
@@ -365,7 +365,7 @@ def gfm(text: str) -> str:
 
 @pytest.mark.parametrize("name", AUTOLINKS)
 def test_names_never_become_links_on_github(name):
-    from memdiag._escape import markdown
+    from memdiag.core.escape import markdown
 
     for context in (f"| {markdown(name)} |\n", f"| a |\n|---|\n| {markdown(name)} |\n", f"- {markdown(name)}\n"):
         html = gfm(context)
@@ -602,7 +602,7 @@ def test_a_full_disk_while_writing_replay_leaves_no_truncated_file(tmp_path, sma
 _SIGNALLED = """
 import os, signal, sys
 import memdiag as md
-import memdiag._report.publish as publish
+import memdiag.reporting.publish as publish
 from memdiag.cli import main
 signum = getattr(signal, sys.argv[1])
 where = sys.argv[2]

@@ -16,7 +16,7 @@ import pytest
 import zstandard
 
 import memdiag as md
-from memdiag._readers._verdict_text import parse_verdict
+from memdiag.io.readers._verdict_text import parse_verdict
 from memdiag.cli import main
 from memdiag.errors import VerdictError
 

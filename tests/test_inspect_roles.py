@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 import memdiag as md
-from memdiag._readers._inspect import inspect
+from memdiag.io.readers._inspect import inspect
 
 
 def _write(path, data):

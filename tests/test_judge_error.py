@@ -11,7 +11,7 @@ import pytest
 from scipy import stats
 
 import memdiag as md
-from memdiag._inference import misclassification as mc
+from memdiag.engine.inference import misclassification as mc
 from memdiag.errors import VerdictError
 
 

@@ -13,29 +13,22 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "memdiag"
 
-#: Layer of each top-level module or package of memdiag, lowest first (see docs/architecture.md).
+#: Layer of each top-level module or subpackage of memdiag, lowest first (see docs/architecture.md).
 LAYERS: dict[str, int] = {
-    # 0: vocabulary, errors, escaping of names, output paths
-    "errors": 0, "_notes": 0, "_checks": 0, "_schema": 0, "_escape": 0, "_outputs": 0, "_strict": 0, "_signals": 0,
-    # 1: designs, the paired 2x2 table, provenance
-    "_designs": 1, "_pairs": 1, "_provenance": 1,
-    # 2: the resampling engine and the tests
-    "_resampling": 2, "_inference": 2,
-    # 3: data: readers, canonical verdicts, schemes, side files (claims, logs, systems tables)
-    "_readers": 3, "_verdicts": 3, "_schemes": 3, "_side_files": 3, "_conventions": 3,
-    # 4: prepared data and metrics
-    "_prepare": 4, "_metrics": 4, "_cluster_labels": 4, "_options": 4,
-    # 5: the diagnostics and the simulators
-    "_flows": 5, "_compare": 5, "_evidence": 5, "_scoring": 5, "_runs": 5, "_agreement": 5, "_attribution": 5,
-    "_sensitivity": 5, "_robustness": 5, "_groups": 5, "_procedures": 5, "_writes": 5, "_audit": 5, "_simulate": 5,
-    "_costs": 5, "_ingestion": 5, "_augmentation": 5, "_store_gap": 5, "_overview": 5, "_clusters": 5, "_replay": 5,
-    "_power": 5, "_aliases": 5,
-    "_judge_error": 5, "_leniency": 5, "_gold_errors": 5, "_judge_variance": 5,
-    "_settings": 5, "_fragility": 5, "_critical": 5,
-    # 6: what people read
-    "tables": 6, "plots": 6,
-    # 7: the report, 8: the command line
-    "_report": 7, "cli": 8,
+    "errors": 0,           # error families and the vocabulary of messages
+    "core": 1,             # option values and checks, notes, provenance, escaping
+    "io": 2,               # every file read or written: strict parsers, readers, recipes, side files, outputs
+    "engine": 3,           # designs, the bootstrap engine, inference, options
+    "panel": 4,            # canonical verdicts -> Prepared: checks, schemes, conventions, alignment
+    "analyses": 5,         # one module per question a reader asks
+    "synthetic": 5,        # synthetic verdicts with known truth
+    "measurement": 6,      # judge error, gold errors, judge variance, agreement
+    "synthesis": 7,        # across settings, fragility, critical differences
+    "audit": 8,            # claims, aggregates, rankings, published numbers
+    "tables": 9,           # result frames -> text tables
+    "plots": 10,           # result frames -> figures
+    "reporting": 12,       # a whole analysis -> a folder
+    "cli": 13,             # the memdiag command
 }
 
 #: What every layer may import: the package root (its version and the lazy public names).
@@ -104,6 +97,73 @@ def test_no_module_imports_from_a_layer_above_it(path):
 def test_the_layer_check_sees_lazy_imports(tmp_path):
     # a backwards import hidden inside a function is still found; one for type checkers is not
     source = tmp_path / "x.py"
-    source.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from memdiag import _report\n"
-                      "def f():\n    from memdiag._flows import flows\n    import memdiag.cli\n")
-    assert _imported(source) == [(5, "_flows"), (6, "cli")]
+    source.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from memdiag import reporting\n"
+                      "def f():\n    from memdiag.analyses.flows import flows\n    import memdiag.cli\n")
+    assert _imported(source) == [(5, "analyses"), (6, "cli")]
+
+
+def _module_name(path: Path) -> str:
+    parts = ("memdiag", *path.relative_to(PACKAGE).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _module_graph() -> dict[str, set[str]]:
+    """Module -> the memdiag modules it imports at run time (``from pkg import name`` resolved to
+    ``pkg.name`` where that is a module, else to ``pkg``; the package root left out)."""
+    paths = {_module_name(p): p for p in _modules()}
+    graph: dict[str, set[str]] = {}
+    for name, path in paths.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        skip = _type_checking_lines(tree)
+        targets: set[str] = set()
+        for node in ast.walk(tree):
+            if getattr(node, "lineno", None) in skip:
+                continue
+            if isinstance(node, ast.Import):
+                targets.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                targets.update(f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in paths else node.module
+                               for a in node.names)
+        graph[name] = {t for t in targets if t in paths and t not in (name, "memdiag")}
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for target in sorted(graph[node]):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_cycle_between_modules():
+    assert _cycles(_module_graph()) == []
+
+
+def test_the_cycle_check_finds_a_cycle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _cycles(graph) == [["a", "b", "c"]]

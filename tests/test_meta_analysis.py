@@ -1,4 +1,4 @@
-"""Pooling across settings (memdiag._inference.meta, SPEC §10.1): metafor's published dat.bcg numbers,
+"""Pooling across settings (memdiag.engine.inference.meta, SPEC §10.1): metafor's published dat.bcg numbers,
 statsmodels' combine_effects where it overlaps, and the CR2 robust variance against explicit matrices."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import scipy.linalg
 from scipy import stats
 from statsmodels.stats.meta_analysis import combine_effects
 
-from memdiag._inference.meta import pool_effects, reml_tau2
+from memdiag.engine.inference.meta import pool_effects, reml_tau2
 
 # metafor's dat.bcg: tpos, tneg, cpos, cneg of the 13 BCG vaccine trials (Colditz et al. 1994)
 BCG = np.array([[4, 119, 11, 128], [6, 300, 29, 274], [3, 228, 11, 209], [62, 13536, 248, 12619],

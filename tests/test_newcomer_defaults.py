@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import memdiag as md
-from memdiag._schema import locomo_query_id
+from memdiag.io.schema import locomo_query_id
 from memdiag.cli import build_parser
 from memdiag.plots.forest import oriented
 from memdiag.plots._reading import p_text

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import memdiag as md
-from memdiag._notes import Note
+from memdiag.core.notes import Note
 from memdiag.cli import main
 
 

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 import memdiag as md
-from memdiag._report import report
+from memdiag.reporting import report
 
 REFERENCE = "rag_observation_pgvector"
 EXAMPLE = Path(__file__).resolve().parents[1] / "data" / "example"

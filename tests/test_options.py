@@ -7,14 +7,13 @@ prepared data; an old call gives the same numbers as the new one and says what r
 from __future__ import annotations
 
 import dataclasses
-import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 
 import memdiag as md
-from memdiag.errors import MemdiagDeprecationWarning, VerdictError
+from memdiag.errors import VerdictError
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +37,7 @@ def test_options_are_frozen_validated_and_replaceable():
 
 
 def test_a_mapping_is_read_as_options_and_data_choices_in_it_are_refused_with_the_fix(df):
-    from memdiag._options import as_options
+    from memdiag.engine.options import as_options
 
     assert as_options({"n_resamples": 300, "seed": 4}) == md.Options(n_resamples=300, seed=4)
     assert as_options(None) == md.Options()
@@ -57,62 +56,25 @@ def test_a_generator_seed_is_drawn_once_so_every_diagnostic_records_the_same_int
     pd.testing.assert_frame_equal(a, md.compare(df, options=md.Options(n_resamples=300, seed=opts.seed)))
 
 
-@pytest.mark.parametrize("call, legacy, new", [
-    (lambda d, **k: md.compare(d, **k), dict(n_resamples=400, seed=2, design="iid", correction="bonferroni"),
-     dict(options=md.Options(n_resamples=400, seed=2, design="iid", correction="bonferroni"))),
-    (lambda d, **k: md.flows(d, "raw-rag", **k), dict(n_resamples=400, confidence_level=0.9, inference="percentile"),
-     dict(options=dict(n_resamples=400, confidence_level=0.9, inference="percentile"))),
-    (lambda d, **k: md.score(d, **k), dict(n_resamples=300, seed=1), dict(options={"n_resamples": 300, "seed": 1})),
-    (lambda d, **k: md.omnibus(d, **k), dict(n_resamples=300), dict(options={"n_resamples": 300})),
-    (lambda d, **k: md.bootstrap(d, **k), dict(n_resamples=300, design="iid"),
-     dict(options={"n_resamples": 300, "design": "iid"})),
+@pytest.mark.parametrize("call, removed", [
+    (lambda d, **k: md.compare(d, **k), dict(n_resamples=400)),
+    (lambda d, **k: md.flows(d, "raw-rag", **k), dict(confidence_level=0.9)),
+    (lambda d, **k: md.score(d, **k), dict(seed=1)),
+    (lambda d, **k: md.omnibus(d, **k), dict(design="iid")),
+    (lambda d, **k: md.bootstrap(d, **k), dict(method="bca")),
+    (lambda d, **k: md.compare(d, **k), dict(systems=["mem", "raw-rag"])),
+    (lambda d, **k: md.audit_claims(d, pd.DataFrame({"id": ["c1"], "system_a": ["mem"], "system_b": ["raw-rag"],
+                                                    "direction": ["greater"]}), **k), dict(missing="drop")),
 ])
-def test_the_old_keywords_give_the_same_table_and_say_what_replaces_them(df, call, legacy, new):
-    with pytest.warns(MemdiagDeprecationWarning, match=r"deprecated since memdiag 0\.3.*options=md\.Options\("):
-        old = call(df, **legacy)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        current = call(df, **new)
-    pd.testing.assert_frame_equal(old, current)
-    assert old.attrs == current.attrs
-
-
-def test_every_deprecation_names_the_callers_own_line(df):
-    """One helper (md.errors.deprecated) says every deprecation, at the user's line, whichever
-    memdiag wrapper it passes through."""
-    from pathlib import Path
-
-    claims = pd.DataFrame({"id": ["c1"], "system_a": ["mem"], "system_b": ["raw-rag"], "direction": ["greater"]})
-    calls = [lambda: md.flows(df, "raw-rag", n_resamples=200),                       # legacy_keywords
-             lambda: md.bootstrap(md.prepare(df).with_design("iid"), method="bca", options={"n_resamples": 200}),
-             lambda: md.mcnemar(benefit=3, tax=5, correction=False),
-             lambda: md.mcnemar_from_outcomes([1, 0], [0, 1]),
-             lambda: md.audit_claims(df, claims, missing="drop", options={"n_resamples": 200})]
-    for call in calls:
-        with pytest.warns(MemdiagDeprecationWarning, match="is deprecated since memdiag 0.3 and goes in 0.4: ") as seen:
-            call()
-        assert [Path(w.filename).name for w in seen] == [Path(__file__).name], [str(w.message) for w in seen]
-
-
-def test_old_data_keywords_prepare_the_data_as_md_prepare_does(df):
-    keep = ["mem", "raw-rag"]
-    with pytest.warns(MemdiagDeprecationWarning, match=r"md\.prepare\(df, systems=\.\.\.\) as the data"):
-        old = md.compare(df, systems=keep, options={"n_resamples": 300})
-    new = md.compare(md.prepare(df, systems=keep), options={"n_resamples": 300})
-    pd.testing.assert_frame_equal(old, new)
-    assert old[["system_a", "system_b"]].values.tolist() == [["mem", "raw-rag"]]
-    # on prepared data an old data keyword restricts, or refuses a clash with the fix
-    prep = md.prepare(df)
-    with pytest.warns(MemdiagDeprecationWarning), pytest.raises(VerdictError, match="prepared with other options"):
-        md.compare(prep, missing="drop")
+def test_the_keywords_deprecated_in_0_3_are_gone(df, call, removed):
+    """0.3 moved the flat keywords into md.Options and md.prepare and warned; 0.4 removed them."""
+    with pytest.raises(TypeError, match=next(iter(removed))):
+        call(df, **removed)
 
 
 def test_bootstraps_two_knobs_are_one_inference_choice(df):
     iid = md.prepare(df).with_design("iid")
     new = md.bootstrap(iid, options={"inference": "bca", "n_resamples": 400})
-    with pytest.warns(MemdiagDeprecationWarning, match=r"bootstrap\(method=\.\.\.\).*inference='bca'"):
-        old = md.bootstrap(iid, method="bca", options={"n_resamples": 400})
-    pd.testing.assert_frame_equal(old, new)
     assert new.attrs["method"] == "bca bootstrap (iid)"
     with pytest.raises(VerdictError, match="inference='bca' is a bootstrap interval for the iid design"):
         md.bootstrap(df, options={"inference": "bca", "n_resamples": 400})     # clustered: the rule uses the jackknife
@@ -142,7 +104,7 @@ def test_prepared_data_keep_their_choices_and_reprepare_with_one_changed(df):
 def test_every_public_diagnostic_on_data_takes_options_not_the_old_keywords():
     import inspect
 
-    from memdiag._options import DATA_KEYWORDS, OPTION_KEYWORDS
+    from memdiag.engine.options import DATA_KEYWORDS, OPTION_KEYWORDS
 
     offenders = {}
     for name in md.__all__:

@@ -31,8 +31,8 @@ from matplotlib.text import Text  # noqa: E402
 
 import memdiag as md  # noqa: E402
 from memdiag import plots  # noqa: E402
-from memdiag._compare import bootstrap, compare  # noqa: E402
-from memdiag._flows import flows  # noqa: E402
+from memdiag.analyses.compare import bootstrap, compare  # noqa: E402
+from memdiag.analyses.flows import flows  # noqa: E402
 from memdiag.plots._names import system_labels  # noqa: E402
 from memdiag.plots.bubble import MAX_AREA  # noqa: E402
 from memdiag.plots.style import (  # noqa: E402
@@ -786,7 +786,7 @@ def test_mutation_rates_draws_dots_with_intervals_and_counts_and_weighted_means(
 
 
 def test_mutation_rates_draws_the_write_audit_intervals_of_a_real_log():
-    from memdiag._writes import read_write_log, write_audit
+    from memdiag.analyses.writes import read_write_log, write_audit
 
     audit = write_audit(read_write_log(plots.__file__.rsplit("memdiag", 1)[0] + "data/example/write_log.csv"))
     fig = plots.mutation_rates(audit)

@@ -74,12 +74,3 @@ def test_procedure_keeps_its_own_settings_unless_the_options_set_them():
     for options in ({"inference": "jackknife"}, {"correction": "bonferroni"}):
         with pytest.raises(VerdictError, match="the procedure fixes"):
             md.evidence_procedure(df, options=options)
-
-
-def test_legacy_keywords_of_the_procedure_warn_and_give_the_same_tables():
-    df = md.simulate_memoryagentbench(n_per_source=3, systems=("raw-rag", "mem0"), seed=1)
-    new = md.evidence_procedure(md.prepare(df, design="stratified"), options={"n_resamples": 300, "seed": 4})
-    with pytest.warns(md.errors.MemdiagDeprecationWarning, match="evidence_procedure"):
-        old = md.evidence_procedure(df, design="stratified", n_resamples=300, seed=4)
-    for a, b in zip(new, old):
-        assert a.equals(b)

@@ -17,8 +17,8 @@ REPO = Path(__file__).resolve().parents[1]
 SCRIPT = """
 import time
 import memdiag as md
-import memdiag._report as report_module
-from memdiag._report.sections import Section
+import memdiag.reporting as report_module
+from memdiag.reporting.sections import Section
 
 def stand_in(name):
     def step(ctx):

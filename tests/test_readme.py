@@ -36,7 +36,7 @@ def _names() -> list[tuple[str, str]]:
 
 def _resolve(dotted: str) -> object:
     """``memdiag.a.b`` as attribute access from ``import memdiag`` (a private module is imported
-    first, as ``memdiag._readers.known_formats`` needs ``import memdiag._readers``)."""
+    first, as ``memdiag.io.readers.known_formats`` needs ``import memdiag.io.readers``)."""
     parts = dotted.split(".")
     value: object = md
     for k, part in enumerate(parts[1:], start=2):

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import memdiag as md
-from memdiag._readers import read_file
+from memdiag.io.readers import read_file
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 REFERENCE = "rag_observation_pgvector"

@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 import memdiag as md
-from memdiag._readers._expand import expand
-from memdiag._readers._recipe import load_recipe
+from memdiag.io.readers._expand import expand
+from memdiag.io.readers._recipe import load_recipe
 from memdiag.cli import main
 from memdiag.errors import VerdictError
 

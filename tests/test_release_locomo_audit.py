@@ -13,7 +13,7 @@ import json
 import pytest
 
 import memdiag as md
-from memdiag._readers._inspect import inspect
+from memdiag.io.readers._inspect import inspect
 
 RELEASE = "dial481__locomo-audit"
 

@@ -10,10 +10,10 @@ import pytest
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
-from memdiag._inference.fragility import (
+from memdiag.engine.inference.fragility import (
     fisher_fragility, paired_fragility, removal_rank1, removal_sign, removal_significance, sign_fragility,
 )
-from memdiag._inference.replicability import one_sided, partial_conjunction, replicability_count
+from memdiag.engine.inference.replicability import one_sided, partial_conjunction, replicability_count
 
 
 def test_partial_conjunction_hand_worked():

@@ -16,10 +16,10 @@ import pytest
 
 import memdiag as md
 from memdiag.cli import main
-from memdiag._report import report, report_from_json
+from memdiag.reporting import report, report_from_json
 
 # the module that writes the staged folder (where _write_report looks up _save_figures)
-publish_module = importlib.import_module("memdiag._report.publish")
+publish_module = importlib.import_module("memdiag.reporting.publish")
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "data" / "example"

@@ -1,4 +1,4 @@
-"""The resampling engine (memdiag._resampling): designs, weights, intervals, determinism, fast path."""
+"""The resampling engine (memdiag.engine.resampling): designs, weights, intervals, determinism, fast path."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from memdiag._designs import Design
-from memdiag._resampling import (
+from memdiag.engine.designs import Design
+from memdiag.engine.resampling import (
     BootstrapResult,
     _block_rows,
     _jackknife_levels,
@@ -25,8 +25,8 @@ from memdiag._resampling import (
     replicate_weights,
     unit_sums,
 )
-from memdiag._pairs import cell_codes, cell_counts
-from memdiag._verdicts import align
+from memdiag.engine.pairs import cell_codes, cell_counts
+from memdiag.panel.verdicts import align
 
 FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import memdiag as md
-from memdiag._readers._recipe import load_recipe
+from memdiag.io.readers._recipe import load_recipe
 from memdiag.errors import VerdictError
 
 

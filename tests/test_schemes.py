@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 import memdiag as md
 from memdiag.errors import SchemeError
-from memdiag._schemes import Scheme, get_scheme, known_schemes, tree_weights
-from memdiag._simulate import simulate
-from memdiag._verdicts import align
+from memdiag.panel.schemes import Scheme, get_scheme, known_schemes, tree_weights
+from memdiag.synthetic import simulate
+from memdiag.panel.verdicts import align
 
 
 def frame(rows: list[tuple], columns: str) -> pd.DataFrame:
@@ -486,7 +486,7 @@ def test_a_scheme_that_keeps_no_query_says_so_for_every_caller():
 # expected_counts: the official number of queries per group (issue 14)
 # --------------------------------------------------------------------------------------------
 def test_expected_counts_name_the_incomplete_group():
-    from memdiag._simulate import simulate_meme
+    from memdiag.synthetic import simulate_meme
 
     df = simulate_meme(n_episodes=100, systems=("raw-rag", "mem0"), seed=3)
     full = md.score(md.prepare(df, scheme="meme"), options=dict(n_resamples=0))
@@ -503,7 +503,7 @@ def test_expected_counts_name_the_incomplete_group():
 
 def test_expected_counts_of_a_sum_of_groups_and_a_locomo_category():
     # move one Agg question to ER: ER + Agg + Tr still 300 and the total 694, so still complete
-    from memdiag._simulate import simulate_meme
+    from memdiag.synthetic import simulate_meme
 
     df = simulate_meme(n_episodes=100, systems=("raw-rag",), seed=4)
     moved = df[(df["category"] == "Agg") & (df["phase"] == "after") & df["pair_id"].isna()]["query_id"].iloc[0]

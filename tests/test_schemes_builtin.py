@@ -1,7 +1,7 @@
 """Built-in schemes as YAML data: the same schemes as memdiag 0.2's Python catalogue, read once.
 
 The oracle is ``OLD``: every field of every built-in scheme as the Python catalogue of
-``memdiag/_schemes.py`` (commit 1dddcb0) built it, dumped once with that code and written here
+``memdiag/panel/schemes`` (commit 1dddcb0) built it, dumped once with that code and written here
 by hand. The YAML files must reproduce it field by field, type included.
 """
 
@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from memdiag._schema import LOCOMO_CATEGORIES
-from memdiag._schemes import (
+from memdiag.io.schema import LOCOMO_CATEGORIES
+from memdiag.panel.schemes import (
     BUILTIN, LONGMEMEVAL_TYPES, MEME_TASKS, MEMORYAGENTBENCH_ALIASES, MEMORYAGENTBENCH_TREE, Scheme,
     get_scheme, known_schemes, tree_weights,
 )
@@ -106,7 +106,7 @@ OLD: dict[str, dict] = {name: {**_DEFAULTS, "name": name, **fields} for name, fi
 
 
 def builtin_file(name: str):
-    return resources.files("memdiag._schemes") / "builtin" / f"{name}.yaml"
+    return resources.files("memdiag.panel.schemes") / "builtin" / f"{name}.yaml"
 
 
 #: Built-in schemes added since (issue 22: LongMemEval task-averaged accuracy, with and without abstention).
@@ -117,7 +117,7 @@ def test_known_schemes_keep_the_old_order_and_name_the_builtin_files():
     assert tuple(n for n in known_schemes() if n not in NEW) == tuple(OLD)
     assert known_schemes() == ("mean", *sorted(n for n in (*OLD, *NEW) if n != "mean"))
     assert tuple(n for n in BUILTIN if n not in NEW) == tuple(OLD)
-    files = sorted(p.name for p in (resources.files("memdiag._schemes") / "builtin").iterdir())
+    files = sorted(p.name for p in (resources.files("memdiag.panel.schemes") / "builtin").iterdir())
     assert files == sorted(f"{name}.yaml" for name in (*OLD, *NEW))
 
 
@@ -172,7 +172,7 @@ def test_benchmark_constants_are_read_from_the_builtin_files():
 
 
 def test_reading_a_builtin_scheme_imports_no_pandas():
-    code = ("import sys; from memdiag._schemes import get_scheme, MEME_TASKS; "
+    code = ("import sys; from memdiag.panel.schemes import get_scheme, MEME_TASKS; "
             "get_scheme('memoryagentbench').canonical('icl_nlu'); "
             "print(sorted(m for m in ('pandas', 'scipy', 'matplotlib') if m in sys.modules))")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}

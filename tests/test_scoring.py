@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from memdiag.errors import SchemeError, VerdictError
-from memdiag._scoring import score
-from memdiag._simulate import simulate
+from memdiag.analyses.scoring import score
+from memdiag.synthetic import simulate
 from memdiag.tables import render
 import memdiag as md
 
@@ -125,10 +125,10 @@ def test_score_example_data_with_the_example_scheme_file():
 
 
 def _readers():
-    formats = pytest.importorskip("memdiag._readers")
+    formats = pytest.importorskip("memdiag.io.readers")
     if not hasattr(formats, "read_file"):
-        pytest.skip("memdiag._readers.read_file is not written yet")
-    from memdiag._verdicts import read_verdicts
+        pytest.skip("memdiag.io.readers.read_file is not written yet")
+    from memdiag.panel.verdicts import read_verdicts
 
     return read_verdicts
 

@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from memdiag._scoring import score
-from memdiag._simulate import simulate, simulate_meme, simulate_memoryagentbench
+from memdiag.analyses.scoring import score
+from memdiag.synthetic import simulate, simulate_meme, simulate_memoryagentbench
 import memdiag as md
 
 MEME_TASKS = ["ER", "Agg", "Tr", "Del", "Cas", "Abs"]

@@ -244,7 +244,7 @@ def test_readme_quotes_the_augmentation_numbers_of_the_example(example):
 
 
 def test_the_reports_sweep_is_the_runs_of_the_references_system_and_parameter():
-    from memdiag._report.sections import _sweep
+    from memdiag.reporting.sections import _sweep
 
     systems = ("raw-rag final_k=5", "raw-rag final_k=15", "raw-rag final_k=30", "mem0 final_k=5", "zep")
     assert _sweep(systems, "raw-rag final_k=15") == ("final_k", "15",

@@ -1,4 +1,4 @@
-"""Across settings (memdiag._settings, SPEC §10.1–10.2): per-setting differences are compare's, pooling
+"""Across settings (memdiag.synthesis.settings, SPEC §10.1–10.2): per-setting differences are compare's, pooling
 agrees with statsmodels, the u-of-N count with Holm, exclusions are counted, and the real trpc panel."""
 
 from __future__ import annotations

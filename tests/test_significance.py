@@ -1,4 +1,4 @@
-"""Exact tests and multiplicity (memdiag._inference) against statsmodels/scipy and by hand."""
+"""Exact tests and multiplicity (memdiag.engine.inference) against statsmodels/scipy and by hand."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from statsmodels.stats.contingency_tables import cochrans_q as sm_cochrans_q
 from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 from statsmodels.stats.multitest import multipletests
 
-from memdiag._inference import adjust, cochrans_q, mcnemar, mcnemar_from_outcomes
-from memdiag.errors import MemdiagDeprecationWarning
+import memdiag as md
+from memdiag.engine.inference import adjust, cochrans_q, mcnemar
 
 GRID = sorted(set(range(0, 26)) | {40, 57, 100, 250, 999})
 PAIRS = [(b, c) for b in GRID for c in GRID]
@@ -107,14 +107,13 @@ def test_mcnemar_from_outcomes_rejects_bad_input(reference, system, match):
         mcnemar(reference=reference, system=system)
 
 
-def test_one_mcnemar_entry_point_old_names_warn_and_agree():
+def test_one_mcnemar_entry_point_and_the_removed_names_are_gone():
     ref, sysm = [1, 1, 0, 0, 1, 0, 1, 0, 0], [1, 0, 1, 1, 1, 0, 0, 1, 1]
-    with pytest.warns(MemdiagDeprecationWarning, match=r"mcnemar\(reference=\.\.\., system=\.\.\.\)"):
-        old = mcnemar_from_outcomes(ref, sysm, exact=False, correction=False)
-    assert old == mcnemar(reference=ref, system=sysm, exact=False, continuity=False)
-    with pytest.warns(MemdiagDeprecationWarning, match="pass continuity="):
-        assert mcnemar(benefit=9, tax=3, exact=False, correction=True) == \
-            mcnemar(benefit=9, tax=3, exact=False, continuity=True)
+    # 0.3's mcnemar_from_outcomes and mcnemar(correction=) went in 0.4
+    assert not hasattr(md, "mcnemar_from_outcomes")
+    with pytest.raises(TypeError, match="correction"):
+        mcnemar(benefit=9, tax=3, exact=False, correction=True)
+    assert mcnemar(reference=ref, system=sysm) == mcnemar(benefit=4, tax=2)
     assert mcnemar(benefit=9, tax=3, exact=False, continuity=False).statistic == pytest.approx(36 / 12)
     for bad in ({}, {"benefit": 1}, {"benefit": 1, "tax": 2, "reference": [1], "system": [0]}):
         with pytest.raises(TypeError, match="either the counts"):

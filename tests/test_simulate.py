@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from memdiag._simulate import EXAMPLE_SEED, simulate, simulate_systems_table, write_example
-from memdiag._verdicts import align, check
+from memdiag.synthetic import EXAMPLE_SEED, simulate, simulate_systems_table, write_example
+from memdiag.panel.verdicts import align, check
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "data" / "example"

@@ -12,9 +12,9 @@ import pytest
 from scipy.stats import multivariate_normal
 
 import memdiag as md
-from memdiag._schemes import get_scheme
-from memdiag._simulate import (MEMORYAGENTBENCH_SOURCES, _bvn, simulate_meme, simulate_memoryagentbench)
-from memdiag._verdicts import check
+from memdiag.panel.schemes import get_scheme
+from memdiag.synthetic import (MEMORYAGENTBENCH_SOURCES, _bvn, simulate_meme, simulate_memoryagentbench)
+from memdiag.panel.verdicts import check
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "data" / "example"

@@ -1,13 +1,13 @@
-"""The simulators reproduce, bit for bit, frames pinned before memdiag._simulate became a package.
+"""The simulators reproduce, bit for bit, frames pinned before memdiag.synthetic became a package.
 
-The digests were computed with the single-module ``memdiag/_simulate.py`` at commit 1dddcb0 (MEME's
+The digests were computed with the single-module ``memdiag/synthetic`` at commit 1dddcb0 (MEME's
 re-pinned in issue 14, when its per-task counts became the ``meme`` scheme's):
 ``pd.util.hash_pandas_object(frame).sum()`` (uint64, wrapping) over rows and index, and the first
 16 hex digits of the SHA-256 of ``json.dumps(frame.attrs["truth"], sort_keys=True)`` with every
 float of the truth rounded to 12 significant digits (the truths integrate a bivariate normal with
 ``scipy.integrate.quad``, whose last bits differ between SciPy versions; the same digests come out
 at the dependency floors and at the newest versions). A change in a default table
-(``memdiag/_simulate/data/*.yaml``), in the order of the draws or in a formula of the truth
+(``memdiag/synthetic/data/*.yaml``), in the order of the draws or in a formula of the truth
 changes them.
 """
 
@@ -20,10 +20,10 @@ import math
 import pandas as pd
 import pytest
 
-from memdiag._schemes import MEME_TASKS, MEMORYAGENTBENCH_TREE, tree_weights
-from memdiag._simulate import simulate, simulate_meme, simulate_memoryagentbench, simulate_systems_table
-from memdiag._simulate.meme import MEME_ACCURACY, MEME_EXTRA_SHARE, MEME_GENERIC
-from memdiag._simulate.memoryagentbench import MEMORYAGENTBENCH_ACCURACY, MEMORYAGENTBENCH_SIZES
+from memdiag.panel.schemes import MEME_TASKS, MEMORYAGENTBENCH_TREE, tree_weights
+from memdiag.synthetic import simulate, simulate_meme, simulate_memoryagentbench, simulate_systems_table
+from memdiag.synthetic.meme import MEME_ACCURACY, MEME_EXTRA_SHARE, MEME_GENERIC
+from memdiag.synthetic.memoryagentbench import MEMORYAGENTBENCH_ACCURACY, MEMORYAGENTBENCH_SIZES
 
 
 def rounded(value: object) -> object:

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import memdiag as md
-from memdiag._verdicts import align, check, validate
+from memdiag.panel.verdicts import align, check, validate
 
 
 def frame(**columns):

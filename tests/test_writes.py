@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memdiag.errors import VerdictError
-from memdiag._writes import read_write_log, write_audit
+from memdiag.analyses.writes import read_write_log, write_audit
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "data" / "example" / "write_log.csv"
 

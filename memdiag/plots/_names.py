@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
-from memdiag._escape import one_line
+from memdiag.core.escape import one_line
 
 #: Names up to this many characters are drawn in full.
 LABEL_CHARS = 24
@@ -125,7 +125,7 @@ def system_labels(systems: Iterable[str], labels: Mapping[str, str] | None = Non
     -------
     dict
         ``{system: label}``; the labels are distinct, on one line, with bidi controls, zero-width
-        characters and spaces at either end shown as escapes (:func:`memdiag._escape.one_line`).
+        characters and spaces at either end shown as escapes (:func:`memdiag.core.escape.one_line`).
 
     Raises
     ------
@@ -171,7 +171,7 @@ def system_labels(systems: Iterable[str], labels: Mapping[str, str] | None = Non
                     out[system] = system
                     clash = True
     # drawn as data: a line break, a control, a bidi override (U+202E) or a zero-width character
-    # becomes visible (memdiag._escape.one_line), so no label reorders or hides its text
+    # becomes visible (memdiag.core.escape.one_line), so no label reorders or hides its text
     shown = {s: one_line(out[s]) for s in names}
     drawn: dict[str, str] = {}
     for system in names:  # an alias that is another system's name: two systems under one label

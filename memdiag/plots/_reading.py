@@ -1,7 +1,7 @@
 """What a figure says about how its numbers were made, read from the result frame it draws.
 
 STYLE: a figure never writes "Holm" (or 95%, or a test's name) unless the frame's ``attrs`` or
-columns say so (:mod:`memdiag._provenance`). These helpers turn ``attrs["correction"]``,
+columns say so (:mod:`memdiag.core.provenance`). These helpers turn ``attrs["correction"]``,
 ``attrs["confidence_level"]``, the p-value columns and the ``test`` column into the words of
 legends and axis labels, and fail soft: a frame without the key gets neutral wording ("adjusted
 p", "interval").
@@ -14,8 +14,8 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from memdiag._checks import CORRECTION_NAMES
-from memdiag._escape import one_line
+from memdiag.core.checks import CORRECTION_NAMES
+from memdiag.core.escape import one_line
 
 #: Significance level of the markers and stars (a frame's ``attrs["alpha"]`` overrides it).
 ALPHA = 0.05

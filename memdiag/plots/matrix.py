@@ -14,7 +14,7 @@ family-adjusted intervals (``ci_low_adj``, ``ci_high_adj``) they are drawn with 
 adjusted p (``p_adj``); otherwise the per-comparison intervals are drawn with a star for the
 per-comparison p (``p``) and the cell text is **bold** when the family-adjusted p is below 0.05
 too. The notes under the matrix name the test and the adjustment as the frame's ``test`` column
-and ``attrs["correction"]`` give them. The frames are :func:`memdiag._compare` outputs with
+and ``attrs["correction"]`` give them. The frames are :func:`memdiag.analyses.compare` outputs with
 ``pairs="all"``; the function only orients and draws them.
 """
 

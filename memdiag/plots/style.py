@@ -70,7 +70,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure, SubFigure
 from matplotlib.font_manager import FontProperties
 
-from memdiag._outputs import write_file
+from memdiag.io.outputs import write_file
 from memdiag.plots._names import system_labels
 
 #: The 20 system colours in the order they are given (module docstring: sources and checks).

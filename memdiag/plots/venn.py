@@ -8,7 +8,7 @@ n aligned queries, "neither" is written under the panel, and the title gives the
 on one scale across all panels (equal areas mean equal counts) and the panels are ordered by net,
 largest first. This is the Memory Tax review's Venn figure; :func:`venn3` is its three-set version
 (reference, memory, memory + raw-source augmentation). The functions only draw what
-:func:`memdiag._flows` computed.
+:func:`memdiag.analyses.flows` computed.
 """
 
 from __future__ import annotations

@@ -1,0 +1,381 @@
+"""Write-action (mutation) audit of a memory system's decision log (SPEC §7; Raw-RAG paper C.2, Fig. 2).
+
+A memory system such as Mem0 emits one decision per candidate fact — ADD, UPDATE, DELETE or
+NONE — and persists some of them. :func:`write_audit` counts, per cluster (conversation) and
+decision-weighted overall, how often mutation is *proposed* (UPDATE or DELETE emitted) and how
+often it *takes effect* (a persisted text-changing UPDATE or a persisted DELETE), and the
+decision counts under the ADD/NONE-only counterfactual policy. :func:`read_write_log` reads a
+log from CSV or JSON lines.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from memdiag.core import checks as _checks
+from memdiag.core.provenance import stamp
+from memdiag.io.side_files import read_csv, read_text
+from memdiag.io.strict import DuplicateJsonKey, json_object
+from memdiag.errors import VerdictError, shown, where
+
+#: The four roles a decision can play, in the order ``decisions=`` lists their labels.
+ROLES: tuple[str, ...] = ("ADD", "UPDATE", "DELETE", "NONE")
+
+#: Columns every decision log needs.
+REQUIRED: tuple[str, ...] = ("cluster", "decision", "persisted", "old_text", "new_text")
+
+#: Name of the decision-weighted row over all clusters.
+OVERALL = "overall"
+
+#: Spellings accepted for the ``persisted`` flag.
+_TRUE = {"1", "true", "t", "yes", "y"}
+_FALSE = {"0", "false", "f", "no", "n"}
+
+#: How many examples a note lists.
+_SHOW = 5
+
+
+# --------------------------------------------------------------------------------------------
+# reading
+# --------------------------------------------------------------------------------------------
+def read_write_log(path: str | Path) -> pd.DataFrame:
+    """Read a decision log from a CSV file or a JSON-lines file (one decision per line).
+
+    Parameters
+    ----------
+    path
+        ``.csv``, or ``.jsonl``/``.ndjson``/``.json`` with one JSON object per line. Columns:
+        ``cluster, decision, persisted, old_text, new_text`` and optionally ``memory_id``,
+        ``decision_id`` (see :func:`write_audit`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The log with ``persisted`` as bool, plus ``source_file`` and ``source_record``
+        (``row k`` of the CSV data, ``line k`` of the JSON lines) so that errors name them.
+
+    Raises
+    ------
+    VerdictError
+        Missing or empty file, a line that is not a JSON object, a missing column, an empty
+        ``cluster`` (or one named ``overall``), a ``persisted`` value that is not a yes/no flag,
+        a suffix other than .csv/.jsonl/.ndjson/.json — naming file, row, field.
+
+    References
+    ----------
+    SPEC §7.1 (write-action audit: the decision log's columns); Raw-RAG paper C.2 and Figure 2.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = Path(tmp.name) / "decisions.csv"
+    >>> _ = path.write_text("cluster,decision,persisted,old_text,new_text\\n"
+    ...                     "c1,ADD,yes,,likes tea\\nc1,UPDATE,yes,likes tea,likes green tea\\nc1,NONE,,,\\n")
+    >>> log = read_write_log(path)
+    >>> log[["decision", "persisted", "source_record"]].values.tolist()
+    [['ADD', True, 'row 1'], ['UPDATE', True, 'row 2'], ['NONE', False, 'row 3']]
+    >>> tmp.cleanup()
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise VerdictError(f"{where(str(path))}: no such file. Check the path.")
+    if path.suffix.lower() == ".csv":
+        log = read_csv(path, "decision log", dtype=str, keep_default_na=False, na_values=[""])
+        records = [f"row {k}" for k in range(1, len(log) + 1)]
+    elif path.suffix.lower() in {".jsonl", ".ndjson", ".json"}:
+        rows, records = [], []
+        for number, line in enumerate(read_text(path, "decision log").split("\n"), start=1):  # LF only
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line, object_pairs_hook=json_object)
+            except (json.JSONDecodeError, RecursionError, DuplicateJsonKey) as error:
+                reason = (error.msg if isinstance(error, json.JSONDecodeError) else str(error)
+                          if isinstance(error, DuplicateJsonKey) else "nested too deeply")
+                raise VerdictError(f"{where(str(path), f'line {number}')}: not valid JSON ({reason}). "
+                                   "Write one decision object per line.") from None
+            if not isinstance(row, dict):
+                raise VerdictError(f"{where(str(path), f'line {number}')}: expected a JSON object with "
+                                   f"{', '.join(REQUIRED)}, got {row!r:.60}.")
+            rows.append(row)
+            records.append(f"line {number}")
+        log = pd.DataFrame(rows)
+    else:
+        raise VerdictError(f"{where(str(path))}: unknown decision-log format '{path.suffix}'. "
+                           "Use .csv or .jsonl (one JSON object per line).")
+    if len(log) == 0:
+        raise VerdictError(f"{where(str(path))}: the file holds no decision. Point memdiag at a decision log.")
+    log["source_file"] = str(path)
+    log["source_record"] = records
+    return _checked(log)
+
+
+def _locate(log: pd.DataFrame, i: int) -> tuple[str | None, object]:
+    source = log["source_file"].iloc[i] if "source_file" in log else None
+    record = log["source_record"].iloc[i] if "source_record" in log else f"row {i + 1}"
+    return source, record
+
+
+def _flag(value: object) -> bool | None:
+    """A yes/no flag as bool; None for a value that is not one (missing counts as False)."""
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return False
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    text = str(value).strip().lower()
+    if text in ("", "nan", "none", "null"):
+        return False
+    if isinstance(value, (int, float, np.number)) and float(value) in (0.0, 1.0):
+        return bool(value)
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    return None
+
+
+def _checked(log: pd.DataFrame) -> pd.DataFrame:
+    """The log with every required column present, clusters named and ``persisted`` as bool."""
+    for column in REQUIRED:
+        if column not in log:
+            source = log["source_file"].iloc[0] if "source_file" in log and len(log) else None
+            raise VerdictError(f"{where(source, None, column)}: required column is missing (have: "
+                               f"{', '.join(c for c in log.columns if not c.startswith('source_'))}). "
+                               "A decision log needs cluster, decision, persisted, old_text, new_text.")
+    log = log.reset_index(drop=True).copy()
+    empty = np.flatnonzero(log["cluster"].isna().to_numpy()
+                           | log["cluster"].astype(str).str.strip().eq("").to_numpy())
+    if empty.size:
+        source, record = _locate(log, int(empty[0]))
+        raise VerdictError(f"{where(source, record, 'cluster')}: is empty. Every decision needs the "
+                           "cluster (conversation) it was made in.")
+    log["cluster"] = log["cluster"].astype(str)
+    if (log["cluster"] == OVERALL).any():
+        source, record = _locate(log, int(np.flatnonzero(log["cluster"] == OVERALL)[0]))
+        raise VerdictError(f"{where(source, record, 'cluster')}: '{OVERALL}' names the decision-weighted "
+                           "row of the audit. Rename that cluster.")
+    flags = [_flag(v) for v in log["persisted"]]
+    bad = [i for i, f in enumerate(flags) if f is None]
+    if bad:
+        source, record = _locate(log, bad[0])
+        raise VerdictError(f"{where(source, record, 'persisted')}: {shown(log['persisted'].iloc[bad[0]])} is not "
+                           "a yes/no flag. Write true/false, yes/no or 1/0 (empty = not persisted).")
+    log["persisted"] = np.array(flags, dtype=bool)
+    return log
+
+
+# --------------------------------------------------------------------------------------------
+# the audit
+# --------------------------------------------------------------------------------------------
+def _roles(decisions: Sequence[str] | Mapping[str, str]) -> dict[str, str]:
+    """Label as declared -> role, from four labels in role order or a label -> role mapping."""
+    if isinstance(decisions, Mapping):
+        pairs = [(str(label), str(role).strip().upper()) for label, role in decisions.items()]
+    else:
+        labels = list(decisions)
+        if len(labels) != len(ROLES):
+            raise ValueError(f"decisions: give the four labels in the order {', '.join(ROLES)} (got "
+                             f"{labels!r}), or a mapping label -> role.")
+        pairs = list(zip(map(str, labels), ROLES))
+    unknown = [role for _, role in pairs if role not in ROLES]
+    if unknown:
+        raise ValueError(f"decisions: role {unknown[0]!r} is not one of {', '.join(ROLES)}.")
+    return dict(pairs)
+
+
+def _examples(values: pd.Series) -> str:
+    counts = values.value_counts(dropna=False)
+    text = ", ".join(f"{k!r} ({v})" for k, v in list(counts.items())[:_SHOW])
+    return text + (f" and {len(counts) - _SHOW} more labels" if len(counts) > _SHOW else "")
+
+
+def _duplicates(log: pd.DataFrame, role: pd.Series) -> np.ndarray:
+    """Rows that repeat an earlier decision of the same cluster (see :func:`write_audit`)."""
+    dup = np.zeros(len(log), dtype=bool)
+    if "decision_id" in log:
+        has_id = log["decision_id"].notna().to_numpy()
+        dup |= has_id & log.duplicated(["cluster", "decision_id"], keep="first").to_numpy()
+    if "memory_id" in log:
+        key = pd.DataFrame({"cluster": log["cluster"], "role": role,
+                            "memory_id": log["memory_id"].astype(str),
+                            "new_text": log["new_text"].fillna("").astype(str).str.strip()})
+        acting = (role.isin(["ADD", "UPDATE", "DELETE"]) & log["memory_id"].notna()).to_numpy()
+        dup |= acting & key.duplicated(keep="first").to_numpy()
+    return dup
+
+
+def _text_changed(log: pd.DataFrame) -> np.ndarray:
+    """Old and new text both present and different (surrounding whitespace ignored)."""
+    old, new = log["old_text"], log["new_text"]
+    present = old.notna().to_numpy() & new.notna().to_numpy()
+    differ = old.astype(str).str.strip().to_numpy() != new.astype(str).str.strip().to_numpy()
+    return present & differ
+
+
+def _summary(frame: pd.DataFrame) -> dict:
+    role = frame["role"]
+    n = len(frame)
+    counts = {f"n_{r.lower()}": int((role == r).sum()) for r in ROLES}
+    effective_update = int((frame["effective"] & (role == "UPDATE")).sum())
+    effective_delete = int((frame["effective"] & (role == "DELETE")).sum())
+    return {
+        "n_decisions": n, **counts,
+        "n_malformed": int(role.isna().sum()), "n_duplicate": int(frame["duplicate"].sum()),
+        "n_effective_update": effective_update, "n_effective_delete": effective_delete,
+        "proposed_rate": 100 * (counts["n_update"] + counts["n_delete"]) / n,
+        "effective_rate": 100 * (effective_update + effective_delete) / n,
+        "cf_add": counts["n_add"] + counts["n_update"], "cf_none": counts["n_none"] + counts["n_delete"],
+    }
+
+
+def _intervals(rows: pd.DataFrame, confidence_level: float) -> pd.DataFrame:
+    """Clopper–Pearson intervals (points) of the proposed and effective rates of every row."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    n = rows["n_decisions"].to_numpy()
+    counts = {"proposed": rows["n_update"].to_numpy() + rows["n_delete"].to_numpy(),
+              "effective": rows["n_effective_update"].to_numpy() + rows["n_effective_delete"].to_numpy()}
+    for name, k in counts.items():
+        low, high = proportion_confint(k, n, alpha=1 - confidence_level, method="beta")
+        position = rows.columns.get_loc(f"{name}_rate") + 1
+        rows.insert(position, f"{name}_rate_ci_high", 100 * np.asarray(high, dtype=float))
+        rows.insert(position, f"{name}_rate_ci_low", 100 * np.asarray(low, dtype=float))
+    return rows
+
+
+def write_audit(log: pd.DataFrame, *,
+                decisions: Sequence[str] | Mapping[str, str] = ROLES,
+                confidence_level: float = 0.95) -> pd.DataFrame:
+    """Proposed and effective mutation rates per cluster and overall (SPEC §7; C.2, Figure 2).
+
+    Parameters
+    ----------
+    log
+        One row per emitted decision: ``cluster`` (conversation), ``decision`` (label),
+        ``persisted`` (whether the action reached the store's history: bool, 0/1, yes/no; empty
+        means no), ``old_text`` and ``new_text`` (the memory text before and after). Optional
+        ``memory_id`` (the memory the decision acts on) and ``decision_id`` (the emitted
+        decision's own id) enable duplicate detection. :func:`read_write_log` reads one.
+    decisions
+        The labels of the four roles in the order ``("ADD", "UPDATE", "DELETE", "NONE")``, or a
+        mapping label -> role for several spellings (e.g. ``{"NOOP": "NONE", ...}``). Labels are
+        matched ignoring case and surrounding whitespace.
+    confidence_level
+        Level of the Clopper–Pearson intervals of the two rates (default 0.95).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per cluster (sorted) and a last row ``cluster == "overall"``: ``cluster,
+        n_decisions, n_add, n_update, n_delete, n_none, n_malformed, n_duplicate,
+        n_effective_update, n_effective_delete, proposed_rate, proposed_rate_ci_low,
+        proposed_rate_ci_high, effective_rate, effective_rate_ci_low, effective_rate_ci_high,
+        cf_add, cf_none``. Rates and their intervals are in points (percent of all decisions).
+        ``attrs["notes"]`` reports unknown labels (with examples), normalised spellings and
+        duplicates.
+
+    Raises
+    ------
+    VerdictError
+        A required column missing, an empty ``cluster`` or one named ``overall``, a
+        ``persisted`` value that is not a yes/no flag (naming file, row and field), or a bad
+        ``confidence_level``.
+    ValueError
+        ``decisions`` that are not four labels in role order nor a mapping to the four roles.
+
+    Notes
+    -----
+    With n the number of emitted decisions of a cluster (NONE, malformed and duplicate rows
+    included: C.2 "relative to all emitted decisions"):
+
+    - proposed_rate = 100 (n_UPDATE + n_DELETE) / n;
+    - effective_rate = 100 (persisted UPDATEs whose old and new text are both present and differ +
+      persisted DELETEs) / n, duplicates excluded — a repeated mutation changes nothing the
+      first did not (C.2: "an effective update must have a persisted record with available old
+      and new text that differ; a persisted deletion also counts");
+    - ADD/NONE-only counterfactual (C.2, D.3.8): UPDATE becomes ADD and DELETE becomes NONE, so
+      cf_add = n_ADD + n_UPDATE, cf_none = n_NONE + n_DELETE (its mutation rates are 0).
+
+    The ``overall`` row pools the decisions of every cluster, so its rates are
+    decision-weighted means of the cluster rates (Figure 2's dashed lines).
+
+    Each rate has an exact binomial (Clopper–Pearson) interval for its count out of n decisions
+    (statsmodels ``proportion_confint(method="beta")``): it treats a row's decisions as
+    independent, so the ``overall`` interval, which pools clusters, is narrower than a
+    cluster-aware one would be.
+
+    A label that is none of the four (after trimming and upper-casing) is **malformed**: it is
+    counted in n and n_malformed, listed in the notes, and never mapped to a role. A
+    **duplicate** is a row that repeats an earlier row of the same cluster: the same
+    ``decision_id`` (one decision logged twice), or the same action (ADD, UPDATE or DELETE) on
+    the same ``memory_id`` with the same new text (e.g. one update proposed twice, a memory
+    deleted twice). Without those columns duplicates cannot be detected and the notes say so.
+
+    References
+    ----------
+    SPEC §7.1 (write-action audit) and SPEC §8 (the mutation-rate and write-action figures);
+    Raw-RAG paper C.2 (rates relative to all emitted decisions, effectiveness by persisted text
+    changes, the ADD/NONE-only counterfactual), D.3.8 and Figure 2.
+    Clopper, C. J. & Pearson, E. S. (1934). The use of confidence or fiducial limits illustrated
+    in the case of the binomial. Biometrika 26(4), 404–413.
+
+    Examples
+    --------
+    >>> log = pd.DataFrame({"cluster": ["c1"] * 4 + ["c2"] * 2,
+    ...     "decision": ["ADD", "UPDATE", "update ", "NONE", "DELETE", "MERGE"],
+    ...     "persisted": [1, 1, 1, 0, 1, 0],
+    ...     "old_text": [None, "likes tea", "lives in Oslo", None, "has a cat", None],
+    ...     "new_text": ["likes tea", "likes green tea", "lives in Oslo", None, None, None]})
+    >>> out = write_audit(log)
+    >>> out[["cluster", "n_decisions", "n_update", "n_malformed", "proposed_rate", "effective_rate"]]
+       cluster  n_decisions  n_update  n_malformed  proposed_rate  effective_rate
+    0       c1            4         2            0           50.0       25.000000
+    1       c2            2         0            1           50.0       50.000000
+    2  overall            6         2            1           50.0       33.333333
+    >>> out.attrs["notes"][0]
+    "1 decision with an unknown label counted as malformed (not mapped to any role): 'MERGE' (1)"
+    """
+    confidence_level = _checks.confidence_level(confidence_level)
+    log = _checked(log)
+    roles = _roles(decisions)
+    lookup = {label.strip().upper(): r for label, r in roles.items()}
+    raw = log["decision"]
+    role = raw.map(lambda v: None if pd.isna(v) else lookup.get(str(v).strip().upper()))
+    notes: list[str] = []
+    malformed = role.isna()
+    if malformed.any():
+        k = int(malformed.sum())
+        notes.append(f"{k} decision{'s' if k != 1 else ''} with an unknown label counted as malformed "
+                     f"(not mapped to any role): {_examples(raw[malformed])}")
+    variant = ~malformed & ~raw.isin(list(roles))
+    if variant.any():
+        k = int(variant.sum())
+        notes.append(f"{k} label{'s' if k != 1 else ''} differ{'s' if k == 1 else ''} from the known "
+                     f"ones in case or whitespace only and {'was' if k == 1 else 'were'} read as "
+                     f"{'it' if k == 1 else 'them'}: {_examples(raw[variant])}")
+    duplicate = _duplicates(log, role)
+    if not {"memory_id", "decision_id"} & set(log.columns):
+        notes.append("duplicates not checked: the log has no memory_id or decision_id column")
+    elif duplicate.any():
+        notes.append(f"{int(duplicate.sum())} duplicate decisions (same decision_id, or the same action "
+                     "on the same memory with the same text, within a cluster): counted in every "
+                     "denominator, never as effective")
+    persisted = log["persisted"].to_numpy()
+    effective = ~duplicate & persisted & (((role == "UPDATE").to_numpy() & _text_changed(log))
+                                          | (role == "DELETE").to_numpy())
+    frame = pd.DataFrame({"cluster": log["cluster"], "role": role, "duplicate": duplicate,
+                          "effective": effective})
+    rows = [{"cluster": name, **_summary(part)} for name, part in frame.groupby("cluster", sort=True)]
+    rows.append({"cluster": OVERALL, **_summary(frame)})
+    out = _intervals(pd.DataFrame(rows), confidence_level)
+    return stamp(out, "write_audit", notes=notes, unit="points", decisions=dict(roles),
+                 n_clusters=len(rows) - 1, confidence_level=confidence_level,
+                 interval="Clopper-Pearson",
+                 source=str(log["source_file"].iloc[0]) if "source_file" in log else None)

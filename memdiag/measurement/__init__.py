@@ -1,0 +1,1 @@
+"""Measurement error: an imperfect judge, wrong gold answers, judge and run variance, agreement."""

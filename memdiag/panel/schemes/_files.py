@@ -1,0 +1,114 @@
+"""Reading a scheme: from a mapping or a YAML/JSON file into a :class:`Scheme`, and the names of
+the built-in schemes (SPEC §6).
+
+The built-in schemes are YAML files in ``memdiag/panel/schemes/builtin/`` (package data, read with
+:mod:`importlib.resources`, so they work from an installed wheel) and go through the same
+:func:`from_dict` as a user's scheme. The class is passed in (:meth:`Scheme.from_dict`,
+:meth:`Scheme.from_file`), so this module does not import the definition it builds. No pandas here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import fields
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import yaml
+
+from memdiag.errors import SchemeError
+from memdiag.io.outputs import note_input
+from memdiag.io.strict import DuplicateJsonKey, json_object, load_yaml
+
+if TYPE_CHECKING:  # pragma: no cover - names for annotations only
+    from importlib.resources.abc import Traversable
+
+    from memdiag.panel.schemes._scheme import Scheme
+
+#: The built-in scheme listed first, and the CLI's default: every query counts once.
+DEFAULT = "mean"
+
+def _parse(text: str, where: str, is_json: bool) -> object:
+    """The YAML or JSON value of a scheme file's text; a SchemeError naming ``where`` if unparsable."""
+    try:
+        return json.loads(text, object_pairs_hook=json_object) if is_json else load_yaml(text)
+    except (json.JSONDecodeError, yaml.YAMLError, RecursionError, DuplicateJsonKey) as err:
+        raise SchemeError(f"{where}: not valid {'JSON' if is_json else 'YAML'} "
+                          f"({' '.join(str(err).split())}). Fix the syntax.") from None
+
+
+def from_dict(spec: Mapping, origin: str, cls: type[Scheme]) -> Scheme:
+    """:meth:`Scheme.from_dict`: check the keys of ``spec`` against the fields of ``cls`` and build it."""
+    if not isinstance(spec, Mapping):
+        raise SchemeError(f"{origin}: a scheme is a mapping of keys (group_by, weights, ...), "
+                          f"not {type(spec).__name__}.")
+    allowed = [f.name for f in fields(cls) if f.name != "origin"]
+    unknown = [str(k) for k in spec if k not in allowed]
+    if unknown:
+        raise SchemeError(f"{origin}, key '{unknown[0]}': unknown key (known keys: "
+                          f"{', '.join(allowed)}). Fix its spelling or remove it.")
+    values = dict(spec)
+    values.setdefault("name", Path(origin).stem if origin != "<dict>" else "custom")
+    return cls(**values, origin=origin)
+
+
+def from_file(path: str | Path, cls: type[Scheme]) -> Scheme:
+    """:meth:`Scheme.from_file`: a scheme from a YAML (``.yaml``/``.yml``) or JSON file."""
+    path = Path(path)
+    if not path.is_file():
+        raise SchemeError(f"{path}: no such scheme file. Check the path, or use a built-in "
+                          f"scheme ({', '.join(known_schemes())}).")
+    note_input(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise SchemeError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start}). Save the scheme "
+                          "as UTF-8.") from None
+    spec = _parse(text, str(path), path.suffix.lower() == ".json")
+    return from_dict(spec if spec is not None else {}, origin=str(path), cls=cls)
+
+
+# --------------------------------------------------------------------------------------------
+# the built-in catalogue
+# --------------------------------------------------------------------------------------------
+def _folder() -> Traversable:
+    return resources.files("memdiag.panel.schemes") / "builtin"
+
+
+@cache
+def _names() -> tuple[str, ...]:
+    names = sorted(item.name.removesuffix(".yaml") for item in _folder().iterdir()
+                   if item.name.endswith(".yaml"))
+    return (DEFAULT, *(name for name in names if name != DEFAULT))
+
+
+def known_schemes() -> tuple[str, ...]:
+    """Names of the built-in schemes (the files ``builtin/<name>.yaml``): ``mean`` first, then
+    the benchmarks alphabetically.
+
+    Returns
+    -------
+    tuple of str
+        The names :func:`get_scheme` accepts besides files and mappings (read once per process).
+
+    Raises
+    ------
+    OSError
+        The package's ``builtin`` scheme folder cannot be read (a broken installation).
+
+    References
+    ----------
+    SPEC §6.3 (the built-in schemes) and SPEC §6.1 (schemes are data: YAML files); Raw-RAG paper
+    D.5 (the benchmarks' official aggregations).
+
+    Examples
+    --------
+    >>> known_schemes()[:3]
+    ('mean', 'locomo', 'longmemeval')
+    >>> "meme" in known_schemes() and "memoryagentbench" in known_schemes()
+    True
+    """
+    return _names()

@@ -1,0 +1,1 @@
+"""Synthesis over many comparisons or settings: pooling across settings, fragility, critical differences."""

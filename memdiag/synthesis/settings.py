@@ -1,0 +1,263 @@
+"""Inference across benchmark × model settings: each system's paired difference from the reference in
+every setting, pooled by random-effects meta-analysis, and the number of settings in which it
+beats the reference that a paper may claim (SPEC §10.1, §10.2).
+
+:func:`setting_differences` runs :func:`memdiag.compare` against the reference in every setting
+(each under its own scheme, design and interval, as :func:`memdiag.overview`);
+:func:`pool_settings` pools those differences per system
+(:func:`memdiag.engine.inference.meta.pool_effects`) and counts the settings with the partial-conjunction
+procedure (:func:`memdiag.engine.inference.replicability.replicability_count`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from memdiag.analyses.compare import compare
+from memdiag.engine.inference.meta import INTERVALS, TAU2_METHODS, pool_effects
+from memdiag.engine.inference.replicability import PC_METHODS, one_sided, partial_conjunction, replicability_count
+from memdiag.core.notes import Note
+from memdiag.engine.options import Options, as_options
+from memdiag.analyses.overview import _prepared, _settings
+from memdiag.panel.prepare import Prepared
+from memdiag.core.provenance import stamp
+from memdiag.errors import VerdictError
+
+__all__ = ["pool_settings", "setting_differences"]
+
+#: Columns :func:`pool_settings` needs in its input.
+NEEDED: tuple[str, ...] = ("setting", "system", "reference", "diff", "se", "p")
+
+
+def setting_differences(
+    data: pd.DataFrame | Mapping[str | tuple[str, str], pd.DataFrame | Prepared],
+    *,
+    reference: str,
+    metric: str = "accuracy",
+    schemes: Mapping[str, str | None] | None = None,
+    options: Options | Mapping | None = None,
+) -> pd.DataFrame:
+    """Every system's paired difference from the reference in every benchmark × model setting.
+
+    Parameters
+    ----------
+    data
+        As in :func:`memdiag.overview`: verdicts with a ``benchmark`` and/or ``model`` column, or a
+        mapping ``{benchmark: verdicts}`` / ``{(benchmark, model): verdicts}`` (a
+        :func:`memdiag.prepare` output as the value keeps its own scheme and data choices;
+        :func:`memdiag.analyses.overview.prepare_settings` prepares every setting with the same choices).
+    reference
+        The system every other is compared with (usually raw-history RAG).
+    metric
+        As in :func:`memdiag.compare`.
+    schemes
+        ``{benchmark: scheme}`` overriding :func:`memdiag.analyses.overview.scheme_for`.
+    options
+        :class:`memdiag.Options` (or a mapping of its fields; None: the defaults), as in
+        :func:`memdiag.compare`, for every setting: reads design (None: each setting's scheme and
+        clusters), inference, n_resamples (at least 1), seed and confidence_level; correction
+        only adjusts compare's ``p_adj``, which is not reported here.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (setting, system other than the reference): ``benchmark, model, setting,
+        system, reference, diff, se, ci_low, ci_high`` (points, system − reference), ``p`` (two-sided,
+        the setting's own test), ``p_greater`` (one-sided: the system beats the reference), ``n,
+        design, method, test``. Settings without the reference are left out and counted in the
+        notes.
+
+    Raises
+    ------
+    VerdictError
+        Data :func:`memdiag.overview` cannot split into settings, the reference in no setting, or
+        what :func:`memdiag.compare` raises for a setting.
+    SchemeError
+        A scheme a setting's data cannot satisfy.
+
+    References
+    ----------
+    SPEC §10.1 (per-setting differences and pooling), SPEC §8 (settings) and SPEC §4.1 (each
+    setting's interval).
+
+    Examples
+    --------
+    >>> import memdiag as md
+    >>> runs = {(b, "m"): md.simulate(n_queries=200, systems=("rag", "mem"), accuracy={"rag": 0.6, "mem": p},
+    ...                               reference="rag", seed=s) for b, p, s in (("a", 0.7, 1), ("b", 0.65, 2))}
+    >>> out = md.setting_differences(runs, reference="rag", options={"n_resamples": 500})
+    >>> out[["setting", "system", "reference"]].values.tolist()
+    [['a · m', 'mem', 'rag'], ['b · m', 'mem', 'rag']]
+    """
+    opts = as_options(options)
+    n_resamples, seed, confidence_level, inference = (opts.resampled("setting_differences"), opts.seed,
+                                                      opts.confidence_level, opts.inference)
+    parts, skipped = [], []
+    for benchmark, model, frame in _settings(data):
+        name = " · ".join(v for v in (benchmark, model) if v)
+        systems = (frame.panel.systems if isinstance(frame, Prepared) else
+                   pd.unique(frame["system"].astype(str)) if "system" in frame else ())
+        if reference not in set(systems):
+            skipped.append(name)
+            continue
+        out = compare(_prepared(benchmark, frame, schemes, metric), metric=metric, pairs="reference",
+                      reference=reference, options=opts)
+        part = pd.DataFrame({
+            "benchmark": benchmark, "model": model, "setting": name, "system": out["system_a"].astype(str),
+            "reference": out["system_b"].astype(str), "diff": out["diff"], "se": out["se"], "ci_low": out["ci_low"],
+            "ci_high": out["ci_high"], "p": out["p"], "p_greater": one_sided(out["p"], out["diff"]),
+            "n": out["n"], "design": out["design"], "method": out["method"], "test": out["test"]})
+        parts.append(part)
+    if not parts:
+        raise VerdictError(f"the reference {reference!r} is in no setting: name a system every setting ran.")
+    result = pd.concat(parts, ignore_index=True)
+    notes = []
+    if skipped:
+        notes.append(Note(f"{len(skipped)} setting(s) without the reference {reference} left out: {', '.join(skipped)}",
+                          code="settings-without-reference", severity="caution", concerns=tuple(skipped)))
+    return stamp(result, "setting_differences", notes=notes, resampled=True, unit="points", metric=metric,
+                 n_resamples=n_resamples, seed=seed, confidence_level=confidence_level, inference=inference)
+
+
+def pool_settings(
+    differences: pd.DataFrame,
+    *,
+    tau2: str = "reml",
+    interval: str = "auto",
+    clusters: str | None = None,
+    combine: str = "bonferroni",
+    confidence_level: float = 0.95,
+) -> pd.DataFrame:
+    """Pool each system's per-setting differences and count the settings where it beats the reference.
+
+    Parameters
+    ----------
+    differences
+        :func:`memdiag.setting_differences` output, or any frame with ``setting, system, reference,
+        diff, se, p`` (points; ``p`` two-sided) and optionally ``p_greater``.
+    tau2
+        ``reml`` (default), ``pm``, ``dl`` or ``fixed`` (:func:`memdiag.engine.inference.meta.pool_effects`).
+    interval
+        ``auto`` (Hartung–Knapp–Sidik–Jonkman below 10 settings, else normal), ``hksj`` or ``z``.
+    clusters
+        A column of ``differences`` naming what settings share (e.g. ``benchmark``: the same
+        questions; or a reference-run id): settings with the same value are treated as correlated
+        and the interval is the CR2 robust one (Hedges, Tipton & Johnson 2010; Tipton 2015).
+    combine
+        How the partial-conjunction p-values combine the settings: ``bonferroni`` (default; valid
+        under any dependence, the count is Holm's), ``simes`` (positive dependence) or ``fisher``
+        (independent settings only).
+    confidence_level
+        Level of the intervals; α = 1 − level for the counts.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (system, reference): ``n_settings`` (with a difference), ``k`` (pooled: a
+        setting with se 0 cannot be weighted and is left out, counted in ``n_excluded``),
+        ``estimate, se, ci_low, ci_high, df, p`` (the pooled mean difference, points; ``df`` NaN for
+        the normal interval),
+        ``interval, tau2_method, tau2, tau, i2, q, q_p, pi_low, pi_high`` (prediction interval
+        for a new setting), ``fixed_estimate, fixed_ci_low, fixed_ci_high``, ``beats_in`` (û: the
+        system beats the reference in at least û of the N settings, family-wise α),
+        ``p_beats_one`` (p^{1/N}: in none), ``beats_settings`` (the û settings with the smallest
+        one-sided p, the ones Holm identifies under Bonferroni), ``worse_in`` (the same count for
+        the reference beating the system). Pooled columns are NaN with fewer than 2 settings.
+
+    Raises
+    ------
+    VerdictError
+        A frame without the needed columns, a missing ``clusters`` column, an unknown ``tau2``,
+        ``interval`` or ``combine``, a level outside (0, 1).
+
+    Notes
+    -----
+    The pooled mean answers "how much, on average over settings like these"; τ and the prediction
+    interval say how much a new setting may differ. ``beats_in`` answers "in how many" with a valid
+    test: H^{u/N}: fewer than u settings where the system is better, rejected in order u = 1, 2, …
+    (Benjamini & Heller 2008; Dror et al. 2017). A count of settings where the system merely
+    scores higher is no test.
+
+    References
+    ----------
+    SPEC §10.1 (pooling), SPEC §10.2 (the u-of-N count).
+
+    Examples
+    --------
+    >>> d = pd.DataFrame({"setting": list("abcd"), "system": "mem", "reference": "rag",
+    ...                   "diff": [4.0, 6.0, 5.0, -1.0], "se": [1.5, 2.0, 1.8, 2.2],
+    ...                   "p": [0.008, 0.003, 0.006, 0.65]})
+    >>> out = pool_settings(d)
+    >>> out[["system", "k", "interval", "beats_in", "worse_in"]].to_dict("records")
+    [{'system': 'mem', 'k': 4, 'interval': 'hksj', 'beats_in': 3, 'worse_in': 0}]
+    """
+    missing = [c for c in NEEDED if c not in differences]
+    if missing:
+        raise VerdictError(f"pool_settings needs the columns {', '.join(NEEDED)} (setting_differences output); "
+                           f"missing: {', '.join(missing)}.")
+    if clusters is not None and clusters not in differences:
+        raise VerdictError(f"clusters names the column {clusters!r}, which the differences do not have.")
+    for name, value, allowed in (("tau2", tau2, TAU2_METHODS), ("interval", interval, INTERVALS),
+                                 ("combine", combine, PC_METHODS)):
+        if value not in allowed:
+            raise VerdictError(f"{name} must be one of {', '.join(allowed)}, not {value!r}.")
+    if not 0.0 < confidence_level < 1.0:
+        raise VerdictError(f"confidence_level must be in (0, 1), got {confidence_level!r}.")
+    alpha = 1.0 - confidence_level
+    rows, notes = [], []
+    for (system, reference), part in differences.groupby(["system", "reference"], sort=False):
+        part = part.reset_index(drop=True)
+        greater = np.asarray(part["p_greater"] if "p_greater" in part else one_sided(part["p"], part["diff"]), float)
+        less = np.asarray(one_sided(part["p"], -part["diff"]), float)
+        undefined = ~np.isfinite(greater) | ~np.isfinite(less)
+        if undefined.any():          # a setting without a p-value supports no claim: it counts as p = 1
+            left = part.loc[undefined, "setting"].astype(str).tolist()
+            notes.append(Note(f"{system}: {len(left)} setting(s) without a p-value counted as p = 1 in the u-of-N "
+                              f"counts: {', '.join(left)}", code="setting-without-p", severity="caution",
+                              concerns=(str(system), *left)))
+            greater, less = np.where(undefined, 1.0, greater), np.where(undefined, 1.0, less)
+        u = replicability_count(greater, alpha=alpha, method=combine)
+        order = np.argsort(greater, kind="stable")
+        row = {"system": system, "reference": reference, "n_settings": len(part),
+               "beats_in": u, "p_beats_one": float(partial_conjunction(greater, method=combine)[0]),
+               "beats_settings": ", ".join(part["setting"].iloc[order[:u]].astype(str)),
+               "worse_in": replicability_count(less, alpha=alpha, method=combine)}
+        usable = part[np.isfinite(part["se"]) & (part["se"] > 0) & np.isfinite(part["diff"])]
+        row["n_excluded"] = len(part) - len(usable)
+        if row["n_excluded"]:
+            left = part.loc[~part.index.isin(usable.index), "setting"].astype(str).tolist()
+            notes.append(Note(f"{system}: {row['n_excluded']} setting(s) with no standard error not pooled: "
+                              f"{', '.join(left)}", code="setting-not-pooled", severity="caution",
+                              concerns=(str(system), *left)))
+        row["k"] = len(usable)
+        if len(usable) >= 2:
+            labels = usable[clusters].astype(str).to_numpy() if clusters is not None else None
+            if labels is not None and len(set(labels)) < 2:
+                raise VerdictError(f"{system}: the settings fall in one {clusters!r} cluster; the robust variance "
+                                   f"needs at least 2 (drop clusters=).")
+            r = pool_effects(usable["diff"].to_numpy(float), usable["se"].to_numpy(float) ** 2, tau2=tau2,
+                             interval=interval, clusters=labels, confidence_level=confidence_level)
+            row.update(estimate=r.estimate, se=r.se, ci_low=r.ci_low, ci_high=r.ci_high,
+                       df=r.df if np.isfinite(r.df) else np.nan, p=r.p_value,
+                       interval=r.interval, tau2_method=r.tau2_method, tau2=r.tau2, tau=float(np.sqrt(r.tau2)),
+                       i2=r.i2, q=r.q, q_p=r.q_p, pi_low=r.pi_low, pi_high=r.pi_high,
+                       fixed_estimate=r.fixed_estimate, fixed_ci_low=r.fixed_ci_low, fixed_ci_high=r.fixed_ci_high)
+        else:
+            notes.append(Note(f"{system}: fewer than 2 settings to pool", code="too-few-settings", severity="caution",
+                              concerns=(str(system),)))
+        rows.append(row)
+    columns = ["system", "reference", "n_settings", "k", "n_excluded", "estimate", "se", "ci_low", "ci_high", "df",
+               "p", "interval", "tau2_method", "tau2", "tau", "i2", "q", "q_p", "pi_low", "pi_high",
+               "fixed_estimate", "fixed_ci_low", "fixed_ci_high", "beats_in", "p_beats_one", "beats_settings",
+               "worse_in"]
+    out = pd.DataFrame(rows).reindex(columns=columns)
+    used = ", ".join(sorted({str(r["interval"]) for r in rows if "interval" in r})) or "none"
+    notes.insert(0, Note(f"pooled with τ² {tau2}, interval {used}"
+                         + (f", CR2 robust over {clusters!r} clusters" if clusters else "")
+                         + f"; u-of-N counts by {combine} partial conjunction at α = {alpha:g}",
+                         code="pooling-method"))
+    return stamp(out, "pool_settings", notes=notes, resampled=False, unit="points",
+                 confidence_level=confidence_level, correction=combine)
