@@ -38,18 +38,21 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
-import pandas as pd
-
-from memdiag.panel.cluster_labels import assign_clusters
 from memdiag.engine.designs import Design
 from memdiag.engine.inference import mcnemar
-from memdiag.io.schema import LOCOMO_CONVERSATIONS, locomo_query_id
-from memdiag.panel.schemes import get_scheme
 from memdiag.engine.inference.intervals import infer, infer_cells
 from memdiag.engine.pairs import cell_codes
-from memdiag.engine.resampling import accuracy_difference, bootstrap_sums, cell_bootstrap
+from memdiag.engine.resampling import (
+    accuracy_difference,
+    bootstrap_sums,
+    cell_bootstrap,
+)
+from memdiag.io.schema import LOCOMO_CONVERSATIONS, locomo_query_id
+from memdiag.panel.cluster_labels import assign_clusters
+from memdiag.panel.schemes import get_scheme
 
 #: LoCoMo's ten conversations: non-adversarial questions per conversation (SPEC §1.7).
 LOCOMO_SIZES = (152, 81, 152, 199, 178, 123, 150, 191, 156, 158)

@@ -97,46 +97,100 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
     from memdiag import plots as plot
-    from memdiag.measurement.agreement import agreement, missing_verdict_effect
     from memdiag.analyses.attribution import attribute_change
     from memdiag.analyses.augmentation import augmentation
-    from memdiag.audit import (
-        audit_claims, audit_independence, audit_summaries, check_aggregate, design_effect, granularity, leaderboard,
-        mcnemar_bounds, p_at_floor, rank_stability, read_claims, read_summaries, summary_power, survives_family,
-    )
     from memdiag.analyses.clusters import cluster_accuracy
     from memdiag.analyses.compare import bootstrap, compare, omnibus
     from memdiag.analyses.costs import cost_ratios, costs, system_costs
-    from memdiag.synthesis.critical import critical_difference
-    from memdiag.analyses.evidence import evidence, evidence_length, evidence_tests, path_given_result
+    from memdiag.analyses.evidence import (
+        evidence,
+        evidence_length,
+        evidence_tests,
+        path_given_result,
+    )
     from memdiag.analyses.flows import flows
-    from memdiag.synthesis.fragility import fragility
-    from memdiag.analyses.ingestion import ingestion, ingestion_curve, read_ingestion_log
-    from memdiag.measurement.judge_error import calibration_size, judge_corrected, ppi, rogan_gladen
-    from memdiag.measurement.leniency import judge_leniency, leniency_bound, leniency_breakeven, length_effect
-    from memdiag.measurement.gold_errors import ceiling_flags, clean_rescore, gold_ceilings, read_gold_errors
-    from memdiag.measurement.judge_variance import plan_evaluation, repetition_scores, variance_components
-    from memdiag.io.readers.locomo_audit import locomo_questions, read_locomo_audit
+    from memdiag.analyses.ingestion import (
+        ingestion,
+        ingestion_curve,
+        read_ingestion_log,
+    )
+    from memdiag.analyses.overview import overview, prepare_settings
+    from memdiag.analyses.power import comparison_power
+    from memdiag.analyses.procedures import evidence_procedure
+    from memdiag.analyses.replay import replay
+    from memdiag.analyses.robustness import (
+        content_filter_sensitivity,
+        judge_repetition_sensitivity,
+        missing_verdict_bounds,
+    )
+    from memdiag.analyses.scoring import score
+    from memdiag.analyses.sensitivity import sensitivity
+    from memdiag.analyses.store_gap import store_gap
+    from memdiag.analyses.writes import read_write_log, write_audit
+    from memdiag.audit import (
+        audit_claims,
+        audit_independence,
+        audit_summaries,
+        check_aggregate,
+        design_effect,
+        granularity,
+        leaderboard,
+        mcnemar_bounds,
+        p_at_floor,
+        rank_stability,
+        read_claims,
+        read_summaries,
+        summary_power,
+        survives_family,
+    )
     from memdiag.engine.inference import (
-        adjust, clustered_mcnemar, cochrans_q, design_detectable_effect, design_power, detectable_effect, mcnemar,
+        adjust,
+        clustered_mcnemar,
+        cochrans_q,
+        design_detectable_effect,
+        design_power,
+        detectable_effect,
+        mcnemar,
         mcnemar_power,
     )
     from memdiag.engine.options import Options
-    from memdiag.analyses.overview import overview, prepare_settings
     from memdiag.engine.pairs import pairwise_matrix
-    from memdiag.analyses.power import comparison_power
-    from memdiag.panel.prepare import Prepared, prepare
-    from memdiag.analyses.procedures import evidence_procedure
-    from memdiag.analyses.robustness import content_filter_sensitivity, judge_repetition_sensitivity, missing_verdict_bounds
-    from memdiag.analyses.replay import replay
-    from memdiag.reporting import demo, report, report_from_json
-    from memdiag.panel.schemes import Scheme, get_scheme, known_schemes
-    from memdiag.analyses.scoring import score
-    from memdiag.synthesis.settings import pool_settings, setting_differences
-    from memdiag.analyses.sensitivity import sensitivity
-    from memdiag.analyses.store_gap import store_gap
-    from memdiag.synthetic import (
-        simulate, simulate_ingestion_log, simulate_meme, simulate_memoryagentbench, simulate_systems_table,
+    from memdiag.io.readers.locomo_audit import locomo_questions, read_locomo_audit
+    from memdiag.measurement.agreement import agreement, missing_verdict_effect
+    from memdiag.measurement.gold_errors import (
+        ceiling_flags,
+        clean_rescore,
+        gold_ceilings,
+        read_gold_errors,
     )
+    from memdiag.measurement.judge_error import (
+        calibration_size,
+        judge_corrected,
+        ppi,
+        rogan_gladen,
+    )
+    from memdiag.measurement.judge_variance import (
+        plan_evaluation,
+        repetition_scores,
+        variance_components,
+    )
+    from memdiag.measurement.leniency import (
+        judge_leniency,
+        length_effect,
+        leniency_bound,
+        leniency_breakeven,
+    )
+    from memdiag.panel.prepare import Prepared, prepare
+    from memdiag.panel.schemes import Scheme, get_scheme, known_schemes
     from memdiag.panel.verdicts import Panel, align, check, read_verdicts, validate
-    from memdiag.analyses.writes import read_write_log, write_audit
+    from memdiag.reporting import demo, report, report_from_json
+    from memdiag.synthesis.critical import critical_difference
+    from memdiag.synthesis.fragility import fragility
+    from memdiag.synthesis.settings import pool_settings, setting_differences
+    from memdiag.synthetic import (
+        simulate,
+        simulate_ingestion_log,
+        simulate_meme,
+        simulate_memoryagentbench,
+        simulate_systems_table,
+    )

@@ -12,8 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa, fleiss_kappa
 
-from memdiag.measurement.agreement import _cohen_from_sums, _fleiss_from_sums, agreement, missing_verdict_effect
 from memdiag.errors import VerdictError
+from memdiag.measurement.agreement import (
+    _cohen_from_sums,
+    _fleiss_from_sums,
+    agreement,
+    missing_verdict_effect,
+)
 
 TRPC = "trpc-group__trpc-agent-go/data_nohistory_gpt4omini"
 

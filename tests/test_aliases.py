@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from cli_run import run
 
 import memdiag as md
 from memdiag.tables.aliases import alias_options, aliases
-from cli_run import run
 
 LONG = "Backboard-io__Backboard-Locomo-Benchmark"
 

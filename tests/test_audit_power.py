@@ -9,8 +9,12 @@ import pytest
 from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 
-from memdiag.engine.inference.power import _rejection_bound, detectable_effect, mcnemar_power
 from memdiag.engine.inference import mcnemar
+from memdiag.engine.inference.power import (
+    _rejection_bound,
+    detectable_effect,
+    mcnemar_power,
+)
 
 
 def _simulated_power(n: int, p_benefit: float, p_tax: float, alpha: float, draws: int, seed: int) -> float:

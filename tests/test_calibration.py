@@ -27,8 +27,8 @@ from scipy import stats
 
 import memdiag as md
 from memdiag.engine.designs import Design
-from memdiag.engine.resampling import bootstrap_sums, paired_binary_bootstrap
 from memdiag.engine.inference import mcnemar
+from memdiag.engine.resampling import bootstrap_sums, paired_binary_bootstrap
 
 pytestmark = pytest.mark.slow
 

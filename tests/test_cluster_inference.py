@@ -18,11 +18,21 @@ import memdiag as md
 from memdiag.analyses.flows import RATES
 from memdiag.engine.designs import Design, resolve_design
 from memdiag.engine.inference.cluster import (
-    bell_mccaffrey_df, clustered_mcnemar, cr1_variance, cr2_variance, jackknife_variance,
+    bell_mccaffrey_df,
+    clustered_mcnemar,
+    cr1_variance,
+    cr2_variance,
+    jackknife_variance,
 )
-from memdiag.engine.inference.power import design_detectable_effect, design_power
 from memdiag.engine.inference.intervals import infer, jackknife, linearize
-from memdiag.engine.inference.wild import _WEBB, weights_for, wild_max_range, wild_test, wild_weights
+from memdiag.engine.inference.power import design_detectable_effect, design_power
+from memdiag.engine.inference.wild import (
+    _WEBB,
+    weights_for,
+    wild_max_range,
+    wild_test,
+    wild_weights,
+)
 
 LOCOMO_SIZES = [152, 81, 152, 199, 178, 123, 150, 191, 156, 158]
 

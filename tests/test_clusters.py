@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 import memdiag as md
-from memdiag.core.notes import with_code
 from memdiag.cli import main
+from memdiag.core.notes import with_code
 
 
 def verdicts(system: str, per_cluster: dict[str, list[int]]) -> pd.DataFrame:

@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
-from statsmodels.stats.contingency_tables import cochrans_q, mcnemar as sm_mcnemar
+from statsmodels.stats.contingency_tables import cochrans_q
+from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 from statsmodels.stats.multitest import multipletests
 
 import memdiag as md

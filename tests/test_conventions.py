@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 import memdiag as md
-from memdiag.panel import conventions as _conventions
-from memdiag.io.schema import LOCOMO_CATEGORIES
 from memdiag.errors import VerdictError
+from memdiag.io.schema import LOCOMO_CATEGORIES
+from memdiag.panel import conventions as _conventions
 
 # Mem0's published LoCoMo GPT-4o-mini category scores and overall (the Raw-RAG paper's A.1.3 quotes them)
 MEM0 = {"single-hop": 67.13, "multi-hop": 51.15, "temporal": 55.51, "open-domain": 72.93}

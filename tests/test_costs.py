@@ -17,11 +17,14 @@ import pytest
 from scipy import stats
 
 import memdiag as md
-from memdiag.engine.designs import Design
-from memdiag.engine.resampling import quantile_bootstrap, replicate_weights, weighted_quantiles
 from memdiag.cli import main
+from memdiag.engine.designs import Design
+from memdiag.engine.resampling import (
+    quantile_bootstrap,
+    replicate_weights,
+    weighted_quantiles,
+)
 from memdiag.errors import VerdictError
-
 
 
 def _frame(seed: int = 0, n_clusters: int = 6, per: int = 8) -> pd.DataFrame:

@@ -10,8 +10,8 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 import memdiag as md
-from memdiag.synthesis.critical import nemenyi_cd, nemenyi_q
 from memdiag.errors import VerdictError
+from memdiag.synthesis.critical import nemenyi_cd, nemenyi_q
 
 
 def test_nemenyi_q_matches_demsar_table_5():

@@ -17,8 +17,8 @@ import pandas as pd
 import pytest
 
 import memdiag as md
-from memdiag.io.readers._dataset import match_dataset
 from memdiag.errors import VerdictError
+from memdiag.io.readers._dataset import match_dataset
 
 ROOT = Path(__file__).resolve().parents[1]
 

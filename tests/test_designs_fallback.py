@@ -29,13 +29,13 @@ from scipy import stats
 from scipy.linalg import sqrtm
 
 import memdiag as md
+from memdiag.cli import main
+from memdiag.core.notes import with_code
 from memdiag.engine.designs import Design
 from memdiag.engine.inference.boundary import near_boundary_notes
 from memdiag.engine.inference.intervals import infer
-from memdiag.core.notes import with_code
-from memdiag.io.schema import locomo_query_id
-from memdiag.cli import main
 from memdiag.errors import SchemeError, VerdictError
+from memdiag.io.schema import locomo_query_id
 
 
 def _frame(y: np.ndarray, ids, cluster=None, systems=("mem", "rag")) -> pd.DataFrame:

@@ -11,7 +11,12 @@ import pandas as pd
 import pytest
 from markdown_it import MarkdownIt
 from pylatexenc.latexwalker import (
-    LatexCommentNode, LatexEnvironmentNode, LatexGroupNode, LatexMacroNode, LatexMathNode, LatexSpecialsNode,
+    LatexCommentNode,
+    LatexEnvironmentNode,
+    LatexGroupNode,
+    LatexMacroNode,
+    LatexMathNode,
+    LatexSpecialsNode,
     LatexWalker,
 )
 

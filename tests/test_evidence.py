@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from statsmodels.stats.contingency_tables import cochrans_q, mcnemar as sm_mcnemar
+from statsmodels.stats.contingency_tables import cochrans_q
+from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 
 import memdiag as md
 

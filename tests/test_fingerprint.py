@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 import memdiag as md
-from memdiag.panel.verdicts import check
 from memdiag.errors import VerdictError
+from memdiag.panel.verdicts import check
 
 
 @pytest.fixture

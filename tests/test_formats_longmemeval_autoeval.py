@@ -8,8 +8,8 @@ import re
 import numpy as np
 import pytest
 
-from memdiag.io.readers import read_file
 from memdiag.errors import VerdictError
+from memdiag.io.readers import read_file
 
 
 def _write(path, records) -> None:

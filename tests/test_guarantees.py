@@ -19,10 +19,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from cli_run import run
 from markdown_it import MarkdownIt
 
 import memdiag as md
-from cli_run import run
 
 publish = importlib.import_module("memdiag.reporting.publish")  # where _publish looks up _save_figures
 resolve = importlib.import_module("memdiag.panel.schemes._resolve")  # where PATTERN_SECONDS is read

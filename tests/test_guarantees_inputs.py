@@ -19,9 +19,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import zstandard
+from cli_run import run
 
 import memdiag as md
-from cli_run import run
 
 ROOT = Path(__file__).resolve().parents[1]
 CODECS = {"gz": gzip.compress, "bz2": bz2.compress, "xz": lzma.compress,

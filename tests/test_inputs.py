@@ -16,9 +16,9 @@ import pytest
 import zstandard
 
 import memdiag as md
-from memdiag.io.readers._verdict_text import parse_verdict
 from memdiag.cli import main
 from memdiag.errors import VerdictError
+from memdiag.io.readers._verdict_text import parse_verdict
 
 CSV = "system,query_id,score\nmem0,q1,1\nmem0,q2,0\nmem0,q3,Yes.\n"
 COMPRESS = {".gz": gzip.compress, ".bz2": bz2.compress, ".xz": lzma.compress,

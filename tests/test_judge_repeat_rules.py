@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 import memdiag as md
-from memdiag.io.readers._recipe import load_recipe
 from memdiag.errors import VerdictError
+from memdiag.io.readers._recipe import load_recipe
 
 
 def _release(tmp_path, records):

@@ -11,14 +11,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-
-import memdiag as md
-from memdiag.io.schema import locomo_query_id
-from memdiag.cli import build_parser
-from memdiag.plots.forest import oriented
-from memdiag.plots._reading import p_text
 from cli_run import run
 
+import memdiag as md
+from memdiag.cli import build_parser
+from memdiag.io.schema import locomo_query_id
+from memdiag.plots._reading import p_text
+from memdiag.plots.forest import oriented
 
 
 @pytest.fixture(scope="module")

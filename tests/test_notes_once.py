@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 
 import memdiag as md
-from memdiag.core.notes import Note
 from memdiag.cli import main
+from memdiag.core.notes import Note
 
 
 def run(*argv: str) -> tuple[int, str, str]:

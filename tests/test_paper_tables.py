@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from cli_run import run
 
 import memdiag as md
 from memdiag.tables import paper_columns, render, select
-from cli_run import run
 
 REPO = Path(__file__).resolve().parents[1]
 VERDICTS = REPO / "data" / "example" / "verdicts"

@@ -36,7 +36,13 @@ from memdiag.analyses.flows import flows  # noqa: E402
 from memdiag.plots._names import system_labels  # noqa: E402
 from memdiag.plots.bubble import MAX_AREA  # noqa: E402
 from memdiag.plots.style import (  # noqa: E402
-    PALETTE, PALETTE_SOURCES, REFERENCE_COLOR, SMALL_FONT_SIZE, renderer, save, system_colors,
+    PALETTE,
+    PALETTE_SOURCES,
+    REFERENCE_COLOR,
+    SMALL_FONT_SIZE,
+    renderer,
+    save,
+    system_colors,
     system_styles,
 )
 

@@ -11,10 +11,10 @@ import pandas as pd
 import pytest
 
 import memdiag as md
-from memdiag.io.readers._expand import expand
-from memdiag.io.readers._recipe import load_recipe
 from memdiag.cli import main
 from memdiag.errors import VerdictError
+from memdiag.io.readers._expand import expand
+from memdiag.io.readers._recipe import load_recipe
 
 RECIPES = Path(__file__).resolve().parents[1] / "data" / "recipes"
 

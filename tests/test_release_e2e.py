@@ -18,9 +18,9 @@ import pytest
 from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa, fleiss_kappa
+from synthetic_release import JUDGES, RUNS, write_release
 
 from memdiag.cli import main
-from synthetic_release import JUDGES, RUNS, write_release
 
 
 @pytest.fixture(scope="module")

@@ -11,9 +11,18 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 from memdiag.engine.inference.fragility import (
-    fisher_fragility, paired_fragility, removal_rank1, removal_sign, removal_significance, sign_fragility,
+    fisher_fragility,
+    paired_fragility,
+    removal_rank1,
+    removal_sign,
+    removal_significance,
+    sign_fragility,
 )
-from memdiag.engine.inference.replicability import one_sided, partial_conjunction, replicability_count
+from memdiag.engine.inference.replicability import (
+    one_sided,
+    partial_conjunction,
+    replicability_count,
+)
 
 
 def test_partial_conjunction_hand_worked():

@@ -13,19 +13,19 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from memdiag.engine.designs import Design
+from memdiag.engine.pairs import cell_codes, cell_counts
 from memdiag.engine.resampling import (
     BootstrapResult,
     _block_rows,
     _jackknife_levels,
     _sign_test,
     bootstrap_sums,
-    omnibus_max_range,
     cell_replicates,
+    omnibus_max_range,
     paired_binary_bootstrap,
     replicate_weights,
     unit_sums,
 )
-from memdiag.engine.pairs import cell_codes, cell_counts
 from memdiag.panel.verdicts import align
 
 FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -18,8 +18,15 @@ import pytest
 
 from memdiag.io.schema import LOCOMO_CATEGORIES
 from memdiag.panel.schemes import (
-    BUILTIN, LONGMEMEVAL_TYPES, MEME_TASKS, MEMORYAGENTBENCH_ALIASES, MEMORYAGENTBENCH_TREE, Scheme,
-    get_scheme, known_schemes, tree_weights,
+    BUILTIN,
+    LONGMEMEVAL_TYPES,
+    MEME_TASKS,
+    MEMORYAGENTBENCH_ALIASES,
+    MEMORYAGENTBENCH_TREE,
+    Scheme,
+    get_scheme,
+    known_schemes,
+    tree_weights,
 )
 
 REPO = Path(__file__).resolve().parents[1]

@@ -9,11 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from memdiag.errors import SchemeError, VerdictError
+import memdiag as md
 from memdiag.analyses.scoring import score
+from memdiag.errors import SchemeError, VerdictError
 from memdiag.synthetic import simulate
 from memdiag.tables import render
-import memdiag as md
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import memdiag as md
 from memdiag.analyses.scoring import score
 from memdiag.synthetic import simulate, simulate_meme, simulate_memoryagentbench
-import memdiag as md
 
 MEME_TASKS = ["ER", "Agg", "Tr", "Del", "Cas", "Abs"]
 

@@ -10,8 +10,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from memdiag.synthetic import EXAMPLE_SEED, simulate, simulate_systems_table, write_example
 from memdiag.panel.verdicts import align, check
+from memdiag.synthetic import (
+    EXAMPLE_SEED,
+    simulate,
+    simulate_systems_table,
+    write_example,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "data" / "example"

@@ -13,8 +13,13 @@ from scipy.stats import multivariate_normal
 
 import memdiag as md
 from memdiag.panel.schemes import get_scheme
-from memdiag.synthetic import (MEMORYAGENTBENCH_SOURCES, _bvn, simulate_meme, simulate_memoryagentbench)
 from memdiag.panel.verdicts import check
+from memdiag.synthetic import (
+    MEMORYAGENTBENCH_SOURCES,
+    _bvn,
+    simulate_meme,
+    simulate_memoryagentbench,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "data" / "example"

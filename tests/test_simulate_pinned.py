@@ -21,9 +21,17 @@ import pandas as pd
 import pytest
 
 from memdiag.panel.schemes import MEME_TASKS, MEMORYAGENTBENCH_TREE, tree_weights
-from memdiag.synthetic import simulate, simulate_meme, simulate_memoryagentbench, simulate_systems_table
+from memdiag.synthetic import (
+    simulate,
+    simulate_meme,
+    simulate_memoryagentbench,
+    simulate_systems_table,
+)
 from memdiag.synthetic.meme import MEME_ACCURACY, MEME_EXTRA_SHARE, MEME_GENERIC
-from memdiag.synthetic.memoryagentbench import MEMORYAGENTBENCH_ACCURACY, MEMORYAGENTBENCH_SIZES
+from memdiag.synthetic.memoryagentbench import (
+    MEMORYAGENTBENCH_ACCURACY,
+    MEMORYAGENTBENCH_SIZES,
+)
 
 
 def rounded(value: object) -> object:

@@ -16,7 +16,16 @@ import pytest
 
 import memdiag as md
 from memdiag.cli import main
-from memdiag.tables import HTML_WIDTH, MISSING, _split, column_px, columns, format_p, html, render
+from memdiag.tables import (
+    HTML_WIDTH,
+    MISSING,
+    _split,
+    column_px,
+    columns,
+    format_p,
+    html,
+    render,
+)
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "data" / "example"
 VERDICTS = str(EXAMPLE / "verdicts")

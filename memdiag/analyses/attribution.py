@@ -15,12 +15,12 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from memdiag.engine.options import Options, as_options
-from memdiag.panel.prepare import Prepared, prepare
 from memdiag.core.provenance import stamp
-from memdiag.panel.verdicts import check
-from memdiag.errors import SchemeError, VerdictError, listing
 from memdiag.engine.inference.intervals import describe, infer
+from memdiag.engine.options import Options, as_options
+from memdiag.errors import SchemeError, VerdictError, listing
+from memdiag.panel.prepare import Prepared, prepare
+from memdiag.panel.verdicts import check
 
 PARTS: tuple[str, ...] = ("changed", "unchanged", "total")
 

@@ -16,10 +16,10 @@ import numpy as np
 import pandas as pd
 
 from memdiag.core import checks as _checks
-from memdiag.engine.pairs import binarize
-from memdiag.panel.prepare import Prepared, as_prepared
 from memdiag.core.provenance import stamp
+from memdiag.engine.pairs import binarize
 from memdiag.errors import VerdictError
+from memdiag.panel.prepare import Prepared, as_prepared
 
 __all__ = ["AUGMENTED", "augmentation", "augmented_pairs"]
 

@@ -19,11 +19,11 @@ import pandas as pd
 
 from memdiag.core import checks as _checks
 from memdiag.core.notes import Note, prefixed
-from memdiag.engine.pairs import THRESHOLD
-from memdiag.panel.prepare import Prepared
 from memdiag.core.provenance import stamp
-from memdiag.panel.verdicts import check
+from memdiag.engine.pairs import THRESHOLD
 from memdiag.errors import VerdictError
+from memdiag.panel.prepare import Prepared
+from memdiag.panel.verdicts import check
 
 #: A cluster is flagged when all its answers agree and that has chance below this at the
 #: system's accuracy elsewhere.

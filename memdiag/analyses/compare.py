@@ -27,22 +27,39 @@ import numpy as np
 import pandas as pd
 
 from memdiag.core import checks as _checks
-from memdiag.engine.inference import adjust, cochrans_q, mcnemar
-from memdiag.engine.inference.rule import method_for, method_of
-from memdiag.engine.inference.intervals import Inference, describe, infer, infer_cells, linearize, provenance_of
-from memdiag.engine.inference.boundary import near_boundary_notes
-from memdiag.engine.inference.consistency import disagree, disagreement_notes, few_clusters_note, symmetry_note
-from memdiag.engine.inference.margin import MARGIN_TESTS, one_sided
-from memdiag.panel.metrics import MetricColumns, metric_columns
 from memdiag.core.notes import Note
-from memdiag.engine.pairs import contrast_codes
-from memdiag.panel.prepare import SCORE_METRICS, Prepared, as_prepared
 from memdiag.core.provenance import stamp
-from memdiag.engine.resampling import accuracy_difference, bootstrap_sums, omnibus_max_range, unit_sums
+from memdiag.engine.inference import adjust, cochrans_q, mcnemar
+from memdiag.engine.inference.boundary import near_boundary_notes
+from memdiag.engine.inference.consistency import (
+    disagree,
+    disagreement_notes,
+    few_clusters_note,
+    symmetry_note,
+)
+from memdiag.engine.inference.intervals import (
+    Inference,
+    describe,
+    infer,
+    infer_cells,
+    linearize,
+    provenance_of,
+)
+from memdiag.engine.inference.margin import MARGIN_TESTS, one_sided
+from memdiag.engine.inference.rule import method_for, method_of
 from memdiag.engine.inference.wild import EXACT_UP_TO, wild_max_range
 from memdiag.engine.options import Options, as_options
-from memdiag.panel.verdicts import Panel
+from memdiag.engine.pairs import contrast_codes
+from memdiag.engine.resampling import (
+    accuracy_difference,
+    bootstrap_sums,
+    omnibus_max_range,
+    unit_sums,
+)
 from memdiag.errors import VerdictError
+from memdiag.panel.metrics import MetricColumns, metric_columns
+from memdiag.panel.prepare import SCORE_METRICS, Prepared, as_prepared
+from memdiag.panel.verdicts import Panel
 
 #: The columns of a :func:`compare` table, in order.
 COLUMNS: tuple[str, ...] = ("system_a", "system_b", "estimate_a", "estimate_b", "diff", "ci_low", "ci_high", "se",

@@ -19,14 +19,19 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from memdiag.core import checks as _checks
 from memdiag.analyses.compare import undefined_notes
-from memdiag.engine.inference import adjust
-from memdiag.engine.inference.intervals import describe, infer, infer_quantiles, provenance_of
-from memdiag.engine.options import Options, as_options
-from memdiag.panel.prepare import Prepared, as_prepared
+from memdiag.core import checks as _checks
 from memdiag.core.provenance import stamp
+from memdiag.engine.inference import adjust
+from memdiag.engine.inference.intervals import (
+    describe,
+    infer,
+    infer_quantiles,
+    provenance_of,
+)
+from memdiag.engine.options import Options, as_options
 from memdiag.errors import VerdictError
+from memdiag.panel.prepare import Prepared, as_prepared
 
 __all__ = ["QUANTITIES", "cost_ratios", "cost_values", "costs", "quantities_of", "system_costs"]
 

@@ -15,12 +15,12 @@ import numpy as np
 import pandas as pd
 
 from memdiag.analyses.compare import compare, omnibus, undefined_notes
-from memdiag.engine.inference.intervals import describe, infer
-from memdiag.panel.metrics import complete_matrix, labels
-from memdiag.engine.options import Options, as_options
-from memdiag.panel.prepare import Prepared, as_prepared
 from memdiag.core.provenance import stamp
+from memdiag.engine.inference.intervals import describe, infer
+from memdiag.engine.options import Options, as_options
 from memdiag.errors import VerdictError
+from memdiag.panel.metrics import complete_matrix, labels
+from memdiag.panel.prepare import Prepared, as_prepared
 
 #: Per-system quantities of :func:`evidence`, in column order.
 QUANTITIES: tuple[str, ...] = ("coverage", "utilization", "accuracy", "covered_term", "uncovered_term")

@@ -30,22 +30,26 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from memdiag.core import checks as _checks
-
-from memdiag.panel import conventions as _conventions
 from memdiag.analyses.clusters import reference_notes
+from memdiag.analyses.groups import groups_of
+from memdiag.core import checks as _checks
+from memdiag.core.notes import Note, prefixed
+from memdiag.core.provenance import stamp
 from memdiag.engine.inference import adjust, mcnemar
 from memdiag.engine.inference.boundary import near_boundary_notes
-from memdiag.engine.inference.consistency import disagree, disagreement_notes, few_clusters_note, symmetry_note
+from memdiag.engine.inference.consistency import (
+    disagree,
+    disagreement_notes,
+    few_clusters_note,
+    symmetry_note,
+)
 from memdiag.engine.inference.intervals import describe, infer_cells
-from memdiag.core.notes import Note, prefixed
-from memdiag.engine.pairs import CELLS, THRESHOLD, binarize, contrast_codes
-from memdiag.panel.prepare import Prepared, as_prepared
-from memdiag.core.provenance import stamp
 from memdiag.engine.inference.wild import EXACT_UP_TO
 from memdiag.engine.options import Options, as_options
-from memdiag.analyses.groups import groups_of
+from memdiag.engine.pairs import CELLS, THRESHOLD, binarize, contrast_codes
 from memdiag.errors import VerdictError
+from memdiag.panel import conventions as _conventions
+from memdiag.panel.prepare import Prepared, as_prepared
 
 #: The rates that get intervals, in column order.
 RATES: tuple[str, ...] = ("benefit_rate", "tax_rate", "net_rate", "retention", "recovery")

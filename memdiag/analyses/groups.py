@@ -14,8 +14,8 @@ from collections.abc import Callable, Mapping
 
 import pandas as pd
 
-from memdiag.panel import conventions as _conventions
 from memdiag.core.notes import prefixed
+from memdiag.panel import conventions as _conventions
 from memdiag.panel.prepare import Prepared
 from memdiag.panel.schemes._resolve import unlabelled_name
 

@@ -23,9 +23,9 @@ import numpy as np
 import pandas as pd
 
 from memdiag.core.provenance import stamp
+from memdiag.errors import VerdictError, where
 from memdiag.io.side_files import read_csv, read_text
 from memdiag.io.strict import DuplicateJsonKey, json_object
-from memdiag.errors import VerdictError, where
 
 __all__ = ["ingestion", "ingestion_curve", "read_ingestion_log"]
 

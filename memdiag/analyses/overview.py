@@ -18,12 +18,12 @@ import numpy as np
 import pandas as pd
 
 from memdiag.analyses.compare import bootstrap
-from memdiag.panel.metrics import metric_columns
-from memdiag.engine.options import Options, as_options
-from memdiag.panel.prepare import Prepared, prepare
 from memdiag.core.provenance import stamp
-from memdiag.panel.schemes import known_schemes
+from memdiag.engine.options import Options, as_options
 from memdiag.errors import VerdictError
+from memdiag.panel.metrics import metric_columns
+from memdiag.panel.prepare import Prepared, prepare
+from memdiag.panel.schemes import known_schemes
 
 __all__ = ["overview", "prepare_settings", "scheme_for"]
 

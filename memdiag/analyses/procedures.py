@@ -21,11 +21,11 @@ import pandas as pd
 
 from memdiag.analyses.evidence import evidence_tests
 from memdiag.engine.inference import adjust, cochrans_q, mcnemar
-from memdiag.panel.metrics import metric_columns
 from memdiag.engine.options import Options, as_options
 from memdiag.engine.pairs import pairwise_matrix
-from memdiag.panel.prepare import Prepared, as_prepared
 from memdiag.errors import VerdictError
+from memdiag.panel.metrics import metric_columns
+from memdiag.panel.prepare import Prepared, as_prepared
 
 __all__ = ["PROCEDURES", "EvidenceProcedure", "evidence_procedure"]
 

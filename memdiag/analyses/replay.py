@@ -20,12 +20,12 @@ import pandas as pd
 
 from memdiag.core import checks as _checks
 from memdiag.core.escape import csv_cell
-from memdiag.io.outputs import write_file
-from memdiag.engine.pairs import CELLS, THRESHOLD, binarize, cell_codes
-from memdiag.panel.prepare import Prepared, as_prepared
 from memdiag.core.provenance import stamp
-from memdiag.io.schema import ANSWER_TEXT
+from memdiag.engine.pairs import CELLS, THRESHOLD, binarize, cell_codes
 from memdiag.errors import VerdictError
+from memdiag.io.outputs import write_file
+from memdiag.io.schema import ANSWER_TEXT
+from memdiag.panel.prepare import Prepared, as_prepared
 
 #: The cells in the order a replay lists them: what a system adds and costs first.
 ORDER: tuple[str, ...] = ("benefit", "tax", "both", "neither")

@@ -22,12 +22,12 @@ import numpy as np
 import pandas as pd
 
 from memdiag.analyses.compare import compare
-from memdiag.engine.options import Options, as_options
-from memdiag.panel.prepare import Prepared, as_prepared
-from memdiag.core.provenance import stamp
 from memdiag.analyses.scoring import score
-from memdiag.panel.verdicts import check, pair_twins
+from memdiag.core.provenance import stamp
+from memdiag.engine.options import Options, as_options
 from memdiag.errors import VerdictError, listing
+from memdiag.panel.prepare import Prepared, as_prepared
+from memdiag.panel.verdicts import check, pair_twins
 
 #: The columns of a sensitivity table, in order.
 COLUMNS: tuple[str, ...] = ("quantity", "system", "baseline", "baseline_ci_low", "baseline_ci_high", "variant",

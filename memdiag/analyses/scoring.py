@@ -20,15 +20,17 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from memdiag.core.notes import Note
+from memdiag.core.provenance import stamp
+from memdiag.engine.inference.intervals import describe, infer
+from memdiag.engine.options import NO_RESAMPLING, Options, as_options
+from memdiag.errors import VerdictError
+from memdiag.io.schema import RUN
 from memdiag.panel import conventions as _conventions
 from memdiag.panel.prepare import Prepared, as_prepared, prepare
-from memdiag.engine.inference.intervals import describe, infer
-from memdiag.core.provenance import stamp
-from memdiag.engine.options import NO_RESAMPLING, Options, as_options
-from memdiag.io.schema import RUN
-from memdiag.core.notes import Note
 from memdiag.panel.schemes import ALL, get_scheme
-from memdiag.errors import VerdictError
+
+
 def score(
     data: pd.DataFrame | Prepared,
     *,

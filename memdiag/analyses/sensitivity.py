@@ -16,8 +16,8 @@ import pandas as pd
 
 from memdiag.analyses.compare import compare
 from memdiag.engine.options import Options, as_options
-from memdiag.panel.prepare import Prepared, prepare
 from memdiag.errors import VerdictError
+from memdiag.panel.prepare import Prepared, prepare
 
 
 def _settings(systems: list[str], parameter: str) -> pd.DataFrame:

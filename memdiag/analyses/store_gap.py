@@ -24,11 +24,11 @@ import numpy as np
 import pandas as pd
 
 from memdiag.analyses.compare import bootstrap, compare
+from memdiag.core.provenance import stamp
 from memdiag.engine.inference import adjust
 from memdiag.engine.options import Options, as_options
-from memdiag.panel.prepare import Prepared, as_prepared
-from memdiag.core.provenance import stamp
 from memdiag.errors import VerdictError
+from memdiag.panel.prepare import Prepared, as_prepared
 
 __all__ = ["VARIANTS", "store_gap", "store_variants"]
 

@@ -19,9 +19,9 @@ import pandas as pd
 
 from memdiag.core import checks as _checks
 from memdiag.core.provenance import stamp
+from memdiag.errors import VerdictError, shown, where
 from memdiag.io.side_files import read_csv, read_text
 from memdiag.io.strict import DuplicateJsonKey, json_object
-from memdiag.errors import VerdictError, shown, where
 
 #: The four roles a decision can play, in the order ``decisions=`` lists their labels.
 ROLES: tuple[str, ...] = ("ADD", "UPDATE", "DELETE", "NONE")

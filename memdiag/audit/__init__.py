@@ -16,7 +16,13 @@ from memdiag.audit.claims import CLAIM_FIELDS, VERDICTS, audit_claims, read_clai
 from memdiag.audit.granularity import granularity
 from memdiag.audit.independence import audit_independence
 from memdiag.audit.leaderboard import leaderboard
-from memdiag.audit.published import design_effect, mcnemar_bounds, p_at_floor, summary_power, survives_family
+from memdiag.audit.published import (
+           design_effect,
+           mcnemar_bounds,
+           p_at_floor,
+           summary_power,
+           survives_family,
+)
 from memdiag.audit.ranking import rank_stability
 from memdiag.audit.summaries import SUMMARY_VERDICTS, audit_summaries, read_summaries
 from memdiag.engine.inference.power import detectable_effect, mcnemar_power

@@ -19,9 +19,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from memdiag.errors import SchemeError, VerdictError
 from memdiag.panel import conventions as _conventions
 from memdiag.panel.schemes import get_scheme
-from memdiag.errors import SchemeError, VerdictError
 
 #: Default tolerance of :func:`check_aggregate`, in points (see its Notes).
 AGGREGATE_TOLERANCE = 0.01

@@ -17,20 +17,26 @@ import pandas as pd
 import yaml
 from scipy import stats
 
-from memdiag.core.checks import KINDS
 from memdiag.analyses.compare import compare
-from memdiag.synthesis.fragility import FRAGILITY_COLUMNS, pair_fragility
-from memdiag.engine.inference import adjust, design_detectable_effect, design_power, detectable_effect, mcnemar_power
-from memdiag.engine.inference.intervals import infer
-from memdiag.panel.metrics import EVIDENCE_METRICS, metric_columns
+from memdiag.core.checks import KINDS
 from memdiag.core.notes import Note, prefixed
-from memdiag.engine.options import Options, as_options
-from memdiag.panel.prepare import Prepared, prepare
 from memdiag.core.provenance import stamp
-from memdiag.panel.schemes import Scheme, known_schemes, resolve_scheme
+from memdiag.engine.inference import (
+    adjust,
+    design_detectable_effect,
+    design_power,
+    detectable_effect,
+    mcnemar_power,
+)
+from memdiag.engine.inference.intervals import infer
+from memdiag.engine.options import Options, as_options
+from memdiag.errors import SchemeError, VerdictError, where
 from memdiag.io.side_files import read_csv, read_text
 from memdiag.io.strict import load_yaml
-from memdiag.errors import SchemeError, VerdictError, where
+from memdiag.panel.metrics import EVIDENCE_METRICS, metric_columns
+from memdiag.panel.prepare import Prepared, prepare
+from memdiag.panel.schemes import Scheme, known_schemes, resolve_scheme
+from memdiag.synthesis.fragility import FRAGILITY_COLUMNS, pair_fragility
 
 #: The claim verdicts, in order of precedence (the first that applies is given).
 VERDICTS: tuple[str, ...] = ("not checkable", "value mismatch", "contradicted", "not significant", "supported")

@@ -16,10 +16,10 @@ import pandas as pd
 
 from memdiag.analyses.compare import compare
 from memdiag.core.notes import with_code
-from memdiag.engine.options import Options, as_options
-from memdiag.panel.prepare import Prepared, as_prepared
 from memdiag.core.provenance import stamp
+from memdiag.engine.options import Options, as_options
 from memdiag.errors import VerdictError
+from memdiag.panel.prepare import Prepared, as_prepared
 
 #: What happened to each pair's conclusion, in the order of :func:`audit_independence`'s column.
 OUTCOMES: tuple[str, ...] = ("survives", "lost", "gained", "neither")

@@ -14,14 +14,19 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from memdiag.audit.ranking import rank_stability
 from memdiag.analyses.compare import bootstrap, compare
-from memdiag.synthesis.fragility import FRAGILITY_COLUMNS, leader_fragility, pair_fragility, tier_flips
-from memdiag.panel.metrics import metric_columns
-from memdiag.engine.options import Options, as_options
-from memdiag.panel.prepare import Prepared, as_prepared
+from memdiag.audit.ranking import rank_stability
 from memdiag.core.provenance import stamp
+from memdiag.engine.options import Options, as_options
 from memdiag.errors import VerdictError
+from memdiag.panel.metrics import metric_columns
+from memdiag.panel.prepare import Prepared, as_prepared
+from memdiag.synthesis.fragility import (
+    FRAGILITY_COLUMNS,
+    leader_fragility,
+    pair_fragility,
+    tier_flips,
+)
 
 __all__ = ["leaderboard"]
 def leaderboard(

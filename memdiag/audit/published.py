@@ -27,7 +27,13 @@ import pandas as pd
 from scipy import stats
 
 from memdiag.audit.granularity import counts_for, decimals_of, half_unit
-from memdiag.engine.inference import adjust, design_detectable_effect, design_power, detectable_effect, mcnemar_power
+from memdiag.engine.inference import (
+    adjust,
+    design_detectable_effect,
+    design_power,
+    detectable_effect,
+    mcnemar_power,
+)
 from memdiag.engine.inference.exact import exact_p_value
 from memdiag.errors import VerdictError
 

@@ -13,14 +13,14 @@ import numpy as np
 import pandas as pd
 
 from memdiag.core import checks as _checks
-from memdiag.engine.inference.rule import method_for
-from memdiag.engine.inference.intervals import linearize
-from memdiag.panel.metrics import metric_columns
-from memdiag.engine.options import Options, as_options
-from memdiag.panel.prepare import Prepared, as_prepared
 from memdiag.core.provenance import stamp
-from memdiag.engine.resampling import bootstrap_sums, unit_sums
+from memdiag.engine.inference.intervals import linearize
+from memdiag.engine.inference.rule import method_for
 from memdiag.engine.inference.wild import wild_replicates
+from memdiag.engine.options import Options, as_options
+from memdiag.engine.resampling import bootstrap_sums, unit_sums
+from memdiag.panel.metrics import metric_columns
+from memdiag.panel.prepare import Prepared, as_prepared
 
 
 def _rank_credit(values: np.ndarray) -> np.ndarray:

@@ -38,10 +38,15 @@ import yaml
 
 from memdiag.audit.aggregate import check_aggregate
 from memdiag.audit.granularity import granularity
-from memdiag.audit.published import mcnemar_bounds, p_at_floor, summary_power, survives_family
+from memdiag.audit.published import (
+    mcnemar_bounds,
+    p_at_floor,
+    summary_power,
+    survives_family,
+)
+from memdiag.errors import VerdictError, where
 from memdiag.io.side_files import read_text
 from memdiag.io.strict import StrictLoader
-from memdiag.errors import VerdictError, where
 
 __all__ = ["CHECKS", "SUMMARY_VERDICTS", "audit_summaries", "read_summaries"]
 

@@ -33,7 +33,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import memdiag as md
-from memdiag.core.checks import CORRECTIONS, FORMATS, INFERENCE, KINDS, MIN_RESAMPLES, max_resamples
+from memdiag.core.checks import (
+    CORRECTIONS,
+    FORMATS,
+    INFERENCE,
+    KINDS,
+    MIN_RESAMPLES,
+    max_resamples,
+)
 from memdiag.core.escape import one_line
 from memdiag.errors import VerdictError, listing, shown
 
@@ -515,8 +522,8 @@ def _shown(frames: list[pd.DataFrame], args: argparse.Namespace) -> list[pd.Data
     to every table that has an estimate) and, in the formats for people, each system under its short
     name (``--alias``, a recipe's ``labels:``, a systems table's ``label``; CSV and JSON keep the
     names, for joining)."""
-    from memdiag.tables.aliases import relabel
     from memdiag.tables import PAPER, paper_columns, select
+    from memdiag.tables.aliases import relabel
 
     wanted = getattr(args, "columns", None)
     try:
@@ -1025,8 +1032,8 @@ def _figure(args: argparse.Namespace):
         table = md.augmentation(prepared, memory, reference=args.reference, augmented=augmented)
         return plots.venn3(table, all_systems=systems, labels=labels)
     if kind == "store-gap":
-        from memdiag.reporting.provenance import _read_systems_table
         from memdiag.analyses.store_gap import store_variants
+        from memdiag.reporting.provenance import _read_systems_table
 
         variants = _read_systems_table(args.systems_table)
         runs = list(dict.fromkeys(store_variants(variants)["system"]))  # prepared on the tagged runs alone
@@ -1167,9 +1174,9 @@ def _cmd_fragility(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from memdiag.tables.aliases import alias_options
     from memdiag.reporting import report, report_from_json
     from memdiag.reporting.publish import resolve_target
+    from memdiag.tables.aliases import alias_options
 
     resolve_target(args.out, args.force)  # before reading anything: a refused --out costs nothing
     if args.rerun:
@@ -1203,11 +1210,10 @@ def _read_options(args: argparse.Namespace) -> dict:
 
 
 def _cmd_inspect(args: argparse.Namespace) -> int:
-    from memdiag.io.readers._inspect import inspect
-
     from pathlib import Path
 
     from memdiag.io.outputs import check_outputs, write_file
+    from memdiag.io.readers._inspect import inspect
 
     if args.write:  # the rules of every other output, before anything is read
         check_outputs([args.write], [f for f in args.files if os.path.isfile(f)]

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from memdiag.io.outputs import note_input
 from memdiag.errors import VerdictError, where
+from memdiag.io.outputs import note_input
 
 
 def read_text(path: Path, what: str) -> str:

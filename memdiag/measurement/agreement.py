@@ -24,14 +24,20 @@ from scipy import stats
 from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa, fleiss_kappa
 
 from memdiag.core import checks as _checks
+from memdiag.core.provenance import stamp
 from memdiag.engine.designs import Design
 from memdiag.engine.options import Options, as_options
 from memdiag.engine.pairs import THRESHOLD, cell_indicators
-from memdiag.panel.prepare import Prepared
-from memdiag.core.provenance import stamp
 from memdiag.engine.resampling import bootstrap_sums
 from memdiag.errors import VerdictError
-from memdiag.panel.verdicts import JUDGES_MEAN, MissingQueryPolicy, align, check_systems, judges_of
+from memdiag.panel.prepare import Prepared
+from memdiag.panel.verdicts import (
+    JUDGES_MEAN,
+    MissingQueryPolicy,
+    align,
+    check_systems,
+    judges_of,
+)
 
 COLUMNS: tuple[str, ...] = ("kind", "rater_a", "rater_b", "n", "n_raters", "agreement", "kappa", "se",
                             "ci_low", "ci_high", "boot_ci_low", "boot_ci_high", "missing_a", "missing_b",

@@ -23,13 +23,13 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from memdiag.measurement.judge_error import _design_variance
 from memdiag.core.notes import Note
-from memdiag.engine.options import Options, as_options
-from memdiag.panel.prepare import Prepared, as_prepared
 from memdiag.core.provenance import POINTS, stamp
-from memdiag.io.readers.locomo_audit import canonical_ids, locomo_questions
+from memdiag.engine.options import Options, as_options
 from memdiag.errors import VerdictError, where
+from memdiag.io.readers.locomo_audit import canonical_ids, locomo_questions
+from memdiag.measurement.judge_error import _design_variance
+from memdiag.panel.prepare import Prepared, as_prepared
 
 __all__ = ["ceiling_flags", "clean_rescore", "gold_ceilings", "read_gold_errors"]
 

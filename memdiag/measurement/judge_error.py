@@ -21,13 +21,13 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from memdiag.core.notes import Note
+from memdiag.core.provenance import POINTS, stamp
 from memdiag.engine.inference import misclassification as mc
 from memdiag.engine.inference.cluster import jackknife_variance
-from memdiag.core.notes import Note
 from memdiag.engine.options import Options, as_options
-from memdiag.panel.prepare import Prepared, as_prepared
-from memdiag.core.provenance import POINTS, stamp
 from memdiag.errors import VerdictError
+from memdiag.panel.prepare import Prepared, as_prepared
 
 __all__ = ["calibration_size", "judge_corrected", "ppi", "rogan_gladen"]
 

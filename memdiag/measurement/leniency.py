@@ -16,14 +16,14 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
-from memdiag.engine.inference.misclassification import clopper_pearson
-from memdiag.measurement.judge_error import _design_variance
 from memdiag.core.notes import Note
-from memdiag.engine.options import Options, as_options
-from memdiag.panel.prepare import Prepared, as_prepared
 from memdiag.core.provenance import POINTS, stamp
-from memdiag.panel.verdicts import check
+from memdiag.engine.inference.misclassification import clopper_pearson
+from memdiag.engine.options import Options, as_options
 from memdiag.errors import VerdictError
+from memdiag.measurement.judge_error import _design_variance
+from memdiag.panel.prepare import Prepared, as_prepared
+from memdiag.panel.verdicts import check
 
 __all__ = ["judge_leniency", "length_effect", "leniency_bound", "leniency_breakeven"]
 

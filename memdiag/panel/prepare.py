@@ -29,14 +29,22 @@ import pandas as pd
 
 from memdiag.core import checks as _checks
 from memdiag.core.checks import LABEL_MISSING
-from memdiag.panel.cluster_labels import CLUSTER_MISSING, assign_clusters
-from memdiag.engine.designs import Design, resolve_design
-from memdiag.panel.verdicts import (
-    MissingQueryPolicy, MissingVerdictPolicy, Panel, _attribute_conflicts, _label_disagreements, _source_conventions,
-    align, check, judges_of, repeat_rule,
-)
 from memdiag.core.notes import Note
+from memdiag.engine.designs import Design, resolve_design
 from memdiag.errors import VerdictError, listing
+from memdiag.panel.cluster_labels import CLUSTER_MISSING, assign_clusters
+from memdiag.panel.verdicts import (
+    MissingQueryPolicy,
+    MissingVerdictPolicy,
+    Panel,
+    _attribute_conflicts,
+    _label_disagreements,
+    _source_conventions,
+    align,
+    check,
+    judges_of,
+    repeat_rule,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from memdiag.panel.schemes import Scheme, SchemeLayout

@@ -9,20 +9,28 @@ recording them, with counts, in ``Panel.notes``.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
-import hashlib
-
 import numpy as np
 import pandas as pd
 
 from memdiag.core.notes import Note
 from memdiag.errors import VerdictError, listing, shown, where
-from memdiag.io.schema import BINARY_LABELS, CANONICAL, COSTS, JUDGE, PROVENANCE, QUERY_ATTRIBUTES, REQUIRED, RUN
+from memdiag.io.schema import (
+    BINARY_LABELS,
+    CANONICAL,
+    COSTS,
+    JUDGE,
+    PROVENANCE,
+    QUERY_ATTRIBUTES,
+    REQUIRED,
+    RUN,
+)
 
 MissingQueryPolicy = Literal["error", "drop", "wrong"]
 MissingVerdictPolicy = Literal["as-wrong", "exclude"]
@@ -269,10 +277,17 @@ def read_verdicts(
     ('long', [1, 2, 3, 4])
     >>> tmp.cleanup()
     """
-    from memdiag.io import readers as formats  # the readers import this module's siblings; keep the import local
+    from memdiag.io import (
+        readers as formats,  # the readers import this module's siblings; keep the import local
+    )
     from memdiag.io.readers._expand import expand
     from memdiag.io.readers._fields import parse_field
-    from memdiag.io.readers._recipe import Source, apply_joins, load_recipe, read_source_file
+    from memdiag.io.readers._recipe import (
+        Source,
+        apply_joins,
+        load_recipe,
+        read_source_file,
+    )
 
     if isinstance(paths, pd.DataFrame):
         raise VerdictError("read_verdicts: expected paths (files, folders or glob patterns), got a DataFrame; "

@@ -29,7 +29,13 @@ from memdiag.plots.matrix import matrix
 from memdiag.plots.overview import overview
 from memdiag.plots.sensitivity import sensitivity
 from memdiag.plots.store_gap import store_gap
-from memdiag.plots.style import ONE_COLUMN, TWO_COLUMN, save, system_colors, system_styles
+from memdiag.plots.style import (
+           ONE_COLUMN,
+           TWO_COLUMN,
+           save,
+           system_colors,
+           system_styles,
+)
 from memdiag.plots.venn import venn, venn3
 from memdiag.plots.writes import mutation_rates, write_actions
 

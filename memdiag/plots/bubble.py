@@ -30,9 +30,22 @@ from memdiag.plots._labels import FAR_RINGS, place_labels
 from memdiag.plots._names import name_key
 from memdiag.plots._reading import labels_of, level
 from memdiag.plots.style import (
-    at_least, ONE_COLUMN, REFERENCE_COLOR, REFERENCE_EDGE, SMALL_FONT_SIZE, TWO_COLUMN, add_note,
-    break_label, figure_and_axes, note_height, renderer, require, styled, system_styles,
-    text_size, tidy_axes,
+    ONE_COLUMN,
+    REFERENCE_COLOR,
+    REFERENCE_EDGE,
+    SMALL_FONT_SIZE,
+    TWO_COLUMN,
+    add_note,
+    at_least,
+    break_label,
+    figure_and_axes,
+    note_height,
+    renderer,
+    require,
+    styled,
+    system_styles,
+    text_size,
+    tidy_axes,
 )
 
 #: Marker area (pt²) of the largest memory store, and of every bubble when no size is known.

@@ -17,7 +17,15 @@ from matplotlib.figure import Figure
 from memdiag.plots._names import name_key
 from memdiag.plots._reading import labels_of
 from memdiag.plots.style import (
-    ONE_COLUMN, SMALL_FONT_SIZE, figure_and_axes, note_height, plain, require, styled, system_styles, wrap,
+    ONE_COLUMN,
+    SMALL_FONT_SIZE,
+    figure_and_axes,
+    note_height,
+    plain,
+    require,
+    styled,
+    system_styles,
+    wrap,
 )
 
 _INK = "#222222"

@@ -29,11 +29,34 @@ from matplotlib.transforms import blended_transform_factory
 
 from memdiag.plots._names import name_key
 from memdiag.plots._reading import (
-    adjusted_p_column, alpha, correction, group_label, labels_of, level, named_tests, p_header, p_text,
+    adjusted_p_column,
+    alpha,
+    correction,
+    group_label,
+    labels_of,
+    level,
+    named_tests,
+    p_header,
+    p_text,
 )
 from memdiag.plots.style import (
-    at_least, FONT_SIZE, MINUS, ONE_COLUMN, SMALL_FONT_SIZE, TWO_COLUMN, add_note, new_figure,
-    note_height, plain, require, root_figure, signed, styled, system_styles, text_size, tidy_axes,
+    FONT_SIZE,
+    MINUS,
+    ONE_COLUMN,
+    SMALL_FONT_SIZE,
+    TWO_COLUMN,
+    add_note,
+    at_least,
+    new_figure,
+    note_height,
+    plain,
+    require,
+    root_figure,
+    signed,
+    styled,
+    system_styles,
+    text_size,
+    tidy_axes,
     wrap,
 )
 

@@ -22,8 +22,21 @@ from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator
 from memdiag.plots._names import name_key
 from memdiag.plots._reading import labels_of
 from memdiag.plots.style import (
-    at_least, FONT_SIZE, ONE_COLUMN, SMALL_FONT_SIZE, TWO_COLUMN, add_note, break_label,
-    new_figure, note_height, require, root_figure, styled, system_styles, text_size, tidy_axes,
+    FONT_SIZE,
+    ONE_COLUMN,
+    SMALL_FONT_SIZE,
+    TWO_COLUMN,
+    add_note,
+    at_least,
+    break_label,
+    new_figure,
+    note_height,
+    require,
+    root_figure,
+    styled,
+    system_styles,
+    text_size,
+    tidy_axes,
 )
 
 #: Above this ratio of the largest to the smallest final total the y axis is logarithmic.

@@ -35,11 +35,30 @@ from matplotlib.ticker import MaxNLocator
 from memdiag.errors import VerdictError
 from memdiag.plots._names import name_key
 from memdiag.plots._reading import (
-    adjusted_p_column, alpha, correction, labels_of, level, named_tests,
+    adjusted_p_column,
+    alpha,
+    correction,
+    labels_of,
+    level,
+    named_tests,
 )
 from memdiag.plots.style import (
-    at_least, MINUS, ONE_COLUMN, SMALL_FONT_SIZE, TWO_COLUMN, add_note, break_label, new_figure,
-    note_height, renderer, require, root_figure, styled, system_styles, text_size, tidy_axes,
+    MINUS,
+    ONE_COLUMN,
+    SMALL_FONT_SIZE,
+    TWO_COLUMN,
+    add_note,
+    at_least,
+    break_label,
+    new_figure,
+    note_height,
+    renderer,
+    require,
+    root_figure,
+    styled,
+    system_styles,
+    text_size,
+    tidy_axes,
 )
 
 #: ColorBrewer diverging maps, both colour-blind safe: the upper triangle (and a single metric)

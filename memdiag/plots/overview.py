@@ -24,8 +24,20 @@ from matplotlib.ticker import MaxNLocator
 from memdiag.plots._names import name_key
 from memdiag.plots._reading import labels_of, level
 from memdiag.plots.style import (
-    at_least, ONE_COLUMN, SMALL_FONT_SIZE, TWO_COLUMN, add_note, new_figure, note_height, plain, require, styled,
-    system_styles, text_size, tidy_axes, wrap,
+    ONE_COLUMN,
+    SMALL_FONT_SIZE,
+    TWO_COLUMN,
+    add_note,
+    at_least,
+    new_figure,
+    note_height,
+    plain,
+    require,
+    styled,
+    system_styles,
+    text_size,
+    tidy_axes,
+    wrap,
 )
 
 # Layout in inches: row height, narrowest panel, gaps, outer margin, title and axis bands.

@@ -21,8 +21,18 @@ from matplotlib.ticker import NullLocator
 
 from memdiag.plots._reading import labels_of
 from memdiag.plots.style import (
-    at_least, ONE_COLUMN, PALETTE, TWO_COLUMN, break_label, figure_and_axes, new_figure, require, styled,
-    system_styles, text_size, tidy_axes,
+    ONE_COLUMN,
+    PALETTE,
+    TWO_COLUMN,
+    at_least,
+    break_label,
+    figure_and_axes,
+    new_figure,
+    require,
+    styled,
+    system_styles,
+    text_size,
+    tidy_axes,
 )
 
 #: Above this ratio of the largest to the smallest value the x axis is logarithmic.

@@ -25,8 +25,24 @@ from matplotlib.transforms import blended_transform_factory
 from memdiag.plots._names import name_key
 from memdiag.plots._reading import correction, labels_of, level, p_header, p_text
 from memdiag.plots.style import (
-    at_least, FONT_SIZE, ONE_COLUMN, REFERENCE_COLOR, SMALL_FONT_SIZE, TWO_COLUMN, add_note, new_figure, note_height,
-    plain, require, root_figure, signed, styled, system_styles, text_size, tidy_axes, wrap,
+    FONT_SIZE,
+    ONE_COLUMN,
+    REFERENCE_COLOR,
+    SMALL_FONT_SIZE,
+    TWO_COLUMN,
+    add_note,
+    at_least,
+    new_figure,
+    note_height,
+    plain,
+    require,
+    root_figure,
+    signed,
+    styled,
+    system_styles,
+    text_size,
+    tidy_axes,
+    wrap,
 )
 
 # Layout in inches, as the forest plot's: row height, narrowest plot, column gap, outer margin.

@@ -33,9 +33,26 @@ from memdiag.plots._labels import overlap_area
 from memdiag.plots._names import name_key
 from memdiag.plots._reading import group_note, labels_of, level
 from memdiag.plots.style import (
-    at_least, LINE_SPACING, MINUS, ONE_COLUMN, REFERENCE_COLOR, SMALL_FONT_SIZE, TWO_COLUMN, SystemStyle,
-    add_note, break_label, figure_and_axes, new_figure, note_height, renderer, require,
-    signed, styled, system_styles, text_size, wrap,
+    LINE_SPACING,
+    MINUS,
+    ONE_COLUMN,
+    REFERENCE_COLOR,
+    SMALL_FONT_SIZE,
+    TWO_COLUMN,
+    SystemStyle,
+    add_note,
+    at_least,
+    break_label,
+    figure_and_axes,
+    new_figure,
+    note_height,
+    renderer,
+    require,
+    signed,
+    styled,
+    system_styles,
+    text_size,
+    wrap,
 )
 
 #: Columns of the flows frame that :func:`venn` draws.

@@ -23,7 +23,15 @@ from matplotlib.ticker import PercentFormatter
 
 from memdiag.plots._reading import level
 from memdiag.plots.style import (
-    at_least, ONE_COLUMN, TWO_COLUMN, figure_and_axes, plain, require, styled, text_size, tidy_axes,
+    ONE_COLUMN,
+    TWO_COLUMN,
+    at_least,
+    figure_and_axes,
+    plain,
+    require,
+    styled,
+    text_size,
+    tidy_axes,
 )
 
 #: Colours of the four roles (and malformed labels), Okabe–Ito.

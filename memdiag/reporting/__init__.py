@@ -41,23 +41,38 @@ import pandas as pd
 from tqdm import tqdm
 
 from memdiag import __version__
-from memdiag.tables.aliases import aliases
-from memdiag.reporting.provenance import (
-    ANALYSIS_FORMAT, Settings, _check_recipes, _claims_input, _read_systems_table, _reread_verdicts,
-    _rerun_input, _scheme_input, _side_input, _verdict_recipe, relocate_inputs, resolved_from,
-)
-from memdiag.io.outputs import recording
-from memdiag.reporting.publish import WRITE_STEPS, _bar, _publish, check_inputs, resolve_target
-from memdiag.io.outputs import check_outputs
-from memdiag.reporting.render import _figure_files, _save_figures
-from memdiag.reporting.sections import SECTIONS, Analysis, _context, _policies
-from memdiag.engine.options import Options, as_options
-from memdiag.panel.schemes import Scheme
-from memdiag.plots._jobs import FigureJobs
-from memdiag.panel.verdicts import read_verdicts
 from memdiag.analyses.ingestion import read_ingestion_log
 from memdiag.analyses.writes import read_write_log
+from memdiag.engine.options import Options, as_options
 from memdiag.errors import VerdictError
+from memdiag.io.outputs import check_outputs, recording
+from memdiag.panel.schemes import Scheme
+from memdiag.panel.verdicts import read_verdicts
+from memdiag.plots._jobs import FigureJobs
+from memdiag.reporting.provenance import (
+    ANALYSIS_FORMAT,
+    Settings,
+    _check_recipes,
+    _claims_input,
+    _read_systems_table,
+    _reread_verdicts,
+    _rerun_input,
+    _scheme_input,
+    _side_input,
+    _verdict_recipe,
+    relocate_inputs,
+    resolved_from,
+)
+from memdiag.reporting.publish import (
+    WRITE_STEPS,
+    _bar,
+    _publish,
+    check_inputs,
+    resolve_target,
+)
+from memdiag.reporting.render import _figure_files, _save_figures
+from memdiag.reporting.sections import SECTIONS, Analysis, _context, _policies
+from memdiag.tables.aliases import aliases
 
 __all__ = ["demo", "report", "report_from_json"]
 

@@ -19,15 +19,15 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from memdiag.core import checks as _checks
-from memdiag.audit import read_claims
-from memdiag.panel.cluster_labels import CLUSTER_MISSING
 from memdiag.analyses.replay import FILES as REPLAY_FILES
-from memdiag.io.schema import PROVENANCE
-from memdiag.panel.schemes import Scheme, get_scheme
-from memdiag.io.side_files import read_csv
-from memdiag.panel.verdicts import check, read_verdicts
+from memdiag.audit import read_claims
+from memdiag.core import checks as _checks
 from memdiag.errors import VerdictError
+from memdiag.io.schema import PROVENANCE
+from memdiag.io.side_files import read_csv
+from memdiag.panel.cluster_labels import CLUSTER_MISSING
+from memdiag.panel.schemes import Scheme, get_scheme
+from memdiag.panel.verdicts import check, read_verdicts
 from memdiag.tables import render
 
 if TYPE_CHECKING:  # pragma: no cover - the type only; sections import this module

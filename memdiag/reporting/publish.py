@@ -41,7 +41,13 @@ from memdiag import __version__
 from memdiag.io.outputs import identity, recorded
 from memdiag.io.signals import Interrupted, interruptible  # noqa: F401 - Interrupted: raised by report()
 from memdiag.reporting.provenance import _analysis_json
-from memdiag.reporting.render import _html, _markdown, _save_figures, _write_tables, _write_text
+from memdiag.reporting.render import (
+    _html,
+    _markdown,
+    _save_figures,
+    _write_tables,
+    _write_text,
+)
 from memdiag.reporting.sections import Analysis
 
 #: Writing steps after the analysis (for the progress bar).

@@ -15,15 +15,21 @@ import pandas as pd
 from jinja2 import Environment, PackageLoader, Template
 from markupsafe import Markup
 
-from memdiag.tables.aliases import relabel
-from memdiag.reporting.provenance import _with_signature
-from memdiag.core.escape import code_span, markdown
 from memdiag.analyses.replay import FILES as REPLAY_FILES
 from memdiag.analyses.replay import write_replay
-from memdiag.reporting.notes import ReportNotes, applies, label, report_notes, without_notes
-from memdiag.reporting.sections import TABLE_TITLES, Analysis, Section
+from memdiag.core.escape import code_span, markdown
 from memdiag.plots.style import write_rendered
+from memdiag.reporting.notes import (
+    ReportNotes,
+    applies,
+    label,
+    report_notes,
+    without_notes,
+)
+from memdiag.reporting.provenance import _with_signature
+from memdiag.reporting.sections import TABLE_TITLES, Analysis, Section
 from memdiag.tables import HTML_STYLE, html, render, signature, signature_difference
+from memdiag.tables.aliases import relabel
 
 #: CSS pixels per inch: an embedded figure is shown at its printed size.
 CSS_DPI = 96

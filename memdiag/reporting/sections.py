@@ -12,39 +12,51 @@ import os
 import re
 import warnings
 from collections.abc import Callable, Sequence
-from functools import partial
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from memdiag import plots
-from memdiag.plots._jobs import Draw, FigureJobs
-from memdiag.measurement.agreement import agreement
 from memdiag.analyses.augmentation import augmentation, augmented_pairs
-from memdiag.audit import audit_independence, leaderboard, rank_stability
-from memdiag.analyses.compare import bootstrap, compare, omnibus
-from memdiag.audit.claims import _audit_claims as claims_audit, read_claims
 from memdiag.analyses.clusters import cluster_accuracy
-from memdiag.analyses.costs import cost_ratios, cost_values, costs, quantities_of, system_costs
-from memdiag.analyses.evidence import evidence, evidence_length, evidence_tests, path_given_result
+from memdiag.analyses.compare import bootstrap, compare, omnibus
+from memdiag.analyses.costs import (
+    cost_ratios,
+    cost_values,
+    costs,
+    quantities_of,
+    system_costs,
+)
+from memdiag.analyses.evidence import (
+    evidence,
+    evidence_length,
+    evidence_tests,
+    path_given_result,
+)
 from memdiag.analyses.flows import flows
-from memdiag.core.notes import with_code
-from memdiag.reporting.notes import condensed
 from memdiag.analyses.ingestion import ingestion, ingestion_curve
 from memdiag.analyses.power import comparison_power
-from memdiag.engine.options import NO_RESAMPLING, Options
-from memdiag.panel.prepare import Prepared, prepare
 from memdiag.analyses.replay import replay
-from memdiag.reporting.provenance import Settings, _file_hash
-from memdiag.panel.schemes import Scheme
 from memdiag.analyses.scoring import score
 from memdiag.analyses.sensitivity import sensitivity
 from memdiag.analyses.store_gap import store_gap
-from memdiag.panel.verdicts import check, validate
 from memdiag.analyses.writes import write_audit
+from memdiag.audit import audit_independence, leaderboard, rank_stability
+from memdiag.audit.claims import _audit_claims as claims_audit
+from memdiag.audit.claims import read_claims
+from memdiag.core.notes import with_code
+from memdiag.engine.options import NO_RESAMPLING, Options
 from memdiag.errors import VerdictError
+from memdiag.measurement.agreement import agreement
+from memdiag.panel.prepare import Prepared, prepare
+from memdiag.panel.schemes import Scheme
+from memdiag.panel.verdicts import check, validate
+from memdiag.plots._jobs import Draw, FigureJobs
+from memdiag.reporting.notes import condensed
+from memdiag.reporting.provenance import Settings, _file_hash
 
 #: Per-system cost columns a systems table may carry, in order of preference.
 SYSTEM_COSTS: tuple[str, ...] = ("tokens_per_query", "total_tokens", "cost_usd")

@@ -13,9 +13,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from memdiag.engine.inference import adjust
 from memdiag.core.notes import Note
 from memdiag.core.provenance import stamp
+from memdiag.engine.inference import adjust
 from memdiag.errors import VerdictError
 
 __all__ = ["CD_METHODS", "critical_difference", "nemenyi_cd", "nemenyi_q"]

@@ -12,16 +12,20 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from memdiag.engine.inference.fragility import (
-    paired_fragility, removal_rank1, removal_sign, removal_significance, sign_fragility,
-)
-from memdiag.panel.metrics import metric_columns
 from memdiag.core.notes import Note
-from memdiag.engine.pairs import binarize
-from memdiag.engine.options import Options, as_options
-from memdiag.panel.prepare import Prepared, as_prepared
 from memdiag.core.provenance import stamp
+from memdiag.engine.inference.fragility import (
+    paired_fragility,
+    removal_rank1,
+    removal_sign,
+    removal_significance,
+    sign_fragility,
+)
+from memdiag.engine.options import Options, as_options
+from memdiag.engine.pairs import binarize
 from memdiag.errors import VerdictError
+from memdiag.panel.metrics import metric_columns
+from memdiag.panel.prepare import Prepared, as_prepared
 
 __all__ = ["FRAGILITY_COLUMNS", "fragility", "leader_fragility", "pair_fragility", "tier_flips"]
 

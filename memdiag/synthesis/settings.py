@@ -17,14 +17,19 @@ import numpy as np
 import pandas as pd
 
 from memdiag.analyses.compare import compare
-from memdiag.engine.inference.meta import INTERVALS, TAU2_METHODS, pool_effects
-from memdiag.engine.inference.replicability import PC_METHODS, one_sided, partial_conjunction, replicability_count
-from memdiag.core.notes import Note
-from memdiag.engine.options import Options, as_options
 from memdiag.analyses.overview import _prepared, _settings
-from memdiag.panel.prepare import Prepared
+from memdiag.core.notes import Note
 from memdiag.core.provenance import stamp
+from memdiag.engine.inference.meta import INTERVALS, TAU2_METHODS, pool_effects
+from memdiag.engine.inference.replicability import (
+    PC_METHODS,
+    one_sided,
+    partial_conjunction,
+    replicability_count,
+)
+from memdiag.engine.options import Options, as_options
 from memdiag.errors import VerdictError
+from memdiag.panel.prepare import Prepared
 
 __all__ = ["pool_settings", "setting_differences"]
 

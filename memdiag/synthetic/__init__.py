@@ -19,15 +19,25 @@ The per-system and per-task / per-source tables that define the examples' truth 
 data in ``memdiag/synthetic/data/*.yaml``; scalar model constants stay beside their code.
 """
 
-from memdiag.synthetic._core import bvn as _bvn  # the name tests/test_simulate_benchmarks.py imports
+from memdiag.synthetic._core import (
+    bvn as _bvn,  # the name tests/test_simulate_benchmarks.py imports
+)
 from memdiag.synthetic.example import (
-    EXAMPLE, EXAMPLE_SEED, MEME_EXAMPLE, MEMORYAGENTBENCH_EXAMPLE, write_example, write_meme_example,
+    EXAMPLE,
+    EXAMPLE_SEED,
+    MEME_EXAMPLE,
+    MEMORYAGENTBENCH_EXAMPLE,
+    write_example,
+    write_meme_example,
     write_memoryagentbench_example,
 )
 from memdiag.synthetic.generic import simulate, simulate_systems_table
 from memdiag.synthetic.ingestion import simulate_ingestion_log
 from memdiag.synthetic.meme import simulate_meme
-from memdiag.synthetic.memoryagentbench import MEMORYAGENTBENCH_SOURCES, simulate_memoryagentbench
+from memdiag.synthetic.memoryagentbench import (
+    MEMORYAGENTBENCH_SOURCES,
+    simulate_memoryagentbench,
+)
 
 __all__ = [
     "EXAMPLE", "EXAMPLE_SEED", "MEME_EXAMPLE", "MEMORYAGENTBENCH_EXAMPLE", "MEMORYAGENTBENCH_SOURCES",

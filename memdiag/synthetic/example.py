@@ -17,7 +17,10 @@ from memdiag.synthetic._core import BENCHMARK_SYSTEMS, load_table
 from memdiag.synthetic.generic import simulate, simulate_systems_table
 from memdiag.synthetic.ingestion import simulate_ingestion_log
 from memdiag.synthetic.meme import simulate_meme
-from memdiag.synthetic.memoryagentbench import MEMORYAGENTBENCH_SIZES, simulate_memoryagentbench
+from memdiag.synthetic.memoryagentbench import (
+    MEMORYAGENTBENCH_SIZES,
+    simulate_memoryagentbench,
+)
 
 #: The seed of the bundled example data (``data/example``).
 EXAMPLE_SEED = 20240601

@@ -16,7 +16,14 @@ from scipy.special import ndtri
 
 from memdiag.panel.schemes import MEME_TASKS, get_scheme
 from memdiag.synthetic._core import (
-    BENCHMARK_SYSTEMS, DEFAULT_SUFFICIENCY, bvn, check_systems, load_table, pairs_table, per_system, rate_table,
+    BENCHMARK_SYSTEMS,
+    DEFAULT_SUFFICIENCY,
+    bvn,
+    check_systems,
+    load_table,
+    pairs_table,
+    per_system,
+    rate_table,
     round_truth,
 )
 

@@ -17,7 +17,13 @@ from scipy.special import ndtri
 
 from memdiag.panel.schemes import MEMORYAGENTBENCH_TREE, get_scheme, tree_weights
 from memdiag.synthetic._core import (
-    BENCHMARK_SYSTEMS, DEFAULT_SUFFICIENCY, check_systems, load_table, pairs_table, rate_table, round_truth,
+    BENCHMARK_SYSTEMS,
+    DEFAULT_SUFFICIENCY,
+    check_systems,
+    load_table,
+    pairs_table,
+    rate_table,
+    round_truth,
 )
 
 _TABLES = load_table("memoryagentbench")

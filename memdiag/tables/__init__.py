@@ -46,10 +46,10 @@ import numpy as np
 import pandas as pd
 from tabulate import tabulate
 
-from memdiag.tables.aliases import relabel
 from memdiag.core.checks import FORMATS
 from memdiag.core.escape import csv_cell, latex, latex_comment, markdown, one_line
 from memdiag.core.notes import as_note
+from memdiag.tables.aliases import relabel
 
 Format = Literal["table", "md", "csv", "json", "latex", "html"]
 

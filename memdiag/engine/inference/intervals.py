@@ -27,15 +27,26 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from memdiag.engine.designs import Design, as_design
 from memdiag.core.notes import Note
-from memdiag.engine.inference.cluster import bell_mccaffrey_df, cr2_variance, jackknife_variance, t_interval
+from memdiag.engine.designs import Design, as_design
+from memdiag.engine.inference.cluster import (
+    bell_mccaffrey_df,
+    cr2_variance,
+    jackknife_variance,
+    t_interval,
+)
 from memdiag.engine.inference.rule import method_of
+from memdiag.engine.inference.wild import EXACT_UP_TO, nonzero_contributions, wild_test
 from memdiag.engine.pairs import cell_counts
 from memdiag.engine.resampling import (
-    BootstrapResult, _evaluate, bootstrap_sums, cell_bootstrap, quantile_bootstrap, run_seed, unit_sums,
+    BootstrapResult,
+    _evaluate,
+    bootstrap_sums,
+    cell_bootstrap,
+    quantile_bootstrap,
+    run_seed,
+    unit_sums,
 )
-from memdiag.engine.inference.wild import EXACT_UP_TO, nonzero_contributions, wild_test
 
 __all__ = ["Inference", "describe", "infer", "infer_cells", "infer_quantiles", "jackknife", "linearize",
            "provenance_of"]

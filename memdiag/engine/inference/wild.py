@@ -52,7 +52,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from memdiag.engine.resampling import _TIE_RTOL, _block_rows, _check_count, _generator, run_seed
+from memdiag.engine.resampling import (
+    _TIE_RTOL,
+    _block_rows,
+    _check_count,
+    _generator,
+    run_seed,
+)
 
 __all__ = ["EXACT_BELOW", "EXACT_UP_TO", "WEBB_BELOW", "WildTest", "nonzero_contributions", "sign_flips",
            "weights_for", "wild_max_range", "wild_replicates", "wild_test", "wild_weights"]

@@ -24,14 +24,26 @@ from types import ModuleType
 import pandas as pd
 import pyarrow
 
-from memdiag.io.strict import DuplicateJsonKey, json_object
 from memdiag.errors import VerdictError, listing, where
-from memdiag.io.readers._common import PARQUET_SUFFIXES, _header, content_bytes, table_columns
-from memdiag.io.readers._open import PARQUET_MAGIC, decode, logical_suffix
 from memdiag.io.readers import (
-    backboard_locomo, long, longmemeval_autoeval, mapped, mem0_locomo, persona_longmemeval,
-    trpc_locomo, wide, zep_locomo,
+    backboard_locomo,
+    long,
+    longmemeval_autoeval,
+    mapped,
+    mem0_locomo,
+    persona_longmemeval,
+    trpc_locomo,
+    wide,
+    zep_locomo,
 )
+from memdiag.io.readers._common import (
+    PARQUET_SUFFIXES,
+    _header,
+    content_bytes,
+    table_columns,
+)
+from memdiag.io.readers._open import PARQUET_MAGIC, decode, logical_suffix
+from memdiag.io.strict import DuplicateJsonKey, json_object
 
 #: The layouts in detection order: specific released layouts first, generic tables last;
 #: ``mapped`` is never detected (it needs ``fields``).

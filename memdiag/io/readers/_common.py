@@ -23,9 +23,24 @@ import pyarrow.parquet as pq
 
 from memdiag.errors import VerdictError, listing, where
 from memdiag.io.outputs import note_input
-from memdiag.io.readers._open import PARQUET_MAGIC, binary_kind, decode, logical_suffix, read_bytes
+from memdiag.io.readers._open import (
+    PARQUET_MAGIC,
+    binary_kind,
+    decode,
+    logical_suffix,
+    read_bytes,
+)
 from memdiag.io.readers._verdict_text import MISSING, WORDS, parse_verdict
-from memdiag.io.schema import ANSWER_TEXT, BINARY_LABELS, CANONICAL, COSTS, JUDGE, PROVENANCE, QUERY_ATTRIBUTES, RUN
+from memdiag.io.schema import (
+    ANSWER_TEXT,
+    BINARY_LABELS,
+    CANONICAL,
+    COSTS,
+    JUDGE,
+    PROVENANCE,
+    QUERY_ATTRIBUTES,
+    RUN,
+)
 
 #: Cell texts that mean "no value" in a score, label or number cell.
 MISSING_WORDS: frozenset[str] = MISSING

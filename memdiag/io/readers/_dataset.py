@@ -33,8 +33,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from memdiag.errors import VerdictError, listing, where
 from memdiag.core.notes import Note
+from memdiag.errors import VerdictError, listing, where
 from memdiag.io.outputs import note_input
 from memdiag.io.schema import LOCOMO_CATEGORIES, LOCOMO_CONVERSATIONS, locomo_query_id
 

@@ -19,8 +19,8 @@ import os
 from pathlib import Path
 from typing import BinaryIO
 
-from memdiag.io.outputs import note_input
 from memdiag.errors import VerdictError, where
+from memdiag.io.outputs import note_input
 
 #: Compression suffix -> format name.
 COMPRESSED: dict[str, str] = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz", ".zst": "zstd"}

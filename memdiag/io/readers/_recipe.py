@@ -45,7 +45,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from memdiag.io.strict import load_yaml
 from memdiag.errors import VerdictError, listing, where
 from memdiag.io.readers import _locomo
 from memdiag.io.readers._common import finish, name_system, read_table
@@ -53,6 +52,7 @@ from memdiag.io.readers._fields import Field, compute, parse_field
 from memdiag.io.readers._jsonpath import MISSING, Record, getter, parse, select
 from memdiag.io.readers._open import read_text, stem
 from memdiag.io.schema import LOCOMO_CONVERSATIONS, PROVENANCE
+from memdiag.io.strict import load_yaml
 
 TOP_KEYS: tuple[str, ...] = ("description", "sources", "join", "labels", "dataset")
 SOURCE_KEYS: tuple[str, ...] = ("files", "records", "fields", "system", "judge", "columns", "format", "locomo",
@@ -608,7 +608,14 @@ def _typed(frame: pd.DataFrame, locators: list, path: Path, notes: list[str]) ->
     """A side file's columns in canonical types: 0/1 labels read by the verdict rule (text that is
     no label kept missing and noted), costs as numbers, attributes as text; errors name the file."""
     from memdiag.io.readers._common import (
-        NUMBER_COLUMNS, TEXT_COLUMNS, VERDICT_COLUMNS, _convert, _number, as_text, unparsable_note, verdict,
+        NUMBER_COLUMNS,
+        TEXT_COLUMNS,
+        VERDICT_COLUMNS,
+        _convert,
+        _number,
+        as_text,
+        unparsable_note,
+        verdict,
     )
 
     records = pd.Series(locators, index=frame.index)

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from memdiag.io.schema import LOCOMO_CATEGORIES, LOCOMO_CONVERSATIONS, locomo_query_id
 from memdiag.errors import VerdictError, where
+from memdiag.io.schema import LOCOMO_CATEGORIES, LOCOMO_CONVERSATIONS, locomo_query_id
 
 __all__ = ["locomo_questions", "read_locomo_audit"]
 

@@ -30,10 +30,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from memdiag.io.readers._open import stem
 from memdiag.io.readers._common import (
-    TEXT_COLUMNS, as_records, finish, first_record, name_system, read_table, table_columns,
+    TEXT_COLUMNS,
+    as_records,
+    finish,
+    first_record,
+    name_system,
+    read_table,
+    table_columns,
 )
+from memdiag.io.readers._open import stem
 from memdiag.io.schema import REQUIRED
 
 NAME = "long"

@@ -31,8 +31,8 @@ import pandas as pd
 
 from memdiag.errors import VerdictError, where
 from memdiag.io.readers import _locomo
-from memdiag.io.readers._open import stem
 from memdiag.io.readers._common import finish
+from memdiag.io.readers._open import stem
 
 NAME = "mem0-locomo"
 DESCRIPTION = ('mem0-evaluation / Memobase LoCoMo scores: '

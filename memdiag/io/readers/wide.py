@@ -30,7 +30,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from memdiag.io.readers._common import finish, read_table, single_system, table_columns, verdicts
+from memdiag.io.readers._common import (
+    finish,
+    read_table,
+    single_system,
+    table_columns,
+    verdicts,
+)
 from memdiag.io.schema import QUERY_ATTRIBUTES
 
 NAME = "wide"

@@ -33,11 +33,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from memdiag.io.strict import DuplicateJsonKey, json_object
 from memdiag.errors import VerdictError, where
 from memdiag.io.readers import _locomo
-from memdiag.io.readers._open import read_text, stem
 from memdiag.io.readers._common import finish
+from memdiag.io.readers._open import read_text, stem
+from memdiag.io.strict import DuplicateJsonKey, json_object
 
 NAME = "zep-locomo"
 DESCRIPTION = ('Zep LoCoMo grades: '

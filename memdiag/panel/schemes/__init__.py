@@ -58,6 +58,10 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
     from memdiag.panel.schemes._load import (
-        BUILTIN, LONGMEMEVAL_TYPES, MEME_TASKS, MEMORYAGENTBENCH_ALIASES, MEMORYAGENTBENCH_TREE,
+        BUILTIN,
+        LONGMEMEVAL_TYPES,
+        MEME_TASKS,
+        MEMORYAGENTBENCH_ALIASES,
+        MEMORYAGENTBENCH_TREE,
     )
     from memdiag.panel.schemes._resolve import ALL, UNLABELLED, SchemeLayout

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 import regex
 
-from memdiag.errors import SchemeError, listing
 from memdiag.engine.designs import KINDS
+from memdiag.errors import SchemeError, listing
 from memdiag.io.schema import QUERY_ATTRIBUTES
 from memdiag.panel.schemes._keys import match_key
 from memdiag.panel.schemes._tree import is_number, tree_weights
