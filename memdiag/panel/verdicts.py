@@ -77,7 +77,7 @@ class _Names:
 
 def _path_names(path: Path) -> set[str]:
     """The system names a layout derives from a file's path (stem, folder, first name part)."""
-    from memdiag.io.readers._open import stem
+    from memdiag.io.opening import stem
 
     return {stem(path), path.stem, path.resolve().parent.name, path.name.split(".", 1)[0]}
 

@@ -19,14 +19,23 @@ from typing import TYPE_CHECKING
 
 import yaml
 
-from memdiag.errors import SchemeError
-from memdiag.io.outputs import note_input
-from memdiag.io.strict import DuplicateJsonKey, json_object, load_yaml
+from memdiag.errors import SchemeError, VerdictError
+from memdiag.io.opening import logical_suffix
+from memdiag.io.strict import (
+    DuplicateJsonKey,
+    json_object,
+    load_yaml,
+    read_json,
+    read_yaml,
+)
 
 if TYPE_CHECKING:  # pragma: no cover - names for annotations only
     from importlib.resources.abc import Traversable
 
     from memdiag.panel.schemes._scheme import Scheme
+
+#: What a scheme file is called in messages.
+WHAT = "scheme file"
 
 #: The built-in scheme listed first, and the CLI's default: every query counts once.
 DEFAULT = "mean"
@@ -56,19 +65,18 @@ def from_dict(spec: Mapping, origin: str, cls: type[Scheme]) -> Scheme:
 
 
 def from_file(path: str | Path, cls: type[Scheme]) -> Scheme:
-    """:meth:`Scheme.from_file`: a scheme from a YAML (``.yaml``/``.yml``) or JSON file."""
+    """:meth:`Scheme.from_file`: a scheme from a YAML (``.yaml``/``.yml``) or JSON file (compressed or
+    not), read by the strict readers of :mod:`memdiag.io.strict`; any error they raise is a
+    SchemeError naming the file."""
     path = Path(path)
     if not path.is_file():
         raise SchemeError(f"{path}: no such scheme file. Check the path, or use a built-in "
                           f"scheme ({', '.join(known_schemes())}).")
-    note_input(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as err:
-        raise SchemeError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start}). Save the scheme "
-                          "as UTF-8.") from None
-    spec = _parse(text, str(path), path.suffix.lower() == ".json")
-    return from_dict(spec if spec is not None else {}, origin=str(path), cls=cls)
+    try:  # the strict readers: compression, caps, binary content, UTF-8, a key twice, an alias bomb
+        spec = read_json(path, WHAT) if logical_suffix(path) == ".json" else read_yaml(path, WHAT)
+    except VerdictError as error:
+        raise SchemeError(str(error)) from None
+    return from_dict(spec, origin=str(path), cls=cls)
 
 
 # --------------------------------------------------------------------------------------------
