@@ -31,7 +31,6 @@ module holds the public functions and the run that ties them together.
 
 from __future__ import annotations
 
-import json
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
@@ -45,6 +44,7 @@ from memdiag.engine.options import Options, as_options
 from memdiag.errors import VerdictError
 from memdiag.io.ingestion_log import read_ingestion_log
 from memdiag.io.outputs import check_outputs, recording
+from memdiag.io.strict import read_json
 from memdiag.io.systems_table import read_systems_table
 from memdiag.io.verdicts import read_verdicts
 from memdiag.io.write_log import read_write_log
@@ -400,10 +400,7 @@ def report_from_json(path: str | Path, out: str | Path, progress: bool | None = 
     >>> tmp.cleanup()
     """
     check_inputs(resolve_target(out, force), [path])
-    try:
-        document = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
-        raise VerdictError(f"{path}: not an analysis.json ({error}).") from None
+    document = read_json(path, "analysis.json")  # the strict reader: encodings, a key twice, the file named
     if not isinstance(document, dict) or document.get("analysis_format") != ANALYSIS_FORMAT:
         raise VerdictError(f"{path}: not an analysis.json of format {ANALYSIS_FORMAT}.")
     settings = Settings.from_json(document.get("settings"), path)
