@@ -9,7 +9,6 @@ The built-in schemes are YAML files in ``memdiag/panel/schemes/builtin/`` (packa
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import fields
 from functools import cache
@@ -21,13 +20,7 @@ import yaml
 
 from memdiag.errors import SchemeError, VerdictError
 from memdiag.io.opening import logical_suffix
-from memdiag.io.strict import (
-    DuplicateJsonKey,
-    json_object,
-    load_yaml,
-    read_json,
-    read_yaml,
-)
+from memdiag.io.strict import load_yaml, read_json, read_yaml
 
 if TYPE_CHECKING:  # pragma: no cover - names for annotations only
     from importlib.resources.abc import Traversable
@@ -40,13 +33,14 @@ WHAT = "scheme file"
 #: The built-in scheme listed first, and the CLI's default: every query counts once.
 DEFAULT = "mean"
 
-def _parse(text: str, where: str, is_json: bool) -> object:
-    """The YAML or JSON value of a scheme file's text; a SchemeError naming ``where`` if unparsable."""
+
+def _parse(text: str, where: str) -> object:
+    """The YAML value of a built-in scheme file's text (package data; a user's file goes through
+    :func:`from_file`); a SchemeError naming ``where`` if unparsable."""
     try:
-        return json.loads(text, object_pairs_hook=json_object) if is_json else load_yaml(text)
-    except (json.JSONDecodeError, yaml.YAMLError, RecursionError, DuplicateJsonKey) as err:
-        raise SchemeError(f"{where}: not valid {'JSON' if is_json else 'YAML'} "
-                          f"({' '.join(str(err).split())}). Fix the syntax.") from None
+        return load_yaml(text)
+    except (yaml.YAMLError, RecursionError) as err:
+        raise SchemeError(f"{where}: not valid YAML ({' '.join(str(err).split())}). Fix the syntax.") from None
 
 
 def from_dict(spec: Mapping, origin: str, cls: type[Scheme]) -> Scheme:
