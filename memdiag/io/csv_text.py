@@ -175,6 +175,19 @@ def is_empty(value: object) -> bool:
     return isinstance(value, str) and not value.strip()
 
 
+def filled(table: pd.DataFrame, column: str, path: Path | str, what_to_do: str) -> None:
+    """A VerdictError naming the first row (``row k``) whose ``column`` cell is empty, and what to do.
+
+    >>> filled(pd.DataFrame({"system": ["a", None]}), "system", "systems.csv", "Name every system.")
+    Traceback (most recent call last):
+    ...
+    memdiag.errors.VerdictError: systems.csv, record row 2, field 'system': empty. Name every system.
+    """
+    empty = table[column].map(is_empty).to_numpy()
+    if empty.any():
+        raise VerdictError(f"{where(path, f'row {int(empty.argmax()) + 1}', column)}: empty. {what_to_do}")
+
+
 def flag(value: object) -> bool | None:
     """A yes/no cell as a bool: ``true``/``false``, ``yes``/``no``, ``1``/``0`` (also ``t``/``f``,
     ``y``/``n``; any case), a boolean, or the number 0 or 1; None for anything else (an empty cell

@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from memdiag.errors import VerdictError, where
-from memdiag.io.csv_text import flag, is_empty, read_csv
+from memdiag.io.csv_text import filled, flag, is_empty, read_csv
 from memdiag.io.opening import logical_suffix
 from memdiag.io.readers.locomo_audit import canonical_ids, locomo_questions
 from memdiag.io.strict import read_json
@@ -40,10 +40,7 @@ def _from_csv(path: Path) -> tuple[pd.DataFrame, list[str]]:
     if "query_id" not in table:
         raise VerdictError(f"{where(path, None, 'query_id')}: a CSV list of corrupted questions needs a 'query_id' "
                            f"column (have: {', '.join(map(str, table.columns))}).")
-    empty = table["query_id"].map(is_empty).to_numpy()
-    if empty.any():
-        raise VerdictError(f"{where(path, records[empty.argmax()], 'query_id')}: empty. Give the id of every listed "
-                           "question.")
+    filled(table, "query_id", path, "Give the id of every listed question.")
     out = table.assign(audit_id=table["query_id"])
     if "corrupting" in table:
         values = [flag(v) for v in table["corrupting"]]

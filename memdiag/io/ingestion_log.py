@@ -14,10 +14,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from memdiag.errors import VerdictError, where
-from memdiag.io.csv_text import numbers, read_csv
-from memdiag.io.opening import logical_suffix
-from memdiag.io.strict import read_json_lines
+from memdiag.io.csv_text import numbers
+from memdiag.io.logs import read_log
 
 __all__ = ["DURATIONS", "read_ingestion_log"]
 
@@ -69,27 +67,8 @@ def read_ingestion_log(path: str | Path) -> pd.DataFrame:
     [['rag', 1.5, 'line 1'], ['rag', 2.0, 'line 3']]
     >>> tmp.cleanup()
     """
-    path = Path(path)
-    suffix = logical_suffix(path)
-    if suffix in (".csv", ".tsv"):
-        log = read_csv(path, WHAT)
-        records = [f"row {k}" for k in range(1, len(log) + 1)]
-    elif suffix in {".jsonl", ".ndjson", ".json"}:
-        rows, records = [], []
-        for number, row in read_json_lines(path, WHAT):
-            if not isinstance(row, dict):
-                raise VerdictError(f"{where(str(path), f'line {number}')}: expected a JSON object with "
-                                   "system and duration_s (or start and end).")
-            rows.append(row)
-            records.append(f"line {number}")
-        log = pd.DataFrame(rows)
-    elif not path.is_file():
-        raise VerdictError(f"{where(str(path))}: no such {WHAT}. Check the path.")
-    else:
-        raise VerdictError(f"{where(str(path))}: an ingestion log is a .csv or .jsonl file.")
-    if log.empty:
-        raise VerdictError(f"{where(str(path))}: the ingestion log has no rows.")
+    log = read_log(path, WHAT, "system and duration_s (or start and end)")
     for column in DURATIONS:
         if column in log:
-            log[column] = numbers(log[column], str(path), column, records).astype(float)
-    return log.assign(source_file=str(path), source_record=records)
+            log[column] = numbers(log[column], str(path), column, log["source_record"]).astype(float)
+    return log

@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from memdiag.errors import VerdictError, where
-from memdiag.io.csv_text import is_empty, number_like, numbers, read_csv
+from memdiag.io.csv_text import filled, number_like, numbers, read_csv
 
 __all__ = ["read_systems_table"]
 
@@ -62,10 +62,7 @@ def read_systems_table(path: str | Path) -> pd.DataFrame:
     if "system" not in table:
         raise VerdictError(f"{where(path, None, 'system')}: the systems table needs a 'system' column (have: "
                            f"{', '.join(map(str, table.columns))}).")
-    empty = table["system"].map(is_empty).to_numpy()
-    if empty.any():
-        raise VerdictError(f"{where(path, f'row {int(empty.argmax()) + 1}', 'system')}: empty. Give every row the "
-                           "system it describes.")
+    filled(table, "system", path, "Give every row the system it describes.")
     for column in table.columns:
         if column != "system" and number_like(table[column]):
             table[column] = numbers(table[column], path, str(column))

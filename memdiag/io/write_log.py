@@ -15,9 +15,8 @@ import numpy as np
 import pandas as pd
 
 from memdiag.errors import VerdictError, shown, where
-from memdiag.io.csv_text import flag, is_empty, read_csv
-from memdiag.io.opening import logical_suffix
-from memdiag.io.strict import read_json_lines
+from memdiag.io.csv_text import flag, is_empty
+from memdiag.io.logs import read_log
 
 __all__ = ["OVERALL", "REQUIRED", "checked_log", "read_write_log"]
 
@@ -71,29 +70,7 @@ def read_write_log(path: str | Path) -> pd.DataFrame:
     [['ADD', True, 'row 1'], ['UPDATE', True, 'row 2'], ['NONE', False, 'row 3']]
     >>> tmp.cleanup()
     """
-    path = Path(path)
-    suffix = logical_suffix(path)
-    if suffix in (".csv", ".tsv"):
-        log = read_csv(path, WHAT)
-        records = [f"row {k}" for k in range(1, len(log) + 1)]
-    elif suffix in {".jsonl", ".ndjson", ".json"}:
-        rows, records = [], []
-        for number, row in read_json_lines(path, WHAT):
-            if not isinstance(row, dict):
-                raise VerdictError(f"{where(str(path), f'line {number}')}: expected a JSON object with "
-                                   f"{', '.join(REQUIRED)}, got {row!r:.60}.")
-            rows.append(row)
-            records.append(f"line {number}")
-        log = pd.DataFrame(rows)
-    elif not path.is_file():
-        raise VerdictError(f"{where(str(path))}: no such {WHAT}. Check the path.")
-    else:
-        raise VerdictError(f"{where(str(path))}: unknown decision-log format '{path.suffix}'. "
-                           "Use .csv or .jsonl (one JSON object per line).")
-    if len(log) == 0:
-        raise VerdictError(f"{where(str(path))}: the file holds no decision. Point memdiag at a decision log.")
-    log["source_file"] = str(path)
-    log["source_record"] = records
+    log = read_log(path, WHAT, ", ".join(REQUIRED))
     return checked_log(log)
 
 
