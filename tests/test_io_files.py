@@ -59,6 +59,20 @@ def test_csv_shapes_that_would_mislead_are_errors_naming_file_and_row(tmp_path, 
         read_csv(write(tmp_path / "t.csv", text), "table")
 
 
+def test_csv_fields_longer_than_the_csv_modules_limit_are_read_and_the_limit_restored(tmp_path):
+    import csv
+
+    before = csv.field_size_limit()
+    text = "x" * 300_000  # longer than the csv module's default limit of 131,072 characters
+    table = read_csv(write(tmp_path / "log.csv", f"cluster,new_text\nc1,{text}\n"), "decision log")
+    assert table["new_text"].tolist() == [text] and csv.field_size_limit() == before
+
+
+def test_a_csv_of_blank_cells_only_is_empty(tmp_path):
+    with pytest.raises(VerdictError, match=r"t\.csv: the table is empty"):
+        read_csv(write(tmp_path / "t.csv", " , ,\n\n"), "table")
+
+
 def test_csv_rows_are_named_with_their_line_when_blank_lines_come_before(tmp_path):
     with pytest.raises(VerdictError, match=r"record row 2 \(line 5\): repeats the header line"):
         read_csv(write(tmp_path / "t.csv", "a,b\n1,2\n\n\na,b\n"), "table")

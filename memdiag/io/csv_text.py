@@ -25,7 +25,8 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -91,6 +92,19 @@ def long_row(header: Sequence[str], row: Sequence[str], path: Path, record: str)
                            f"header. Quote fields that hold a {sep}, or name the extra column.")
 
 
+@contextmanager
+def fields_up_to(size: int) -> Iterator[None]:
+    """Let the :mod:`csv` module read fields of up to ``size`` characters (its default limit is
+    131,072): a CSV's size is already capped when it is opened (:func:`memdiag.io.opening.max_bytes`),
+    so no field is refused for its length alone. The process-wide limit is restored on exit."""
+    limit = csv.field_size_limit()
+    csv.field_size_limit(max(limit, size))
+    try:
+        yield
+    finally:
+        csv.field_size_limit(limit)
+
+
 def _label(row: int, line: int) -> str:
     return f"row {row}" if line == row + 1 else f"row {row} (line {line})"
 
@@ -136,27 +150,27 @@ def read_csv(path: str | Path, what: str) -> pd.DataFrame:
     if "\x00" in text:
         raise VerdictError(f"{where(path)}: the {what} holds NUL bytes (a binary file, not a CSV). Point memdiag "
                            "at a CSV text file.")
-    if not text.strip():
-        raise VerdictError(f"{where(path)}: the {what} is empty. Point memdiag at a CSV file with a header row.")
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=separator(path), strict=True)
     header: list[str] | None = None
     rows: list[list[str]] = []
     try:
-        for values in reader:
-            if not any(value.strip() for value in values):
-                continue
-            if header is None:
-                header = values
-                unique_header(header, path, what)
-                continue
-            record = _label(len(rows) + 1, reader.line_num)
-            repeated_header(header, values, path, record)
-            long_row(header, values, path, record)
-            rows.append(values[:len(header)] + [""] * (len(header) - len(values)))
+        with fields_up_to(len(text)):
+            for values in reader:
+                if not any(value.strip() for value in values):
+                    continue
+                if header is None:
+                    header = values
+                    unique_header(header, path, what)
+                    continue
+                record = _label(len(rows) + 1, reader.line_num)
+                repeated_header(header, values, path, record)
+                long_row(header, values, path, record)
+                rows.append(values[:len(header)] + [""] * (len(header) - len(values)))
     except csv.Error as error:
         raise VerdictError(f"{where(path)}: the {what} is not a readable CSV (line {reader.line_num}: {error}). "
                            "Fix the quoting.") from None
-    assert header is not None  # the text is not blank
+    if header is None:
+        raise VerdictError(f"{where(path)}: the {what} is empty. Point memdiag at a CSV file with a header row.")
     cells = np.array(rows, dtype=object).reshape(len(rows), len(header))
     table = pd.DataFrame(cells, columns=header, dtype=object)
     return table.mask(table == "", np.nan) if len(table) else table

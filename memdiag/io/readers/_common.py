@@ -22,7 +22,13 @@ import pyarrow
 import pyarrow.parquet as pq
 
 from memdiag.errors import VerdictError, listing, where
-from memdiag.io.csv_text import long_row, repeated_header, separator, unique_header
+from memdiag.io.csv_text import (
+    fields_up_to,
+    long_row,
+    repeated_header,
+    separator,
+    unique_header,
+)
 from memdiag.io.opening import (
     PARQUET_MAGIC,
     binary_kind,
@@ -382,9 +388,10 @@ def _long_rows(data: bytes, header: list[str], path: Path) -> None:
     """A VerdictError naming the first row (record 1 = the first data row) with a filled field
     beyond the header (:func:`memdiag.io.csv_text.long_row`)."""
     rows = csv.reader(io.StringIO(data.decode("utf-8-sig", errors="replace")), delimiter=separator(path))
-    next(rows, None)
-    for number, row in enumerate(rows, start=1):
-        long_row(header, row, path, str(number))
+    with fields_up_to(len(data)):
+        next(rows, None)
+        for number, row in enumerate(rows, start=1):
+            long_row(header, row, path, str(number))
 
 
 def _repeated_header(frame: pd.DataFrame, header: list[str], path: Path) -> None:
