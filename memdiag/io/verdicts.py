@@ -19,8 +19,19 @@ import pandas as pd
 
 from memdiag.core.notes import Note
 from memdiag.errors import VerdictError, listing
+from memdiag.io import readers as formats
 from memdiag.io.canonical import check
 from memdiag.io.opening import stem
+from memdiag.io.readers._expand import expand
+from memdiag.io.readers._fields import parse_field
+from memdiag.io.readers._recipe import (
+    Join,
+    Source,
+    _join,
+    apply_joins,
+    load_recipe,
+    read_source_file,
+)
 from memdiag.io.schema import JUDGE, RUN
 
 __all__ = ["read_verdicts"]
@@ -130,8 +141,6 @@ def _merge_rules(reads: list[_Read], notes: list[str]) -> None:
 
 
 def _joins(join: object) -> list:
-    from memdiag.io.readers._recipe import Join, _join
-
     if join is None:
         return []
     items = [join] if isinstance(join, (Mapping, Join)) else list(join)
@@ -141,8 +150,6 @@ def _joins(join: object) -> list:
 def _confined(items: Iterable[str], base: Path, origin: str, section: str) -> None:
     """A VerdictError when a recipe path (or, once expanded, a file it matches through a link)
     lies outside the recipe's folder ``base``."""
-    from memdiag.io.readers._expand import expand
-
     root, lexical = base.resolve(), Path(os.path.normpath(base.absolute()))
 
     def outside(path: Path, shown: object) -> None:
@@ -262,18 +269,6 @@ def read_verdicts(
     ('long', [1, 2, 3, 4])
     >>> tmp.cleanup()
     """
-    from memdiag.io import (
-        readers as formats,  # the readers import this module's siblings; keep the import local
-    )
-    from memdiag.io.readers._expand import expand
-    from memdiag.io.readers._fields import parse_field
-    from memdiag.io.readers._recipe import (
-        Source,
-        apply_joins,
-        load_recipe,
-        read_source_file,
-    )
-
     if isinstance(paths, pd.DataFrame):
         raise VerdictError("read_verdicts: expected paths (files, folders or glob patterns), got a DataFrame; "
                            "a frame is already read: pass it to md.check, md.prepare or a diagnostic.")

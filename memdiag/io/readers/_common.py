@@ -400,8 +400,7 @@ def _repeated_header(frame: pd.DataFrame, header: list[str], path: Path) -> None
     column's name are compared."""
     if frame.empty or not header or pd.api.types.is_numeric_dtype(frame.iloc[:, 0]):
         return
-    first = frame.iloc[:, 0].to_numpy(dtype=object)
-    for row in np.flatnonzero(first == header[0]):
+    for row in np.flatnonzero((frame.iloc[:, 0] == header[0]).to_numpy(dtype=bool, na_value=False)):
         cells = ["" if pd.isna(v) else str(v) for v in frame.iloc[row]]
         repeated_header(header, cells, path, str(row + 1))
 
