@@ -31,19 +31,26 @@ _WHERE: dict[str, str] = {
         "memdiag.analyses.clusters": ("cluster_accuracy",),
         "memdiag.audit": ("audit_claims", "audit_independence", "audit_summaries", "check_aggregate",
                            "design_effect", "granularity", "leaderboard", "mcnemar_bounds", "p_at_floor",
-                           "rank_stability", "read_claims", "read_summaries", "summary_power", "survives_family"),
+                           "rank_stability", "summary_power", "survives_family"),
         "memdiag.analyses.compare": ("bootstrap", "compare", "omnibus"),
         "memdiag.analyses.costs": ("cost_ratios", "costs", "system_costs"),
         "memdiag.synthesis.critical": ("critical_difference",),
         "memdiag.analyses.evidence": ("evidence", "evidence_length", "evidence_tests", "path_given_result"),
         "memdiag.analyses.flows": ("flows",),
         "memdiag.synthesis.fragility": ("fragility",),
-        "memdiag.analyses.ingestion": ("ingestion", "ingestion_curve", "read_ingestion_log"),
+        "memdiag.analyses.ingestion": ("ingestion", "ingestion_curve"),
         "memdiag.measurement.judge_error": ("calibration_size", "judge_corrected", "ppi", "rogan_gladen"),
         "memdiag.measurement.leniency": ("judge_leniency", "length_effect", "leniency_bound", "leniency_breakeven"),
-        "memdiag.measurement.gold_errors": ("ceiling_flags", "clean_rescore", "gold_ceilings", "read_gold_errors"),
+        "memdiag.measurement.gold_errors": ("ceiling_flags", "clean_rescore", "gold_ceilings"),
         "memdiag.measurement.judge_variance": ("plan_evaluation", "repetition_scores", "variance_components"),
+        "memdiag.io.canonical": ("check",),
+        "memdiag.io.claims": ("read_claims",),
+        "memdiag.io.gold_errors": ("read_gold_errors",),
+        "memdiag.io.ingestion_log": ("read_ingestion_log",),
         "memdiag.io.readers.locomo_audit": ("locomo_questions", "read_locomo_audit"),
+        "memdiag.io.summaries": ("read_summaries",),
+        "memdiag.io.verdicts": ("read_verdicts",),
+        "memdiag.io.write_log": ("read_write_log",),
         "memdiag.engine.inference": ("adjust", "clustered_mcnemar", "cochrans_q", "design_detectable_effect",
                                "design_power", "detectable_effect", "mcnemar",
                                "mcnemar_power"),
@@ -63,8 +70,9 @@ _WHERE: dict[str, str] = {
         "memdiag.analyses.store_gap": ("store_gap",),
         "memdiag.synthetic": ("simulate", "simulate_ingestion_log", "simulate_meme", "simulate_memoryagentbench",
                               "simulate_systems_table"),
-        "memdiag.panel.verdicts": ("Panel", "align", "check", "read_verdicts", "validate"),
-        "memdiag.analyses.writes": ("read_write_log", "write_audit"),
+        "memdiag.panel.align": ("Panel", "align"),
+        "memdiag.panel.validate": ("validate",),
+        "memdiag.analyses.writes": ("write_audit",),
     }.items()
     for name in names
 }
@@ -109,11 +117,7 @@ if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
         path_given_result,
     )
     from memdiag.analyses.flows import flows
-    from memdiag.analyses.ingestion import (
-        ingestion,
-        ingestion_curve,
-        read_ingestion_log,
-    )
+    from memdiag.analyses.ingestion import ingestion, ingestion_curve
     from memdiag.analyses.overview import overview, prepare_settings
     from memdiag.analyses.power import comparison_power
     from memdiag.analyses.procedures import evidence_procedure
@@ -126,7 +130,7 @@ if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
     from memdiag.analyses.scoring import score
     from memdiag.analyses.sensitivity import sensitivity
     from memdiag.analyses.store_gap import store_gap
-    from memdiag.analyses.writes import read_write_log, write_audit
+    from memdiag.analyses.writes import write_audit
     from memdiag.audit import (
         audit_claims,
         audit_independence,
@@ -138,8 +142,6 @@ if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
         mcnemar_bounds,
         p_at_floor,
         rank_stability,
-        read_claims,
-        read_summaries,
         summary_power,
         survives_family,
     )
@@ -155,13 +157,19 @@ if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
     )
     from memdiag.engine.options import Options
     from memdiag.engine.pairs import pairwise_matrix
+    from memdiag.io.canonical import check
+    from memdiag.io.claims import read_claims
+    from memdiag.io.gold_errors import read_gold_errors
+    from memdiag.io.ingestion_log import read_ingestion_log
     from memdiag.io.readers.locomo_audit import locomo_questions, read_locomo_audit
+    from memdiag.io.summaries import read_summaries
+    from memdiag.io.verdicts import read_verdicts
+    from memdiag.io.write_log import read_write_log
     from memdiag.measurement.agreement import agreement, missing_verdict_effect
     from memdiag.measurement.gold_errors import (
         ceiling_flags,
         clean_rescore,
         gold_ceilings,
-        read_gold_errors,
     )
     from memdiag.measurement.judge_error import (
         calibration_size,
@@ -180,9 +188,10 @@ if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
         leniency_bound,
         leniency_breakeven,
     )
+    from memdiag.panel.align import Panel, align
     from memdiag.panel.prepare import Prepared, prepare
     from memdiag.panel.schemes import Scheme, get_scheme, known_schemes
-    from memdiag.panel.verdicts import Panel, align, check, read_verdicts, validate
+    from memdiag.panel.validate import validate
     from memdiag.reporting import demo, report, report_from_json
     from memdiag.synthesis.critical import critical_difference
     from memdiag.synthesis.fragility import fragility

@@ -263,7 +263,7 @@ def test_example_fleiss_kappa_leaves_missing_verdicts_out_by_default():
     # they count as wrong -- both checked against statsmodels' fleiss_kappa on the same answers
     from pathlib import Path
 
-    from memdiag.panel.verdicts import read_verdicts
+    from memdiag.io.verdicts import read_verdicts
 
     df = read_verdicts(Path(__file__).resolve().parents[1] / "data" / "example" / "verdicts")
     default = agreement(df, by="repeat", options=dict(n_resamples=200))

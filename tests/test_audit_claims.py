@@ -14,9 +14,10 @@ from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 from statsmodels.stats.multitest import multipletests
 
 import memdiag as md
-from memdiag.audit import CLAIM_FIELDS, audit_claims, read_claims
+from memdiag.audit import audit_claims
 from memdiag.audit.claims import _half_unit
 from memdiag.errors import VerdictError
+from memdiag.io.claims import CLAIM_FIELDS, read_claims
 
 TRPC = "trpc-group__trpc-agent-go/data_nohistory_gpt4omini"
 EXAMPLE = Path(__file__).resolve().parents[1] / "data" / "example"

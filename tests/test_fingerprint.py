@@ -8,7 +8,7 @@ import pytest
 
 import memdiag as md
 from memdiag.errors import VerdictError
-from memdiag.panel.verdicts import check
+from memdiag.io.canonical import check
 
 
 @pytest.fixture
@@ -19,9 +19,9 @@ def checked() -> pd.DataFrame:
 
 
 def test_an_unedited_checked_frame_is_not_checked_again(checked, monkeypatch):
-    import memdiag.panel.verdicts as verdicts
+    import memdiag.io.canonical as canonical
 
-    monkeypatch.setattr(verdicts, "_numeric", lambda *a, **k: pytest.fail("checked again"))
+    monkeypatch.setattr(canonical, "numeric_column", lambda *a, **k: pytest.fail("checked again"))
     assert check(checked) is checked
     assert check(checked.copy()) is not None  # an unedited copy has the same contents
 

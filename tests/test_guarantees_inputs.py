@@ -209,9 +209,9 @@ def test_a_filled_field_beyond_the_header_is_an_error_naming_the_row(tmp_path):
 def test_a_trailing_comma_in_a_systems_table_keeps_the_columns(tmp_path, small):
     table = tmp_path / "systems.csv"
     table.write_text("system,label\nraw-rag,R,\nmem0,M,\n", encoding="utf-8")
-    from memdiag.io.side_files import read_csv
+    from memdiag.io.systems_table import read_systems_table
 
-    frame = read_csv(table, "systems table")
+    frame = read_systems_table(table)
     assert frame["system"].tolist() == ["raw-rag", "mem0"] and frame["label"].tolist() == ["R", "M"]
 
 

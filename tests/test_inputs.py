@@ -64,7 +64,7 @@ def test_a_folder_reads_compressed_files_and_notes_the_files_it_skips(tmp_path):
     (b"\x89PNG\r\n\x1a\n" + bytes(64), "is a PNG image, not a text file of verdicts"),
     (b"PK\x03\x04" + bytes(64), "is a zip archive"),
     ("system,query_id,score\nmem0,q1,1\n".encode() + "caf\xe9,q2,0\n".encode("latin-1"),
-     r"is not UTF-8 text \(byte 35, line 3: b'\\xe9,q2'\)\. Save it as UTF-8\."),
+     r"v\.csv: not UTF-8 text \(byte 35, line 3: b'\\xe9,q2'\)\. Save it as UTF-8\."),
     (gzip.compress(b"\x00\x01\x02binary" * 10, mtime=0), r"is binary data \(NUL bytes\)"),
 ])
 def test_binary_or_non_utf8_content_is_one_clear_error_naming_the_file(tmp_path, content, message):
@@ -79,7 +79,7 @@ def test_non_utf8_bytes_deep_in_a_json_file_are_named(tmp_path):
     path = tmp_path / "v.json"
     path.write_bytes(json.dumps([{"system": "a", "query_id": f"q{i}", "score": 1} for i in range(2000)]).encode()
                      + b"\xff")
-    with pytest.raises(VerdictError, match=r"v\.json: is not UTF-8 text"):
+    with pytest.raises(VerdictError, match=r"v\.json: not UTF-8 text"):
         md.read_verdicts(path)
 
 

@@ -792,7 +792,8 @@ def test_mutation_rates_draws_dots_with_intervals_and_counts_and_weighted_means(
 
 
 def test_mutation_rates_draws_the_write_audit_intervals_of_a_real_log():
-    from memdiag.analyses.writes import read_write_log, write_audit
+    from memdiag.analyses.writes import write_audit
+    from memdiag.io.write_log import read_write_log
 
     audit = write_audit(read_write_log(plots.__file__.rsplit("memdiag", 1)[0] + "data/example/write_log.csv"))
     fig = plots.mutation_rates(audit)

@@ -26,7 +26,7 @@ from memdiag.engine.resampling import (
     replicate_weights,
     unit_sums,
 )
-from memdiag.panel.verdicts import align
+from memdiag.panel.align import align
 
 FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

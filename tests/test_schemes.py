@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 import memdiag as md
 from memdiag.errors import SchemeError
+from memdiag.panel.align import align
 from memdiag.panel.schemes import Scheme, get_scheme, known_schemes, tree_weights
-from memdiag.panel.verdicts import align
 from memdiag.synthetic import simulate
 
 

@@ -128,7 +128,7 @@ def _readers():
     formats = pytest.importorskip("memdiag.io.readers")
     if not hasattr(formats, "read_file"):
         pytest.skip("memdiag.io.readers.read_file is not written yet")
-    from memdiag.panel.verdicts import read_verdicts
+    from memdiag.io.verdicts import read_verdicts
 
     return read_verdicts
 

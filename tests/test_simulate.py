@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from memdiag.panel.verdicts import align, check
+from memdiag.io.canonical import check
+from memdiag.panel.align import align
 from memdiag.synthetic import (
     EXAMPLE_SEED,
     simulate,

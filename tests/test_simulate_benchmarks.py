@@ -12,8 +12,8 @@ import pytest
 from scipy.stats import multivariate_normal
 
 import memdiag as md
+from memdiag.io.canonical import check
 from memdiag.panel.schemes import get_scheme
-from memdiag.panel.verdicts import check
 from memdiag.synthetic import (
     MEMORYAGENTBENCH_SOURCES,
     _bvn,

@@ -9,7 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import memdiag as md
-from memdiag.panel.verdicts import align, check, validate
+from memdiag.io.canonical import check
+from memdiag.panel.align import align
+from memdiag.panel.validate import validate
 
 
 def frame(**columns):

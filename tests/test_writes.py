@@ -11,8 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memdiag.analyses.writes import read_write_log, write_audit
+from memdiag.analyses.writes import write_audit
 from memdiag.errors import VerdictError
+from memdiag.io.write_log import read_write_log
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "data" / "example" / "write_log.csv"
 

@@ -19,8 +19,8 @@ from memdiag.core.provenance import stamp
 from memdiag.engine.inference.intervals import describe, infer
 from memdiag.engine.options import Options, as_options
 from memdiag.errors import SchemeError, VerdictError, listing
+from memdiag.io.canonical import check
 from memdiag.panel.prepare import Prepared, prepare
-from memdiag.panel.verdicts import check
 
 PARTS: tuple[str, ...] = ("changed", "unchanged", "total")
 

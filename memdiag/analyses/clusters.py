@@ -22,8 +22,8 @@ from memdiag.core.notes import Note, prefixed
 from memdiag.core.provenance import stamp
 from memdiag.engine.pairs import THRESHOLD
 from memdiag.errors import VerdictError
+from memdiag.io.canonical import check
 from memdiag.panel.prepare import Prepared
-from memdiag.panel.verdicts import check
 
 #: A cluster is flagged when all its answers agree and that has chance below this at the
 #: system's accuracy elsewhere.

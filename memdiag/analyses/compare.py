@@ -57,9 +57,9 @@ from memdiag.engine.resampling import (
     unit_sums,
 )
 from memdiag.errors import VerdictError
+from memdiag.panel.align import Panel
 from memdiag.panel.metrics import MetricColumns, metric_columns
 from memdiag.panel.prepare import SCORE_METRICS, Prepared, as_prepared
-from memdiag.panel.verdicts import Panel
 
 #: The columns of a :func:`compare` table, in order.
 COLUMNS: tuple[str, ...] = ("system_a", "system_b", "estimate_a", "estimate_b", "diff", "ci_low", "ci_high", "se",

@@ -16,87 +16,13 @@ latencies, Zep per-question latencies (``md.costs`` reports those).
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 
 from memdiag.core.provenance import stamp
 from memdiag.errors import VerdictError, where
-from memdiag.io.side_files import read_csv, read_text
-from memdiag.io.strict import DuplicateJsonKey, json_object
 
-__all__ = ["ingestion", "ingestion_curve", "read_ingestion_log"]
-
-
-def read_ingestion_log(path: str | Path) -> pd.DataFrame:
-    """Read an ingestion log from CSV or JSON lines (one item per row or line).
-
-    Parameters
-    ----------
-    path
-        ``.csv``, or ``.jsonl``/``.ndjson``/``.json`` with one JSON object per line. Columns:
-        ``system``, optional ``item`` and ``cluster``, and ``duration_s``, ``duration_ms`` or
-        ``start`` and ``end``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The log with ``source_file`` and ``source_record`` (``row k`` / ``line k``) so that
-        errors name them; :func:`ingestion_curve` checks the columns.
-
-    Raises
-    ------
-    VerdictError
-        Missing, empty or unreadable file, a suffix other than .csv/.jsonl/.ndjson/.json, or a
-        line that is not a JSON object.
-
-    References
-    ----------
-    SPEC §7.9 (sequential ingestion: the log's columns); Raw-RAG paper D.6 and Figure 1 right.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> from pathlib import Path
-    >>> tmp = tempfile.TemporaryDirectory()
-    >>> path = Path(tmp.name) / "ingestion.jsonl"
-    >>> _ = path.write_text('{"system": "rag", "duration_s": 1.5}\\n\\n{"system": "rag", "duration_s": 2.0}\\n')
-    >>> log = read_ingestion_log(path)
-    >>> log[["system", "duration_s", "source_record"]].values.tolist()
-    [['rag', 1.5, 'line 1'], ['rag', 2.0, 'line 3']]
-    >>> tmp.cleanup()
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise VerdictError(f"{where(str(path))}: no such file. Check the path.")
-    if path.suffix.lower() == ".csv":
-        log = read_csv(path, "ingestion log")
-        records = [f"row {k}" for k in range(1, len(log) + 1)]
-    elif path.suffix.lower() in {".jsonl", ".ndjson", ".json"}:
-        rows, records = [], []
-        for number, line in enumerate(read_text(path, "ingestion log").split("\n"), start=1):  # LF only
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line, object_pairs_hook=json_object)
-            except DuplicateJsonKey as error:
-                raise VerdictError(f"{where(str(path), f'line {number}')}: {error}.") from None
-            except (json.JSONDecodeError, RecursionError):
-                raise VerdictError(f"{where(str(path), f'line {number}')}: not valid JSON. Write one item "
-                                   "object per line.") from None
-            if not isinstance(row, dict):
-                raise VerdictError(f"{where(str(path), f'line {number}')}: expected a JSON object with "
-                                   "system and duration_s (or start and end).")
-            rows.append(row)
-            records.append(f"line {number}")
-        log = pd.DataFrame(rows)
-    else:
-        raise VerdictError(f"{where(str(path))}: an ingestion log is a .csv or .jsonl file.")
-    if log.empty:
-        raise VerdictError(f"{where(str(path))}: the ingestion log has no rows.")
-    return log.assign(source_file=str(path), source_record=records)
+__all__ = ["ingestion", "ingestion_curve"]
 
 
 def _seconds(values: pd.Series) -> pd.Series:
@@ -133,7 +59,7 @@ def ingestion_curve(log: pd.DataFrame) -> pd.DataFrame:
     Parameters
     ----------
     log
-        One row per ingested item (:func:`read_ingestion_log`, or a frame with the same columns).
+        One row per ingested item (:func:`memdiag.read_ingestion_log`, or a frame with the same columns).
 
     Returns
     -------
@@ -208,7 +134,7 @@ def ingestion(log: pd.DataFrame, *, reference: str | None = None) -> pd.DataFram
     Parameters
     ----------
     log
-        One row per ingested item (:func:`read_ingestion_log`).
+        One row per ingested item (:func:`memdiag.read_ingestion_log`).
     reference
         The system the ratios are taken to.
 

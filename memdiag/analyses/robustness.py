@@ -26,8 +26,9 @@ from memdiag.analyses.scoring import score
 from memdiag.core.provenance import stamp
 from memdiag.engine.options import Options, as_options
 from memdiag.errors import VerdictError, listing
+from memdiag.io.canonical import check
+from memdiag.panel.align import pair_twins
 from memdiag.panel.prepare import Prepared, as_prepared
-from memdiag.panel.verdicts import check, pair_twins
 
 #: The columns of a sensitivity table, in order.
 COLUMNS: tuple[str, ...] = ("quantity", "system", "baseline", "baseline_ci_low", "baseline_ci_high", "variant",

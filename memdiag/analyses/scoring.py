@@ -47,7 +47,7 @@ def score(
         (:func:`~memdiag.panel.schemes.known_schemes`), a YAML/JSON scheme file, or a
         :class:`~memdiag.panel.schemes.Scheme`; without one, ``mean``, the question-weighted mean of
         every query. So are the systems and the missing-query and missing-verdict policies of
-        :func:`~memdiag.panel.verdicts.align` (default ``error`` and ``as-wrong``).
+        :func:`~memdiag.panel.align.align` (default ``error`` and ``as-wrong``).
     metric
         The per-query column scored: ``"score"`` (the judged verdict) or another metric in
         [0, 1] such as ``"f1"`` or ``"bleu"``.

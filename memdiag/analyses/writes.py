@@ -4,171 +4,26 @@ A memory system such as Mem0 emits one decision per candidate fact — ADD, UPDA
 NONE — and persists some of them. :func:`write_audit` counts, per cluster (conversation) and
 decision-weighted overall, how often mutation is *proposed* (UPDATE or DELETE emitted) and how
 often it *takes effect* (a persisted text-changing UPDATE or a persisted DELETE), and the
-decision counts under the ADD/NONE-only counterfactual policy. :func:`read_write_log` reads a
-log from CSV or JSON lines.
+decision counts under the ADD/NONE-only counterfactual policy. :func:`memdiag.read_write_log`
+(:mod:`memdiag.io.write_log`) reads a log from CSV or JSON lines.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from memdiag.core import checks as _checks
 from memdiag.core.provenance import stamp
-from memdiag.errors import VerdictError, shown, where
-from memdiag.io.side_files import read_csv, read_text
-from memdiag.io.strict import DuplicateJsonKey, json_object
+from memdiag.io.write_log import OVERALL, checked_log
 
 #: The four roles a decision can play, in the order ``decisions=`` lists their labels.
 ROLES: tuple[str, ...] = ("ADD", "UPDATE", "DELETE", "NONE")
 
-#: Columns every decision log needs.
-REQUIRED: tuple[str, ...] = ("cluster", "decision", "persisted", "old_text", "new_text")
-
-#: Name of the decision-weighted row over all clusters.
-OVERALL = "overall"
-
-#: Spellings accepted for the ``persisted`` flag.
-_TRUE = {"1", "true", "t", "yes", "y"}
-_FALSE = {"0", "false", "f", "no", "n"}
-
 #: How many examples a note lists.
 _SHOW = 5
-
-
-# --------------------------------------------------------------------------------------------
-# reading
-# --------------------------------------------------------------------------------------------
-def read_write_log(path: str | Path) -> pd.DataFrame:
-    """Read a decision log from a CSV file or a JSON-lines file (one decision per line).
-
-    Parameters
-    ----------
-    path
-        ``.csv``, or ``.jsonl``/``.ndjson``/``.json`` with one JSON object per line. Columns:
-        ``cluster, decision, persisted, old_text, new_text`` and optionally ``memory_id``,
-        ``decision_id`` (see :func:`write_audit`).
-
-    Returns
-    -------
-    pandas.DataFrame
-        The log with ``persisted`` as bool, plus ``source_file`` and ``source_record``
-        (``row k`` of the CSV data, ``line k`` of the JSON lines) so that errors name them.
-
-    Raises
-    ------
-    VerdictError
-        Missing or empty file, a line that is not a JSON object, a missing column, an empty
-        ``cluster`` (or one named ``overall``), a ``persisted`` value that is not a yes/no flag,
-        a suffix other than .csv/.jsonl/.ndjson/.json — naming file, row, field.
-
-    References
-    ----------
-    SPEC §7.1 (write-action audit: the decision log's columns); Raw-RAG paper C.2 and Figure 2.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> from pathlib import Path
-    >>> tmp = tempfile.TemporaryDirectory()
-    >>> path = Path(tmp.name) / "decisions.csv"
-    >>> _ = path.write_text("cluster,decision,persisted,old_text,new_text\\n"
-    ...                     "c1,ADD,yes,,likes tea\\nc1,UPDATE,yes,likes tea,likes green tea\\nc1,NONE,,,\\n")
-    >>> log = read_write_log(path)
-    >>> log[["decision", "persisted", "source_record"]].values.tolist()
-    [['ADD', True, 'row 1'], ['UPDATE', True, 'row 2'], ['NONE', False, 'row 3']]
-    >>> tmp.cleanup()
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise VerdictError(f"{where(str(path))}: no such file. Check the path.")
-    if path.suffix.lower() == ".csv":
-        log = read_csv(path, "decision log", dtype=str, keep_default_na=False, na_values=[""])
-        records = [f"row {k}" for k in range(1, len(log) + 1)]
-    elif path.suffix.lower() in {".jsonl", ".ndjson", ".json"}:
-        rows, records = [], []
-        for number, line in enumerate(read_text(path, "decision log").split("\n"), start=1):  # LF only
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line, object_pairs_hook=json_object)
-            except (json.JSONDecodeError, RecursionError, DuplicateJsonKey) as error:
-                reason = (error.msg if isinstance(error, json.JSONDecodeError) else str(error)
-                          if isinstance(error, DuplicateJsonKey) else "nested too deeply")
-                raise VerdictError(f"{where(str(path), f'line {number}')}: not valid JSON ({reason}). "
-                                   "Write one decision object per line.") from None
-            if not isinstance(row, dict):
-                raise VerdictError(f"{where(str(path), f'line {number}')}: expected a JSON object with "
-                                   f"{', '.join(REQUIRED)}, got {row!r:.60}.")
-            rows.append(row)
-            records.append(f"line {number}")
-        log = pd.DataFrame(rows)
-    else:
-        raise VerdictError(f"{where(str(path))}: unknown decision-log format '{path.suffix}'. "
-                           "Use .csv or .jsonl (one JSON object per line).")
-    if len(log) == 0:
-        raise VerdictError(f"{where(str(path))}: the file holds no decision. Point memdiag at a decision log.")
-    log["source_file"] = str(path)
-    log["source_record"] = records
-    return _checked(log)
-
-
-def _locate(log: pd.DataFrame, i: int) -> tuple[str | None, object]:
-    source = log["source_file"].iloc[i] if "source_file" in log else None
-    record = log["source_record"].iloc[i] if "source_record" in log else f"row {i + 1}"
-    return source, record
-
-
-def _flag(value: object) -> bool | None:
-    """A yes/no flag as bool; None for a value that is not one (missing counts as False)."""
-    if value is None or (isinstance(value, float) and np.isnan(value)):
-        return False
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    text = str(value).strip().lower()
-    if text in ("", "nan", "none", "null"):
-        return False
-    if isinstance(value, (int, float, np.number)) and float(value) in (0.0, 1.0):
-        return bool(value)
-    if text in _TRUE:
-        return True
-    if text in _FALSE:
-        return False
-    return None
-
-
-def _checked(log: pd.DataFrame) -> pd.DataFrame:
-    """The log with every required column present, clusters named and ``persisted`` as bool."""
-    for column in REQUIRED:
-        if column not in log:
-            source = log["source_file"].iloc[0] if "source_file" in log and len(log) else None
-            raise VerdictError(f"{where(source, None, column)}: required column is missing (have: "
-                               f"{', '.join(c for c in log.columns if not c.startswith('source_'))}). "
-                               "A decision log needs cluster, decision, persisted, old_text, new_text.")
-    log = log.reset_index(drop=True).copy()
-    empty = np.flatnonzero(log["cluster"].isna().to_numpy()
-                           | log["cluster"].astype(str).str.strip().eq("").to_numpy())
-    if empty.size:
-        source, record = _locate(log, int(empty[0]))
-        raise VerdictError(f"{where(source, record, 'cluster')}: is empty. Every decision needs the "
-                           "cluster (conversation) it was made in.")
-    log["cluster"] = log["cluster"].astype(str)
-    if (log["cluster"] == OVERALL).any():
-        source, record = _locate(log, int(np.flatnonzero(log["cluster"] == OVERALL)[0]))
-        raise VerdictError(f"{where(source, record, 'cluster')}: '{OVERALL}' names the decision-weighted "
-                           "row of the audit. Rename that cluster.")
-    flags = [_flag(v) for v in log["persisted"]]
-    bad = [i for i, f in enumerate(flags) if f is None]
-    if bad:
-        source, record = _locate(log, bad[0])
-        raise VerdictError(f"{where(source, record, 'persisted')}: {shown(log['persisted'].iloc[bad[0]])} is not "
-                           "a yes/no flag. Write true/false, yes/no or 1/0 (empty = not persisted).")
-    log["persisted"] = np.array(flags, dtype=bool)
-    return log
 
 
 # --------------------------------------------------------------------------------------------
@@ -262,7 +117,7 @@ def write_audit(log: pd.DataFrame, *,
         ``persisted`` (whether the action reached the store's history: bool, 0/1, yes/no; empty
         means no), ``old_text`` and ``new_text`` (the memory text before and after). Optional
         ``memory_id`` (the memory the decision acts on) and ``decision_id`` (the emitted
-        decision's own id) enable duplicate detection. :func:`read_write_log` reads one.
+        decision's own id) enable duplicate detection. :func:`memdiag.read_write_log` reads one.
     decisions
         The labels of the four roles in the order ``("ADD", "UPDATE", "DELETE", "NONE")``, or a
         mapping label -> role for several spellings (e.g. ``{"NOOP": "NONE", ...}``). Labels are
@@ -343,7 +198,7 @@ def write_audit(log: pd.DataFrame, *,
     "1 decision with an unknown label counted as malformed (not mapped to any role): 'MERGE' (1)"
     """
     confidence_level = _checks.confidence_level(confidence_level)
-    log = _checked(log)
+    log = checked_log(log)
     roles = _roles(decisions)
     lookup = {label.strip().upper(): r for label, r in roles.items()}
     raw = log["decision"]

@@ -12,7 +12,7 @@ and are re-exported here for the callers that import them from the audit.
 """
 
 from memdiag.audit.aggregate import AGGREGATE_TOLERANCE, check_aggregate
-from memdiag.audit.claims import CLAIM_FIELDS, VERDICTS, audit_claims, read_claims
+from memdiag.audit.claims import VERDICTS, audit_claims
 from memdiag.audit.granularity import granularity
 from memdiag.audit.independence import audit_independence
 from memdiag.audit.leaderboard import leaderboard
@@ -24,11 +24,11 @@ from memdiag.audit.published import (
            survives_family,
 )
 from memdiag.audit.ranking import rank_stability
-from memdiag.audit.summaries import SUMMARY_VERDICTS, audit_summaries, read_summaries
+from memdiag.audit.summaries import SUMMARY_VERDICTS, audit_summaries
 from memdiag.engine.inference.power import detectable_effect, mcnemar_power
 
-__all__ = ["AGGREGATE_TOLERANCE", "CLAIM_FIELDS", "SUMMARY_VERDICTS", "VERDICTS", "audit_claims", "audit_independence",
+__all__ = ["AGGREGATE_TOLERANCE", "SUMMARY_VERDICTS", "VERDICTS", "audit_claims", "audit_independence",
            "audit_summaries", "check_aggregate", "design_effect", "detectable_effect", "granularity", "leaderboard",
            "mcnemar_bounds",
-           "mcnemar_power", "p_at_floor", "rank_stability", "read_claims", "read_summaries", "summary_power",
+           "mcnemar_power", "p_at_floor", "rank_stability", "summary_power",
            "survives_family"]

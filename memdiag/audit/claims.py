@@ -1,9 +1,9 @@
 """Claims audit: check the comparisons a paper states against the verdicts (SPEC §5–§7).
 
-One job: :func:`read_claims` reads a file of claims ("A beats B on LoCoMo", "A scores above
-50") and :func:`audit_claims` recomputes each one from the verdicts — estimates, interval and
-test under the benchmark's scheme and design, Holm adjustment per family, detectable effect and
-power (:mod:`memdiag.engine.inference.power`) — and gives it a verdict with one line of reason.
+One job: :func:`audit_claims` takes the claims a paper states ("A beats B on LoCoMo", "A scores
+above 50"; read by :func:`memdiag.read_claims`, :mod:`memdiag.io.claims`) and recomputes each one
+from the verdicts — estimates, interval and test under the benchmark's scheme and design, Holm
+adjustment per family, detectable effect and power (:mod:`memdiag.engine.inference.power`) — and gives it a verdict with one line of reason.
 """
 
 from __future__ import annotations
@@ -14,11 +14,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import yaml
 from scipy import stats
 
 from memdiag.analyses.compare import compare
-from memdiag.core.checks import KINDS
 from memdiag.core.notes import Note, prefixed
 from memdiag.core.provenance import stamp
 from memdiag.engine.inference import (
@@ -30,9 +28,9 @@ from memdiag.engine.inference import (
 )
 from memdiag.engine.inference.intervals import infer
 from memdiag.engine.options import Options, as_options
-from memdiag.errors import SchemeError, VerdictError, where
-from memdiag.io.side_files import read_csv, read_text
-from memdiag.io.strict import load_yaml
+from memdiag.errors import SchemeError, VerdictError
+from memdiag.io.claims import DIRECTIONS, MARGIN_DIRECTIONS, NUMBER_FIELDS, read_claims
+from memdiag.io.csv_text import is_empty
 from memdiag.panel.metrics import EVIDENCE_METRICS, metric_columns
 from memdiag.panel.prepare import Prepared, prepare
 from memdiag.panel.schemes import Scheme, known_schemes, resolve_scheme
@@ -40,168 +38,6 @@ from memdiag.synthesis.fragility import FRAGILITY_COLUMNS, pair_fragility
 
 #: The claim verdicts, in order of precedence (the first that applies is given).
 VERDICTS: tuple[str, ...] = ("not checkable", "value mismatch", "contradicted", "not significant", "supported")
-
-#: Fields of a claim (:func:`read_claims`).
-CLAIM_FIELDS: tuple[str, ...] = ("id", "family", "scheme", "benchmark", "metric", "system_a", "system_b",
-                                 "threshold", "direction", "margin", "design", "reported_value", "reported_diff",
-                                 "reported_p", "tolerance")
-_NUMBERS = ("threshold", "margin", "reported_value", "reported_diff", "reported_p", "tolerance")
-_DIRECTIONS = {"greater": 1, "less": -1, "different": 0}
-#: Directions tested against a margin (points): equivalence (TOST) and non-inferiority (SPEC §5.6).
-_MARGIN_DIRECTIONS = {"equivalent": "equivalence", "not-worse": "noninferiority"}
-
-
-def read_claims(source: str | Path | pd.DataFrame | Sequence[Mapping]) -> pd.DataFrame:
-    """Read claims from a YAML, JSON or CSV file, a DataFrame or a list of mappings.
-
-    Parameters
-    ----------
-    source
-        A ``.yaml``/``.yml``/``.json`` file holding a list of claims (or ``{claims: [...]}``),
-        a ``.csv`` with one claim per row, a DataFrame, or a list of dicts. Fields:
-
-        - ``id`` (required, unique) and ``family`` (claims adjusted together by Holm);
-        - ``scheme`` (official aggregation: built-in name or scheme file) and/or ``benchmark``
-          (keeps the verdict rows of that benchmark; when no scheme is given and the benchmark
-          names a built-in scheme, that scheme is used);
-        - ``metric`` (default ``accuracy``), ``design`` (``iid``, ``stratified``, ``cluster``,
-          ``stratified-cluster``; default: the scheme's);
-        - ``system_a`` and either ``system_b`` (a comparison) or ``threshold`` (system vs a
-          number, in points);
-        - ``direction``: ``greater`` (a > b), ``less`` (a < b), ``different``, ``equivalent``
-          (|a − b| < margin: "matches", "ties", "remains competitive") or ``not-worse``
-          (a > b − margin);
-        - ``margin`` (points): the equivalence or non-inferiority margin, needed by
-          ``equivalent`` and ``not-worse`` (comparisons only);
-        - optional ``reported_value`` (a's score as published, points), ``reported_diff``
-          (a − b, points), ``reported_p``, ``tolerance`` (points; see :func:`audit_claims`).
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per claim with every field of :data:`CLAIM_FIELDS` (missing ones None/NaN).
-
-    Raises
-    ------
-    VerdictError
-        Unreadable file, unknown field, missing or repeated id, no system_a, neither or both of
-        system_b and threshold, an unknown direction or design, a number that is not one —
-        naming the file, the claim and the field.
-
-    References
-    ----------
-    SPEC §7.6 (claims audit: the fields of a claim) and SPEC §5.6 (equivalence and
-    non-inferiority margins).
-
-    Examples
-    --------
-    >>> claims = read_claims([
-    ...     {"id": "mem-wins", "family": "locomo", "system_a": "mem", "system_b": "rag",
-    ...      "direction": "greater", "reported_diff": 3.5},
-    ...     {"id": "mem-50", "system_a": "mem", "threshold": 50, "direction": "greater"}])
-    >>> claims["id"].tolist(), claims["direction"].tolist(), claims["threshold"].tolist()[1]
-    (['mem-wins', 'mem-50'], ['greater', 'greater'], 50.0)
-    >>> read_claims([{"id": "x", "system_a": "mem", "direction": "greater"}])
-    Traceback (most recent call last):
-    ...
-    memdiag.errors.VerdictError: <claims>, record claim 1 ('x'), field 'system_b': give either system_b (a comparison) or threshold (a system vs a number).
-    """
-    origin = "<claims>"
-    if isinstance(source, pd.DataFrame):
-        records = source.to_dict("records")
-    elif isinstance(source, (str, Path)):
-        path = Path(source)
-        origin = str(path)
-        if not path.is_file():
-            raise VerdictError(f"{where(origin)}: no such claims file. Check the path.")
-        if path.suffix.lower() == ".csv":
-            records = read_csv(path, "claims file", dtype=str, keep_default_na=False,
-                               na_values=[""]).to_dict("records")
-        elif path.suffix.lower() in {".yaml", ".yml", ".json"}:
-            try:
-                loaded = load_yaml(read_text(path, "claims file"))  # no duplicate key, no alias bomb
-            except (yaml.YAMLError, RecursionError) as error:
-                raise VerdictError(f"{where(origin)}: not valid YAML/JSON ({' '.join(str(error).split())}). "
-                                   "Fix the syntax.") from None
-            records = loaded.get("claims") if isinstance(loaded, Mapping) else loaded
-            if not isinstance(records, list):
-                raise VerdictError(f"{where(origin)}: expected a list of claims (or 'claims: [...]'), got "
-                                   f"{type(loaded).__name__}.")
-        else:
-            raise VerdictError(f"{where(origin)}: unknown claims format '{path.suffix}'. Use .yaml, .json or .csv.")
-    else:
-        records = list(source)
-    if not records:
-        raise VerdictError(f"{where(origin)}: holds no claim.")
-    rows = [_claim(record, origin, k) for k, record in enumerate(records, start=1)]
-    ids = [r["id"] for r in rows]
-    repeated = sorted({i for i in ids if ids.count(i) > 1})
-    if repeated:
-        raise VerdictError(f"{where(origin, None, 'id')}: claim id {repeated[0]!r} is used "
-                           f"{ids.count(repeated[0])} times. Give each claim its own id.")
-    return pd.DataFrame(rows, columns=list(CLAIM_FIELDS))
-
-
-def _absent(value: object) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value)) or \
-        (isinstance(value, str) and not value.strip())
-
-
-def _claim(record: object, origin: str, k: int) -> dict:
-    """One claim, checked and normalised (strings stripped, numbers as float)."""
-    if not isinstance(record, Mapping):
-        raise VerdictError(f"{where(origin, f'claim {k}')}: a claim is a mapping of fields, got {record!r:.60}.")
-    unknown = [str(key) for key in record if key not in CLAIM_FIELDS]
-    if unknown:
-        raise VerdictError(f"{where(origin, f'claim {k}', unknown[0])}: unknown field (known: "
-                           f"{', '.join(CLAIM_FIELDS)}). Fix its spelling or remove it.")
-    claim = {key: (None if _absent(record.get(key)) else record.get(key)) for key in CLAIM_FIELDS}
-    label = f"claim {k}" + (f" ({claim['id']!r})" if claim["id"] is not None else "")
-
-    def fail(field: str, message: str) -> VerdictError:
-        return VerdictError(f"{where(origin, label, field)}: {message}")
-
-    for key in CLAIM_FIELDS:
-        if key not in _NUMBERS and claim[key] is not None:
-            claim[key] = str(claim[key]).strip()
-    for key in _NUMBERS:
-        if claim[key] is not None:
-            if isinstance(claim[key], bool):
-                raise fail(key, f"{claim[key]!r} is not a number.")
-            try:
-                claim[key] = float(claim[key])
-            except (TypeError, ValueError, OverflowError):
-                raise fail(key, f"{claim[key]!r} is not a number.") from None
-            if not math.isfinite(claim[key]):
-                raise fail(key, f"{claim[key]!r} is not a finite number.")
-        else:
-            claim[key] = math.nan
-    if claim["tolerance"] < 0:
-        raise fail("tolerance", f"{claim['tolerance']!r} is negative; a tolerance is 0 or more points.")
-    if not 0 <= claim["reported_p"] <= 1 and not math.isnan(claim["reported_p"]):
-        raise fail("reported_p", f"{claim['reported_p']!r} is not a p-value (between 0 and 1).")
-    if claim["id"] is None:
-        raise fail("id", "every claim needs an id.")
-    if claim["system_a"] is None:
-        raise fail("system_a", "every claim names the system it is about (system_a).")
-    if (claim["system_b"] is None) == math.isnan(claim["threshold"]):
-        raise fail("system_b", "give either system_b (a comparison) or threshold (a system vs a number).")
-    direction = (claim["direction"] or "").lower()
-    if direction not in _DIRECTIONS and direction not in _MARGIN_DIRECTIONS:
-        raise fail("direction", f"{claim['direction']!r} is not greater, less, different, equivalent or not-worse.")
-    claim["direction"] = direction
-    if direction in _MARGIN_DIRECTIONS:
-        if claim["system_b"] is None:
-            raise fail("direction", f"'{direction}' compares two systems; give system_b.")
-        if math.isnan(claim["margin"]) or not claim["margin"] > 0:
-            raise fail("margin", f"'{direction}' needs a positive margin in points (e.g. margin: 2.0).")
-    elif not math.isnan(claim["margin"]):
-        raise fail("margin", f"a margin is for the directions equivalent and not-worse, not {direction!r}.")
-    if claim["design"] is not None and claim["design"] not in KINDS:
-        raise fail("design", f"{claim['design']!r} is not a design ({', '.join(KINDS)}).")
-    claim["metric"] = claim["metric"] or "accuracy"
-    return claim
-
 
 def _half_unit(value: float) -> float:
     """Half a unit in the last decimal place a reported number was written with (67.13 -> 0.005)."""
@@ -282,7 +118,7 @@ def _evaluate(df: pd.DataFrame, claim: Mapping, opts: Options, base: Prepared | 
     row = {"scheme": scheme.name if scheme else None, "n": prepared.n, "design": kind, "_discordant": None,
            "_notes": notes}
     if b is not None:
-        test = _MARGIN_DIRECTIONS.get(claim["direction"], "difference")
+        test = MARGIN_DIRECTIONS.get(claim["direction"], "difference")
         margin = claim["margin"] if test != "difference" else None
         table = compare(prepared, metric=claim["metric"], test=test, margin=margin, options=opts.replace(design=None))
         out = table.iloc[0]
@@ -355,12 +191,12 @@ def _verdict(claim: Mapping, row: Mapping, alpha: float, family_size: int, level
                                   f"(off by {reported - value:+.2f}, tolerance {tol:g})")
     significant = row["p_adj"] <= alpha
     side = int(np.sign(row["diff"]))
-    claimed = _DIRECTIONS.get(claim["direction"], 0)
+    claimed = DIRECTIONS.get(claim["direction"], 0)
     if not math.isnan(claim["reported_p"]) and (claim["reported_p"] <= alpha) != significant:
         numbers += f"; reported p = {claim['reported_p']:g}"
     if mismatches:
         return "value mismatch", "; ".join(mismatches) + f" ({numbers})"
-    if claim["direction"] in _MARGIN_DIRECTIONS:
+    if claim["direction"] in MARGIN_DIRECTIONS:
         return _margin_verdict(claim, row, alpha, numbers, 2 * level - 1)
     if claimed and side == -claimed:
         why = "significant in the other direction" if significant else "estimate on the other side"
@@ -412,7 +248,7 @@ def audit_claims(
         ``md.prepare(df, missing="drop", cluster_missing="own")`` sets them for every claim.
         Each claim's own scheme (or benchmark), metric and systems always apply.
     claims
-        A claims file or table (see :func:`read_claims` for the fields).
+        A claims file or table (see :func:`memdiag.read_claims` for the fields).
     alpha, power
         Significance level (on Holm-adjusted p-values) and the power of the detectable effect.
     options
@@ -440,7 +276,7 @@ def audit_claims(
     Raises
     ------
     VerdictError
-        A claims file or table :func:`read_claims` refuses; ``n_resamples`` 0; prepared data
+        A claims file or table :func:`memdiag.read_claims` refuses; ``n_resamples`` 0; prepared data
         that do not keep their source rows. (A claim the data cannot answer is not an error: its
         verdict is ``not checkable``.)
 
@@ -539,7 +375,7 @@ def _audit_claims(data: pd.DataFrame | Prepared, claims: str | Path | pd.DataFra
     missing, verdict_missing = (base.missing, base.verdict_missing) if base is not None else ("error", "as-wrong")
     missing, verdict_missing = policies.get("missing", missing), policies.get("verdict_missing", verdict_missing)
     table = read_claims(claims)
-    records = [{k: (None if k not in _NUMBERS and _absent(v) else v) for k, v in r.items()}
+    records = [{k: (None if k not in NUMBER_FIELDS and is_empty(v) else v) for k, v in r.items()}
                for r in table.to_dict("records")]  # pandas may store a missing text as NaN
     results: list[dict | str] = []          # recomputed numbers, or why the claim is not checkable
     for claim in records:
@@ -561,7 +397,7 @@ def _audit_claims(data: pd.DataFrame | Prepared, claims: str | Path | pd.DataFra
             continue
         m = int(sizes[family.iloc[i]])
         row = {**claim, **result, "p_adj": float(p_adj.iloc[i])}
-        if claim["direction"] in _MARGIN_DIRECTIONS:
+        if claim["direction"] in MARGIN_DIRECTIONS:
             row.update(detectable_effect=math.nan, power=math.nan,
                        power_basis="not computed for a margin test (the margin is the effect that matters)")
         else:

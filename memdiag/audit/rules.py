@@ -14,8 +14,9 @@ import pandas as pd
 from memdiag.analyses.scoring import score
 from memdiag.engine.options import NO_RESAMPLING
 from memdiag.errors import VerdictError
+from memdiag.io.canonical import check
+from memdiag.panel.judges import JUDGES_MAJORITY, JUDGES_MEAN, JUDGES_REPEAT
 from memdiag.panel.prepare import prepare
-from memdiag.panel.verdicts import JUDGES_MAJORITY, JUDGES_MEAN, JUDGES_REPEAT, check
 
 #: Default tolerance against one published number, in points: a score printed with two decimals is
 #: off its exact value by at most half a unit in the last place.

@@ -1,8 +1,8 @@
 """Audit a paper from its published summaries alone: a YAML file of numbers and claims -> one
 verdict per check (SPEC §7.7).
 
-One job: read a summaries file (:func:`read_summaries`; format below and in docs/spec.md §7.7)
-and run each check on it (:func:`audit_summaries`) with the functions of
+One job: run each check of a summaries file (read by :func:`memdiag.read_summaries`,
+:mod:`memdiag.io.summaries`; format below and in docs/spec.md §7.7) (:func:`audit_summaries`) with the functions of
 :mod:`memdiag.audit.granularity`, :mod:`memdiag.audit.published` and
 :func:`memdiag.check_aggregate`. No verdicts are read: these are the checks a reader can run on a
 table, a net count and a p-value.
@@ -34,7 +34,6 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pandas as pd
-import yaml
 
 from memdiag.audit.aggregate import check_aggregate
 from memdiag.audit.granularity import granularity
@@ -44,126 +43,15 @@ from memdiag.audit.published import (
     summary_power,
     survives_family,
 )
-from memdiag.errors import VerdictError, where
-from memdiag.io.side_files import read_text
-from memdiag.io.strict import StrictLoader
+from memdiag.errors import VerdictError
+from memdiag.io.summaries import read_summaries
 
-__all__ = ["CHECKS", "SUMMARY_VERDICTS", "audit_summaries", "read_summaries"]
+__all__ = ["CHECKS", "SUMMARY_VERDICTS", "audit_summaries"]
 
 #: The verdicts of a check: the published number or claim is consistent with its summaries, the
 #: summaries cannot decide (it depends on an unpublished number), something is wrong, or the check
 #: reports a number with no claim to hold it against.
 SUMMARY_VERDICTS: tuple[str, ...] = ("consistent", "undetermined", "flagged", "reported")
-
-
-class Written(float):
-    """A number read from a summaries file, with the text it was written as (``12.0`` keeps one
-    decimal, which ``float`` forgets)."""
-
-    text: str
-
-    def __new__(cls, value: float, text: str) -> Written:
-        number = super().__new__(cls, value)
-        number.text = text
-        return number
-
-
-class _Loader(StrictLoader):
-    """The strict SafeLoader (no duplicate key, no alias bomb) whose floats remember their text."""
-
-
-def _written_float(loader: _Loader, node: yaml.ScalarNode) -> Written:
-    return Written(yaml.SafeLoader.construct_yaml_float(loader, node), loader.construct_scalar(node))
-
-
-_Loader.add_constructor("tag:yaml.org,2002:float", _written_float)
-
-
-def read_summaries(source: str | Path | Mapping) -> dict:
-    """Read a summaries file (or a mapping of the same shape) and check its structure.
-
-    Parameters
-    ----------
-    source
-        A summaries YAML file (``source``, ``alpha``, ``benchmarks``, ``checks``; the format of
-        SPEC §7.7), or the same as a mapping. Numbers keep the decimals they were written with.
-
-    Returns
-    -------
-    dict
-        ``{"source", "alpha", "benchmarks", "checks", "origin"}`` with each check a dict.
-
-    Raises
-    ------
-    VerdictError
-        An unreadable file, an unknown top-level key or check type, a check without an id, a
-        repeated id, a benchmark a check names but the file does not define — naming the file,
-        the check and the field.
-
-    References
-    ----------
-    SPEC §7.7 (audit from published summaries: the summaries file); the worked examples
-    ``data/example/summaries_memory_tax.yaml`` (Memory Tax review) and
-    ``data/example/summaries_raw_rag.yaml`` (Raw-RAG paper).
-
-    Examples
-    --------
-    >>> spec = read_summaries({"source": "a paper", "benchmarks": {"LongMemEval-s": {"n": 500}},
-    ...                        "checks": [{"id": "tax", "check": "granularity", "benchmark": "LongMemEval-s",
-    ...                                    "value": "12.0"}]})
-    >>> spec["alpha"], spec["benchmarks"], [c["id"] for c in spec["checks"]]
-    (0.05, {'LongMemEval-s': {'n': 500}}, ['tax'])
-    >>> read_summaries({"checks": [{"id": "x", "check": "guess"}]})
-    Traceback (most recent call last):
-    ...
-    memdiag.errors.VerdictError: <summaries>, record check 1 ('x'), field 'check': 'guess' is not a check (granularity, mcnemar, power, floor, family, first, aggregate).
-    """
-    origin = "<summaries>"
-    if isinstance(source, Mapping):
-        spec = dict(source)
-    else:
-        origin = str(source)
-        path = Path(source)
-        if not path.is_file():
-            raise VerdictError(f"{where(origin)}: no such summaries file. Check the path.")
-        try:
-            spec = yaml.load(read_text(path, "summaries file"), Loader=_Loader)  # noqa: S506 - SafeLoader subclass
-        except (yaml.YAMLError, RecursionError) as error:
-            raise VerdictError(f"{where(origin)}: not valid YAML ({' '.join(str(error).split())}). Fix the syntax.") \
-                from None
-    if not isinstance(spec, Mapping):
-        raise VerdictError(f"{where(origin)}: a summaries file is a mapping with 'checks' (and 'benchmarks').")
-    unknown = [k for k in spec if k not in ("source", "alpha", "benchmarks", "checks")]
-    if unknown:
-        raise VerdictError(f"{where(origin, field=str(unknown[0]))}: unknown key (known: source, alpha, benchmarks, "
-                           "checks).")
-    checks = spec.get("checks")
-    if not isinstance(checks, list) or not checks:
-        raise VerdictError(f"{where(origin, field='checks')}: give a list of checks.")
-    benchmarks = spec.get("benchmarks") or {}
-    if not isinstance(benchmarks, Mapping):
-        raise VerdictError(f"{where(origin, field='benchmarks')}: give a mapping name -> {{n: ..., clusters: ...}}.")
-    seen: set[str] = set()
-    for k, check in enumerate(checks, start=1):
-        label = f"check {k}"
-        if not isinstance(check, Mapping):
-            raise VerdictError(f"{where(origin, label)}: a check is a mapping of fields, got {check!r:.60}.")
-        if "id" not in check:
-            raise VerdictError(f"{where(origin, label, 'id')}: every check needs an id.")
-        label = f"check {k} ({check['id']!r})"
-        if str(check["id"]) in seen:
-            raise VerdictError(f"{where(origin, label, 'id')}: the id is used twice. Give each check its own id.")
-        seen.add(str(check["id"]))
-        if check.get("check") not in CHECKS:
-            raise VerdictError(f"{where(origin, label, 'check')}: {check.get('check')!r} is not a check "
-                               f"({', '.join(CHECKS)}).")
-        name = check.get("benchmark")
-        if name is not None and name not in benchmarks:
-            raise VerdictError(f"{where(origin, label, 'benchmark')}: {name!r} is not among the file's benchmarks "
-                               f"({', '.join(map(str, benchmarks)) or 'none'}). Define it under 'benchmarks'.")
-    alpha = float(spec.get("alpha", 0.05))
-    return {"source": spec.get("source"), "alpha": alpha, "benchmarks": dict(benchmarks),
-            "checks": [dict(c) for c in checks], "origin": origin}
 
 
 # --------------------------------------------------------------------------------------------
@@ -364,7 +252,7 @@ def audit_summaries(source: str | Path | Mapping, *, alpha: float | None = None)
     Raises
     ------
     VerdictError
-        A summaries file :func:`read_summaries` refuses, or ``alpha`` outside (0, 1). (A check
+        A summaries file :func:`memdiag.read_summaries` refuses, or ``alpha`` outside (0, 1). (A check
         that cannot run is not an error: its verdict is ``flagged``.)
 
     References

@@ -682,9 +682,9 @@ def _cmd_costs(args: argparse.Namespace) -> int:
         frames.append(md.cost_ratios(df, quantities=args.quantity, pairs=args.pairs, reference=args.reference,
                                      options=options))
     if args.systems_table:
-        from memdiag.reporting.provenance import _read_systems_table
+        from memdiag.io.systems_table import read_systems_table
 
-        frames.append(md.system_costs(_read_systems_table(args.systems_table), reference=args.reference))
+        frames.append(md.system_costs(read_systems_table(args.systems_table), reference=args.reference))
     if args.ingestion_log:
         frames.append(md.ingestion(md.read_ingestion_log(args.ingestion_log), reference=args.reference))
     _emit(frames, args)
@@ -850,7 +850,7 @@ def _filtered(value: str, df: pd.DataFrame) -> str | list[str] | dict[str, list[
 def _one_judge(df: pd.DataFrame, judges: str | None) -> pd.DataFrame:
     """The verdicts of one judge (``--judges NAME``), as :func:`memdiag.align` selects them; the
     frame itself when it names at most one judge."""
-    from memdiag.panel.verdicts import judges_of
+    from memdiag.panel.judges import judges_of
 
     names = judges_of(df)
     if judges is None and len(names) < 2:
@@ -918,9 +918,9 @@ def _labels(args: argparse.Namespace, df: pd.DataFrame) -> dict[str, str] | None
 
     table = None
     if getattr(args, "systems_table", None):  # table commands without a systems table
-        from memdiag.reporting.provenance import _read_systems_table
+        from memdiag.io.systems_table import read_systems_table
 
-        table = _read_systems_table(args.systems_table)
+        table = read_systems_table(args.systems_table)
     given = alias_options(_key_values(args.alias, "--alias"), df)
     return aliases(df, table, given) or None
 
@@ -1033,9 +1033,9 @@ def _figure(args: argparse.Namespace):
         return plots.venn3(table, all_systems=systems, labels=labels)
     if kind == "store-gap":
         from memdiag.analyses.store_gap import store_variants
-        from memdiag.reporting.provenance import _read_systems_table
+        from memdiag.io.systems_table import read_systems_table
 
-        variants = _read_systems_table(args.systems_table)
+        variants = read_systems_table(args.systems_table)
         runs = list(dict.fromkeys(store_variants(variants)["system"]))  # prepared on the tagged runs alone
         prepared = md.prepare(df, scheme=args.scheme, systems=runs, missing=args.missing,
                               verdict_missing=args.verdict_missing)
@@ -1067,9 +1067,9 @@ def _figure(args: argparse.Namespace):
         upper = md.compare(prepared(args.metric), metric=args.metric, options=options)
         lower = md.compare(prepared(args.lower, None), metric=args.lower, options=options) if args.lower else None
         return plots.matrix(upper, lower, labels=labels)
-    from memdiag.reporting.provenance import _read_systems_table  # bubble
+    from memdiag.io.systems_table import read_systems_table  # bubble
 
-    table = _read_systems_table(args.systems_table)
+    table = read_systems_table(args.systems_table)
     size = args.size or next((c for c in ("store_size", "store_tokens") if c in table), "store_size")
     absent = [c for c in (args.cost, size) if c not in table]
     if absent:

@@ -139,7 +139,7 @@ class Design:
 
     @classmethod
     def from_panel(cls, panel: object, kind: str = "iid") -> Design:
-        """The design ``kind`` for an aligned :class:`~memdiag.panel.verdicts.Panel`.
+        """The design ``kind`` for an aligned :class:`~memdiag.panel.align.Panel`.
 
         Cluster and stratum codes come from ``panel.codes("cluster")`` and
         ``panel.codes("stratum")`` (only those the kind needs are read).

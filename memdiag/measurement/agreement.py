@@ -30,14 +30,9 @@ from memdiag.engine.options import Options, as_options
 from memdiag.engine.pairs import THRESHOLD, cell_indicators
 from memdiag.engine.resampling import bootstrap_sums
 from memdiag.errors import VerdictError
+from memdiag.panel.align import MissingQueryPolicy, align, check_systems
+from memdiag.panel.judges import JUDGES_MEAN, judges_of
 from memdiag.panel.prepare import Prepared
-from memdiag.panel.verdicts import (
-    JUDGES_MEAN,
-    MissingQueryPolicy,
-    align,
-    check_systems,
-    judges_of,
-)
 
 COLUMNS: tuple[str, ...] = ("kind", "rater_a", "rater_b", "n", "n_raters", "agreement", "kappa", "se",
                             "ci_low", "ci_high", "boot_ci_low", "boot_ci_high", "missing_a", "missing_b",

@@ -5,8 +5,9 @@ wrong gold and fails. With k_c such questions among the n_c of a group, the best
 the ceiling 100·(n_c − k_c)/n_c, and a reported score above it means the judge credited answers
 that matched the wrong gold (or a tolerant judge). This module
 
-- reads an audit's list of corrupted questions (:func:`read_gold_errors`, errors.json's format, or
-  any frame with ``query_id``), maps them to canonical ids, and counts only score-corrupting errors;
+- takes an audit's list of corrupted questions (:func:`memdiag.read_gold_errors` reads errors.json's
+  format, :mod:`memdiag.io.gold_errors`; or any frame with ``query_id``) and counts only
+  score-corrupting errors;
 - computes ceilings per group and overall (:func:`gold_ceilings`) and flags scores above them
   (:func:`ceiling_flags`), published or computed;
 - re-scores systems on the clean subset with intervals under the design and recomputes the paired
@@ -15,9 +16,7 @@ that matched the wrong gold (or a tolerant judge). This module
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -26,93 +25,11 @@ from scipy import stats
 from memdiag.core.notes import Note
 from memdiag.core.provenance import POINTS, stamp
 from memdiag.engine.options import Options, as_options
-from memdiag.errors import VerdictError, where
-from memdiag.io.readers.locomo_audit import canonical_ids, locomo_questions
+from memdiag.errors import VerdictError
 from memdiag.measurement.judge_error import _design_variance
 from memdiag.panel.prepare import Prepared, as_prepared
 
-__all__ = ["ceiling_flags", "clean_rescore", "gold_ceilings", "read_gold_errors"]
-
-#: Error types of the LoCoMo audit that do not change how an answer is scored.
-NOT_CORRUPTING: tuple[str, ...] = ("WRONG_CITATION",)
-
-
-def read_gold_errors(path: str | Path, *, dataset: str | Path | None = None) -> pd.DataFrame:
-    """An audit's list of questions with wrong gold answers (the LoCoMo audit's ``errors.json`` format).
-
-    Parameters
-    ----------
-    path
-        A JSON list of records with ``question_id`` and ``error_type`` (and optionally ``category``,
-        ``golden_answer``, ``correct_answer``); or a CSV with ``query_id`` and an optional ``corrupting``
-        (true/false) column.
-    dataset
-        The LoCoMo-10 dataset file: needed to map audit ids ``locomo_<c>_qa<p>`` to canonical ids
-        (SPEC §1.7). None: the ids are used as they are.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per listed question: ``query_id`` (canonical), ``audit_id``, ``error_type``,
-        ``corrupting`` (False for error types that do not change scoring, :data:`NOT_CORRUPTING`),
-        and ``category``, ``golden_answer``, ``correct_answer`` where given.
-
-    Raises
-    ------
-    VerdictError
-        A missing or unreadable file, a record without ``question_id``, an id the dataset does not
-        have, or a question listed twice.
-
-    References
-    ----------
-    SPEC §9.4 (ceilings) and SPEC §1.7 (canonical ids).
-
-    Examples
-    --------
-    >>> import tempfile, os
-    >>> path = os.path.join(tempfile.mkdtemp(), "errors.json")
-    >>> _ = open(path, "w").write('[{"question_id": "q1", "error_type": "HALLUCINATION"}, '
-    ...                           '{"question_id": "q2", "error_type": "WRONG_CITATION"}]')
-    >>> read_gold_errors(path)[["query_id", "corrupting"]].values.tolist()
-    [['q1', True], ['q2', False]]
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise VerdictError(f"{path}: no such file.")
-    if path.suffix.lower() == ".csv":
-        out = pd.read_csv(path)
-        if "query_id" not in out:
-            raise VerdictError(f"{path}: a CSV list of corrupted questions needs a 'query_id' column.")
-        out["audit_id"] = out["query_id"].astype(str)
-        out["corrupting"] = out["corrupting"].astype(bool) if "corrupting" in out else True
-        out["error_type"] = out.get("error_type", "listed")
-    else:
-        try:
-            records = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise VerdictError(f"{path}: not JSON ({exc.msg} at line {exc.lineno}).") from None
-        if not isinstance(records, list):
-            raise VerdictError(f"{path}: expected a list of error records.")
-        for i, rec in enumerate(records):
-            if not isinstance(rec, dict) or "question_id" not in rec:
-                raise VerdictError(f"{where(str(path), i + 1, 'question_id')}: every record needs a question_id.")
-        out = pd.DataFrame(records).rename(columns={"question_id": "audit_id"})
-        out["audit_id"] = out["audit_id"].astype(str)
-        out["error_type"] = out.get("error_type", pd.Series("listed", index=out.index)).fillna("listed").astype(str)
-        out["corrupting"] = ~out["error_type"].isin(NOT_CORRUPTING)
-        out["query_id"] = out["audit_id"]
-    if dataset is not None:
-        out["query_id"] = canonical_ids(out["audit_id"], locomo_questions(dataset), str(path))
-    elif out["audit_id"].str.fullmatch(r"locomo_\d+_qa\d+").any():
-        raise VerdictError(f"{path}: the ids are the LoCoMo audit's ({out['audit_id'].iloc[0]}), which pair with no "
-                           "verdicts; give the LoCoMo-10 dataset (dataset=, --dataset locomo10.json) to map them to "
-                           "canonical ids.")
-    dup = out["query_id"].duplicated()
-    if dup.any():
-        raise VerdictError(f"{path}: question {out.loc[dup, 'query_id'].iloc[0]!r} is listed twice.")
-    keep = [c for c in ("query_id", "audit_id", "error_type", "corrupting", "category", "golden_answer",
-                        "correct_answer") if c in out]
-    return out[keep].reset_index(drop=True)
+__all__ = ["ceiling_flags", "clean_rescore", "gold_ceilings"]
 
 
 def _universe(data: pd.DataFrame | Prepared, by: str | None) -> pd.DataFrame:
@@ -161,7 +78,7 @@ def gold_ceilings(data: pd.DataFrame | Prepared, errors: pd.DataFrame | str, *, 
         The questions: verdicts, :func:`memdiag.prepare` output, or a frame with ``query_id`` and the
         ``by`` column (e.g. :func:`memdiag.locomo_questions` without the adversarial category).
     errors
-        :func:`read_gold_errors` output (only ``corrupting`` rows count), any frame with ``query_id``,
+        :func:`memdiag.read_gold_errors` output (only ``corrupting`` rows count), any frame with ``query_id``,
         or the name of a per-query 0/1 column of the verdicts marking corrupted questions.
     by
         The per-query column of the groups (None: overall only).
@@ -273,7 +190,7 @@ def clean_rescore(
     data
         Canonical verdicts or :func:`memdiag.prepare` output.
     errors
-        :func:`read_gold_errors` output, a frame with ``query_id``, or a 0/1 per-query column name.
+        :func:`memdiag.read_gold_errors` output, a frame with ``query_id``, or a 0/1 per-query column name.
     reference
         The differences (and flows) are each system minus ``reference``; None: every pair.
     by

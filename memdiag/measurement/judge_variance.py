@@ -32,7 +32,7 @@ from scipy import stats
 from memdiag.core.notes import Note
 from memdiag.core.provenance import POINTS, stamp
 from memdiag.errors import VerdictError
-from memdiag.panel.verdicts import check
+from memdiag.io.canonical import check
 
 __all__ = ["plan_evaluation", "repetition_scores", "variance_components"]
 

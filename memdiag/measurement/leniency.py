@@ -21,9 +21,9 @@ from memdiag.core.provenance import POINTS, stamp
 from memdiag.engine.inference.misclassification import clopper_pearson
 from memdiag.engine.options import Options, as_options
 from memdiag.errors import VerdictError
+from memdiag.io.canonical import check
 from memdiag.measurement.judge_error import _design_variance
 from memdiag.panel.prepare import Prepared, as_prepared
-from memdiag.panel.verdicts import check
 
 __all__ = ["judge_leniency", "length_effect", "leniency_bound", "leniency_breakeven"]
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from memdiag.errors import SchemeError, VerdictError
-from memdiag.panel.verdicts import Panel
+from memdiag.panel.align import Panel
 
 if TYPE_CHECKING:  # pragma: no cover
     from memdiag.panel.prepare import Prepared

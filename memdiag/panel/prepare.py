@@ -32,18 +32,14 @@ from memdiag.core.checks import LABEL_MISSING
 from memdiag.core.notes import Note
 from memdiag.engine.designs import Design, resolve_design
 from memdiag.errors import VerdictError, listing
+from memdiag.io.canonical import check
+from memdiag.panel.align import MissingQueryPolicy, MissingVerdictPolicy, Panel, align
 from memdiag.panel.cluster_labels import CLUSTER_MISSING, assign_clusters
-from memdiag.panel.verdicts import (
-    MissingQueryPolicy,
-    MissingVerdictPolicy,
-    Panel,
-    _attribute_conflicts,
-    _label_disagreements,
-    _source_conventions,
-    align,
-    check,
-    judges_of,
-    repeat_rule,
+from memdiag.panel.judges import judges_of, repeat_rule
+from memdiag.panel.validate import (
+    attribute_conflicts,
+    label_disagreements,
+    source_conventions,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -256,14 +252,14 @@ def _conflicts(rows: pd.DataFrame) -> list[str]:
     """The label conflicts :func:`~memdiag.validate` reports, for the notes of every result: one
     line per query attribute whose value differs between systems, one for all source labels that
     name another category than the canonical one."""
-    notes = _attribute_conflicts(rows)
-    labels = _label_disagreements(rows)
+    notes = attribute_conflicts(rows)
+    labels = label_disagreements(rows)
     if labels:
         notes.append(Note(f"{len(labels)} (system, label) pairs where a source's own category label names another "
                           f"category (the canonical category is used; md.validate lists them): "
                           + listing([line.removesuffix(" (the canonical category is used)") for line in labels], 2),
                           code="category-relabels", concerns=sorted({s for n in labels for s in n.concerns})))
-    return notes + _source_conventions(rows)
+    return notes + source_conventions(rows)
 
 
 def scheme_notes(rows: pd.DataFrame) -> list[Note]:

@@ -31,7 +31,6 @@ module holds the public functions and the run that ties them together.
 
 from __future__ import annotations
 
-import json
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
@@ -41,20 +40,21 @@ import pandas as pd
 from tqdm import tqdm
 
 from memdiag import __version__
-from memdiag.analyses.ingestion import read_ingestion_log
-from memdiag.analyses.writes import read_write_log
 from memdiag.engine.options import Options, as_options
 from memdiag.errors import VerdictError
+from memdiag.io.ingestion_log import read_ingestion_log
 from memdiag.io.outputs import check_outputs, recording
+from memdiag.io.strict import read_json
+from memdiag.io.systems_table import read_systems_table
+from memdiag.io.verdicts import read_verdicts
+from memdiag.io.write_log import read_write_log
 from memdiag.panel.schemes import Scheme
-from memdiag.panel.verdicts import read_verdicts
 from memdiag.plots._jobs import FigureJobs
 from memdiag.reporting.provenance import (
     ANALYSIS_FORMAT,
     Settings,
     _check_recipes,
     _claims_input,
-    _read_systems_table,
     _reread_verdicts,
     _rerun_input,
     _scheme_input,
@@ -138,7 +138,7 @@ def _prepare(df, settings: Settings, scheme, systems_table, claims, write_log,
         origin = scheme.origin if isinstance(scheme, Scheme) else scheme
         check_inputs(out, _input_files(df, origin, systems_table, claims, write_log, ingestion_log))
     scheme_obj, scheme_recipe = _scheme_input(scheme)
-    table, table_recipe = _side_input(systems_table, _read_systems_table)
+    table, table_recipe = _side_input(systems_table, read_systems_table)
     claims_value, claims_recipe = _claims_input(claims)
     log, log_recipe = _side_input(write_log, read_write_log)
     times, times_recipe = _side_input(ingestion_log, read_ingestion_log)
@@ -400,10 +400,7 @@ def report_from_json(path: str | Path, out: str | Path, progress: bool | None = 
     >>> tmp.cleanup()
     """
     check_inputs(resolve_target(out, force), [path])
-    try:
-        document = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
-        raise VerdictError(f"{path}: not an analysis.json ({error}).") from None
+    document = read_json(path, "analysis.json")  # the strict reader: encodings, a key twice, the file named
     if not isinstance(document, dict) or document.get("analysis_format") != ANALYSIS_FORMAT:
         raise VerdictError(f"{path}: not an analysis.json of format {ANALYSIS_FORMAT}.")
     settings = Settings.from_json(document.get("settings"), path)

@@ -20,14 +20,14 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from memdiag.analyses.replay import FILES as REPLAY_FILES
-from memdiag.audit import read_claims
 from memdiag.core import checks as _checks
 from memdiag.errors import VerdictError
+from memdiag.io.canonical import check
+from memdiag.io.claims import read_claims
 from memdiag.io.schema import PROVENANCE
-from memdiag.io.side_files import read_csv
+from memdiag.io.verdicts import read_verdicts
 from memdiag.panel.cluster_labels import CLUSTER_MISSING
 from memdiag.panel.schemes import Scheme, get_scheme
-from memdiag.panel.verdicts import check, read_verdicts
 from memdiag.tables import render
 
 if TYPE_CHECKING:  # pragma: no cover - the type only; sections import this module
@@ -172,16 +172,6 @@ def _side_input(value, reader: Callable) -> tuple[pd.DataFrame | None, dict | No
         return reader(path), {"path": str(path.resolve()), "sha256": _file_hash(path)}
     frame = pd.DataFrame(value)
     return frame, {"records": _records(frame)}
-
-
-def _read_systems_table(path: Path) -> pd.DataFrame:
-    """A systems table (CSV keyed by ``system``): a VerdictError naming the file if it is not one."""
-    table = read_csv(Path(path), "systems table")
-    if "system" not in table:
-        raise VerdictError(f"{path}: the systems table needs a 'system' column (have: "
-                           f"{', '.join(map(str, table.columns))}).")
-    table["system"] = table["system"].astype(str)
-    return table
 
 
 def _claims_input(value) -> tuple[pd.DataFrame | str | None, dict | None]:

@@ -46,14 +46,15 @@ from memdiag.analyses.store_gap import store_gap
 from memdiag.analyses.writes import write_audit
 from memdiag.audit import audit_independence, leaderboard, rank_stability
 from memdiag.audit.claims import _audit_claims as claims_audit
-from memdiag.audit.claims import read_claims
 from memdiag.core.notes import with_code
 from memdiag.engine.options import NO_RESAMPLING, Options
 from memdiag.errors import VerdictError
+from memdiag.io.canonical import check
+from memdiag.io.claims import read_claims
 from memdiag.measurement.agreement import agreement
 from memdiag.panel.prepare import Prepared, prepare
 from memdiag.panel.schemes import Scheme
-from memdiag.panel.verdicts import check, validate
+from memdiag.panel.validate import validate
 from memdiag.plots._jobs import Draw, FigureJobs
 from memdiag.reporting.notes import condensed
 from memdiag.reporting.provenance import Settings, _file_hash

@@ -4,10 +4,10 @@ Every layout module defines ``NAME``, ``DESCRIPTION``, ``sniff(path, content) ->
 ``read(path, content, *, system=None, fields=None) -> DataFrame`` (the canonical long schema of
 SPEC §1 plus provenance ``source_file``/``source_record``). :func:`read_file` parses a file once,
 picks the layout (the first in :data:`FORMATS` whose ``sniff`` accepts it, or the one named) and
-reads it. :mod:`memdiag.panel.verdicts` validates across records and files.
+reads it. :mod:`memdiag.io.verdicts` names the systems and checks across records and files.
 
 File parsing (after decompression: ``.gz``, ``.bz2``, ``.xz``, ``.zst`` or compressed content under
-any name, :mod:`memdiag.io.readers._open`): ``.csv``/``.tsv`` and ``.parquet``/``.pq`` (or Parquet
+any name, :mod:`memdiag.io.opening`): ``.csv``/``.tsv`` and ``.parquet``/``.pq`` (or Parquet
 content) are tables (``content`` None, the reader reads them); ``.jsonl``/``.ndjson`` are JSON
 lines; ``.json`` is JSON (or JSON lines when the whole file is not one JSON value but its first
 line is); any other name is parsed by content: JSON / JSON lines when it starts with ``{`` or
@@ -16,8 +16,6 @@ line is); any other name is parsed by content: JSON / JSON lines when it starts 
 
 from __future__ import annotations
 
-import json
-import re
 from pathlib import Path
 from types import ModuleType
 
@@ -25,6 +23,7 @@ import pandas as pd
 import pyarrow
 
 from memdiag.errors import VerdictError, listing, where
+from memdiag.io.opening import PARQUET_MAGIC, decode, logical_suffix
 from memdiag.io.readers import (
     backboard_locomo,
     long,
@@ -42,8 +41,7 @@ from memdiag.io.readers._common import (
     content_bytes,
     table_columns,
 )
-from memdiag.io.readers._open import PARQUET_MAGIC, decode, logical_suffix
-from memdiag.io.strict import DuplicateJsonKey, json_object
+from memdiag.io.strict import parse_json
 
 #: The layouts in detection order: specific released layouts first, generic tables last;
 #: ``mapped`` is never detected (it needs ``fields``).
@@ -73,89 +71,11 @@ def _empty(path: Path) -> VerdictError:
                         "Point memdiag at a file of per-query verdicts.")
 
 
-def _json_line(line: str, number: int, path: Path) -> object:
-    try:
-        return json.loads(line, object_pairs_hook=json_object)
-    except json.JSONDecodeError as error:
-        raise VerdictError(
-            f"{where(path)}: line {number}, column {error.colno}: not valid JSON ({error.msg}). "
-            "Fix or remove the line."
-        ) from None
-
-
-def _json_lines(text: str, path: Path) -> list:
-    """One value per non-blank line: parsed as one JSON array (fast), line by line on failure."""
-    # lines end at LF only: U+2028, U+0085 and the other characters str.splitlines() breaks at are
-    # valid, unescaped, inside a JSON string
-    lines = [line for line in text.split("\n") if line.strip()]
-    try:
-        values = json.loads("[" + ",".join(lines) + "]", object_pairs_hook=json_object)
-    except json.JSONDecodeError:
-        values = None
-    if values is not None and len(values) == len(lines):
-        return values
-    return [_json_line(line, number, path) for number, line in enumerate(text.split("\n"), start=1)
-            if line.strip()]
-
-
-def _json(text: str, path: Path) -> object:
-    """One JSON value, or JSON lines when the file holds several values one per line."""
-    try:
-        return json.loads(text, object_pairs_hook=json_object)
-    except json.JSONDecodeError as error:
-        first_line = text.lstrip().split("\n", 1)[0]
-        try:
-            json.loads(first_line, object_pairs_hook=json_object)
-        except json.JSONDecodeError:
-            raise VerdictError(
-                f"{where(path)}: not valid JSON at line {error.lineno}, column {error.colno} "
-                f"(char {error.pos}): {error.msg}. Fix the file."
-            ) from None
-        return _json_lines(text, path)
-
-
-#: A JSON escape of a UTF-16 surrogate (``\\ud800``); valid only as a high-low pair.
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-
-
-def _no_lone_surrogate(value: object, path: Path) -> None:
-    """A VerdictError naming the file when a string (key or value) holds a lone surrogate, which
-    no text encoding can write (it would fail later, naming nothing)."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-        elif isinstance(item, str):
-            try:
-                item.encode("utf-8")
-            except UnicodeEncodeError as error:
-                raise VerdictError(f"{where(path)}: the string {item!r:.60} holds a lone surrogate "
-                                   f"({item[error.start]!r}), which is not Unicode text. Fix its \\u escape.") from None
-
-
-def parse_json(text: str, path: Path, lines: bool = False) -> object:
-    """JSON (or JSON lines) text as a value; nesting too deep for Python is a VerdictError."""
-    try:
-        value = _json_lines(text, path) if lines else _json(text, path)
-        if _SURROGATE_ESCAPE.search(text):  # rare: only then walk the strings
-            _no_lone_surrogate(value, path)
-        return value
-    except DuplicateJsonKey as error:
-        raise VerdictError(f"{where(path, None, error.key)}: {error}.") from None
-    except RecursionError:
-        raise VerdictError(f"{where(path)}: the JSON is nested too deeply to read. "
-                           "This is not a verdict file.") from None
-
-
 def load(path: Path) -> object | None:
     """Parse a file once: the JSON / JSON-lines value, or None for a table (CSV, TSV, Parquet).
 
     Compressed files (``.gz``, ``.bz2``, ``.xz``, ``.zst``, or compressed content under any name)
-    are decompressed first (:mod:`memdiag.io.readers._open`).
+    are decompressed first (:mod:`memdiag.io.opening`).
 
     Raises
     ------

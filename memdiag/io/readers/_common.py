@@ -22,14 +22,21 @@ import pyarrow
 import pyarrow.parquet as pq
 
 from memdiag.errors import VerdictError, listing, where
-from memdiag.io.outputs import note_input
-from memdiag.io.readers._open import (
+from memdiag.io.csv_text import (
+    fields_up_to,
+    long_row,
+    repeated_header,
+    separator,
+    unique_header,
+)
+from memdiag.io.opening import (
     PARQUET_MAGIC,
     binary_kind,
     decode,
     logical_suffix,
     read_bytes,
 )
+from memdiag.io.outputs import note_input
 from memdiag.io.readers._verdict_text import MISSING, WORDS, parse_verdict
 from memdiag.io.schema import (
     ANSWER_TEXT,
@@ -301,10 +308,6 @@ def is_parquet(path: Path) -> bool:
     return logical_suffix(path) in PARQUET_SUFFIXES or content_bytes(path)[:4] == PARQUET_MAGIC
 
 
-def _separator(path: Path) -> str:
-    return "\t" if logical_suffix(path) == ".tsv" else ","
-
-
 def _text_bytes(path: Path) -> bytes:
     """The bytes of a CSV/TSV with old-Mac line endings (CR only, no LF anywhere) made LF."""
     data = content_bytes(path)
@@ -318,7 +321,7 @@ def _header(path: Path) -> list[str]:
     first = data[:end if end >= 0 else len(data)]
     if binary_kind(data[:4096]) is not None:
         decode(data[:4096], path)  # raises, saying what the file is
-    return next(csv.reader(io.StringIO(decode(first, path)), delimiter=_separator(path)), [])
+    return next(csv.reader(io.StringIO(decode(first, path)), delimiter=separator(path)), [])
 
 
 def table_columns(path: Path) -> list[str]:
@@ -336,15 +339,6 @@ def table_columns(path: Path) -> list[str]:
         return []
 
 
-def _unique_header(header: list[str], path: Path) -> None:
-    seen: dict[str, int] = {}
-    for number, name in enumerate(header, start=1):
-        if name in seen:
-            raise VerdictError(f"{where(path, None, name)}: this column appears twice in the header "
-                               f"(columns {seen[name]} and {number}). Rename or remove one copy.")
-        seen[name] = number
-
-
 def read_table(path: Path, text_columns: Iterable[str]) -> pd.DataFrame:
     """Read a CSV/TSV or Parquet table (compressed or not) in one vectorised pass.
 
@@ -360,7 +354,7 @@ def read_table(path: Path, text_columns: Iterable[str]) -> pd.DataFrame:
         header = _header(path)
     except csv.Error as error:
         raise VerdictError(f"{where(path)}: the header line is not readable CSV ({error}). Fix the file.") from None
-    _unique_header(header, path)
+    unique_header(header, path)
     text = set(text_columns) & set(header)
     data = _text_bytes(path)
     decode(data, path)  # one clear error for binary or non-UTF-8 content anywhere in the file
@@ -370,7 +364,7 @@ def read_table(path: Path, text_columns: Iterable[str]) -> pd.DataFrame:
             frame = pd.read_csv(
                 io.BytesIO(data),
                 encoding="utf-8-sig",
-                sep=_separator(path),
+                sep=separator(path),
                 dtype=dict.fromkeys(text, str),
                 keep_default_na=False,
                 na_values={column: [""] if column in text else list(NA_SPELLINGS) for column in header},
@@ -384,12 +378,31 @@ def read_table(path: Path, text_columns: Iterable[str]) -> pd.DataFrame:
             raise VerdictError(f"{where(path)}: is not a readable CSV ({' '.join(str(error).split())}). "
                                "Fix the file.") from None
     longer = any(issubclass(w.category, pd.errors.ParserWarning) for w in caught)
-    row = _long_row(data, header, _separator(path)) if longer else None
-    if row is not None:  # only empty fields beyond the header (trailing commas) are dropped
-        raise VerdictError(f"{where(path, row)}: a row has more fields than "
-                           f"the {len(header)} columns of the header. Quote fields that hold a "
-                           f"{'tab' if _separator(path) == chr(9) else 'comma'}, or name the extra column.")
+    if longer:  # only empty fields beyond the header (trailing commas) are dropped
+        _long_rows(data, header, path)
+    _repeated_header(frame, header, path)
     return frame
+
+
+def _long_rows(data: bytes, header: list[str], path: Path) -> None:
+    """A VerdictError naming the first row (record 1 = the first data row) with a filled field
+    beyond the header (:func:`memdiag.io.csv_text.long_row`)."""
+    rows = csv.reader(io.StringIO(data.decode("utf-8-sig", errors="replace")), delimiter=separator(path))
+    with fields_up_to(len(data)):
+        next(rows, None)
+        for number, row in enumerate(rows, start=1):
+            long_row(header, row, path, str(number))
+
+
+def _repeated_header(frame: pd.DataFrame, header: list[str], path: Path) -> None:
+    """A VerdictError naming the first data row that is the header line again
+    (:func:`memdiag.io.csv_text.repeated_header`); only rows whose first cell is the first
+    column's name are compared."""
+    if frame.empty or not header or pd.api.types.is_numeric_dtype(frame.iloc[:, 0]):
+        return
+    for row in np.flatnonzero((frame.iloc[:, 0] == header[0]).to_numpy(dtype=bool, na_value=False)):
+        cells = ["" if pd.isna(v) else str(v) for v in frame.iloc[row]]
+        repeated_header(header, cells, path, str(row + 1))
 
 
 def _parquet(path: Path) -> pd.DataFrame:
@@ -409,16 +422,6 @@ def _parquet(path: Path) -> pd.DataFrame:
                                    f"({frame[column].iloc[row]!r:.40}) is not one value. Store one value per "
                                    "cell, or map the column with a recipe.")
     return frame
-
-
-def _long_row(data: bytes, header: list[str], sep: str) -> int | None:
-    """The record number (1 = first data row) of the first row with a filled field beyond the header."""
-    rows = csv.reader(io.StringIO(data.decode("utf-8-sig", errors="replace")), delimiter=sep)
-    next(rows, None)
-    for number, row in enumerate(rows, start=1):
-        if any(cell.strip() for cell in row[len(header):]):
-            return number
-    return None
 
 
 def first_record(content: object) -> dict | None:

@@ -25,7 +25,6 @@ own category is kept as ``source_category``.
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from functools import lru_cache
@@ -37,6 +36,7 @@ from memdiag.core.notes import Note
 from memdiag.errors import VerdictError, listing, where
 from memdiag.io.outputs import note_input
 from memdiag.io.schema import LOCOMO_CATEGORIES, LOCOMO_CONVERSATIONS, locomo_query_id
+from memdiag.io.strict import read_json
 
 #: The columns a record needs for matching, and the optional ones that resolve repeated texts.
 NEEDED: tuple[str, ...] = ("question", "cluster")
@@ -64,11 +64,7 @@ def _code(value: object) -> int | None:
 
 @lru_cache(maxsize=8)
 def _load(path: str, mtime: float) -> pd.DataFrame:
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        raise VerdictError(f"{path}: cannot read the dataset file ({error}). Give the benchmark's dataset "
-                           "(LoCoMo-10: locomo10.json).") from None
+    data = read_json(path, "dataset file")
     if not isinstance(data, list) or not data or not all(isinstance(s, dict) and "qa" in s for s in data):
         raise VerdictError(f"{path}: not a LoCoMo-style dataset (a list of samples, each with 'sample_id' and "
                            "a 'qa' list). memdiag matches records without ids against LoCoMo-10's locomo10.json.")

@@ -16,7 +16,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 
 from memdiag.errors import VerdictError, listing
-from memdiag.io.readers._open import logical_suffix
+from memdiag.io.opening import logical_suffix
 
 #: Content suffixes a folder input reads.
 READABLE: frozenset[str] = frozenset({".json", ".jsonl", ".ndjson", ".csv", ".tsv", ".parquet", ".pq"})

@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memdiag.errors import VerdictError, listing
+from memdiag.io.opening import stem
 from memdiag.io.readers._jsonpath import Record, Step, record_lists, select
-from memdiag.io.readers._open import stem
 from memdiag.io.readers._verdict_text import parse_verdict
 
 #: How many records are examined per file.

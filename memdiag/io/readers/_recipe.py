@@ -46,13 +46,13 @@ import numpy as np
 import pandas as pd
 
 from memdiag.errors import VerdictError, listing, where
+from memdiag.io.opening import stem
 from memdiag.io.readers import _locomo
 from memdiag.io.readers._common import finish, name_system, read_table
 from memdiag.io.readers._fields import Field, compute, parse_field
 from memdiag.io.readers._jsonpath import MISSING, Record, getter, parse, select
-from memdiag.io.readers._open import read_text, stem
 from memdiag.io.schema import LOCOMO_CONVERSATIONS, PROVENANCE
-from memdiag.io.strict import load_yaml
+from memdiag.io.strict import read_yaml
 
 TOP_KEYS: tuple[str, ...] = ("description", "sources", "join", "labels", "dataset")
 SOURCE_KEYS: tuple[str, ...] = ("files", "records", "fields", "system", "judge", "columns", "format", "locomo",
@@ -327,20 +327,12 @@ def load_recipe(recipe: str | Path | Mapping | Recipe, base: str | Path | None =
     VerdictError
         An unreadable file, YAML that is not a recipe, or an unknown key (named, with the file).
     """
-    import yaml
-
     if isinstance(recipe, Recipe):
         return recipe if base is None else replace(recipe, base=Path(base))
     if isinstance(recipe, Mapping):
         return recipe_from_dict(recipe, Path(base) if base is not None else Path("."), "<recipe>")
     path = Path(recipe)
-    try:
-        data = load_yaml(read_text(path))  # no duplicate key, no alias bomb
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        raise VerdictError(f"{path}: not valid YAML{at}: {getattr(error, 'problem', None) or error}. "
-                           "Fix the recipe.") from None
+    data = read_yaml(path, "recipe")  # no duplicate key, no alias bomb
     return recipe_from_dict(data, Path(base) if base is not None else path.resolve().parent, str(path))
 
 

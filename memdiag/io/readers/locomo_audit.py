@@ -16,7 +16,6 @@ canonical id counts non-adversarial questions only, so the mapping needs the dat
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -24,19 +23,11 @@ import pandas as pd
 
 from memdiag.errors import VerdictError, where
 from memdiag.io.schema import LOCOMO_CATEGORIES, LOCOMO_CONVERSATIONS, locomo_query_id
+from memdiag.io.strict import read_json
 
 __all__ = ["locomo_questions", "read_locomo_audit"]
 
 AUDIT_ID = re.compile(r"^locomo_(\d+)_qa(\d+)$")
-
-
-def _load(path: str | Path) -> object:
-    try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise VerdictError(f"{path}: no such file.") from None
-    except json.JSONDecodeError as exc:
-        raise VerdictError(f"{path}: not JSON ({exc.msg} at line {exc.lineno}).") from None
 
 
 def locomo_questions(dataset: str | Path) -> pd.DataFrame:
@@ -73,7 +64,7 @@ def locomo_questions(dataset: str | Path) -> pd.DataFrame:
     >>> locomo_questions(path)[["query_id", "audit_id", "category"]].head(3).values.tolist()
     [['locomo:conv-26:000', 'locomo_0_qa0', 'temporal'], ['locomo:conv-26:adv000', 'locomo_0_qa1', 'adversarial'], ['locomo:conv-26:001', 'locomo_0_qa2', 'single-hop']]
     """
-    data = _load(dataset)
+    data = read_json(dataset, "LoCoMo-10 dataset file")
     if not isinstance(data, list) or len(data) != len(LOCOMO_CONVERSATIONS):
         raise VerdictError(f"{dataset}: expected the ten LoCoMo-10 conversations, got "
                            f"{len(data) if isinstance(data, list) else type(data).__name__}.")
@@ -153,7 +144,7 @@ def read_locomo_audit(path: str | Path, *, dataset: str | Path, system: str | No
     {'query_id': ['locomo:conv-26:000', 'locomo:conv-26:000', 'locomo:conv-26:000'], 'repeat': [0, 1, 2], 'score': [1.0, 0.0, 1.0]}
     """
     path = Path(path)
-    data = _load(path)
+    data = read_json(path, "locomo-audit results file")
     results = data.get("detailed_results") if isinstance(data, dict) else None
     if not isinstance(results, dict):
         raise VerdictError(f"{path}: no 'detailed_results' mapping; is this a locomo-audit eval_results.json?")

@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from memdiag.io.opening import stem
 from memdiag.io.readers._common import (
     TEXT_COLUMNS,
     as_records,
@@ -39,7 +40,6 @@ from memdiag.io.readers._common import (
     read_table,
     table_columns,
 )
-from memdiag.io.readers._open import stem
 from memdiag.io.schema import REQUIRED
 
 NAME = "long"

@@ -34,8 +34,8 @@ import numpy as np
 import pandas as pd
 
 from memdiag.errors import VerdictError, where
+from memdiag.io.opening import stem
 from memdiag.io.readers._common import as_records, finish, name_system, read_table
-from memdiag.io.readers._open import stem
 from memdiag.io.schema import PROVENANCE
 
 NAME = "mapped"

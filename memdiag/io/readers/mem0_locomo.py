@@ -30,9 +30,9 @@ from pathlib import Path
 import pandas as pd
 
 from memdiag.errors import VerdictError, where
+from memdiag.io.opening import stem
 from memdiag.io.readers import _locomo
 from memdiag.io.readers._common import finish
-from memdiag.io.readers._open import stem
 
 NAME = "mem0-locomo"
 DESCRIPTION = ('mem0-evaluation / Memobase LoCoMo scores: '

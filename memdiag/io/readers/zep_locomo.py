@@ -28,16 +28,15 @@ Default system: the file stem (``zep_locomo_grades``).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pandas as pd
 
 from memdiag.errors import VerdictError, where
+from memdiag.io.opening import stem
 from memdiag.io.readers import _locomo
 from memdiag.io.readers._common import finish
-from memdiag.io.readers._open import read_text, stem
-from memdiag.io.strict import DuplicateJsonKey, json_object
+from memdiag.io.strict import read_json
 
 NAME = "zep-locomo"
 DESCRIPTION = ('Zep LoCoMo grades: '
@@ -64,10 +63,7 @@ def _latencies(path: Path, content: dict) -> dict[str, list] | None:
     companion = path.with_name(path.name.replace("grades", "responses"))
     if companion == path or not companion.is_file():
         return None
-    try:
-        responses = json.loads(read_text(companion), object_pairs_hook=json_object)
-    except (json.JSONDecodeError, RecursionError, DuplicateJsonKey) as error:
-        raise VerdictError(f"{where(companion)}: not valid JSON ({error}). Fix or move it.") from None
+    responses = read_json(companion, "Zep responses file (beside the grades)")
     latencies = {}
     for key in content:
         present = isinstance(responses, dict) and key in responses

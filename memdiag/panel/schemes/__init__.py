@@ -1,7 +1,7 @@
 """Official benchmark aggregation as data (SPEC §6; Raw-RAG paper D.5 and D.1).
 
 A :class:`Scheme` says which queries count, how they are grouped, how the groups are weighted
-and which gates apply. :meth:`Scheme.layout` resolves it on a :class:`~memdiag.panel.verdicts.Panel`
+and which gates apply. :meth:`Scheme.layout` resolves it on a :class:`~memdiag.panel.align.Panel`
 into a :class:`SchemeLayout`, whose per-query contribution columns carry everything the official
 number needs, so the resampling engine evaluates it with one matrix product per chunk.
 

@@ -9,7 +9,6 @@ The built-in schemes are YAML files in ``memdiag/panel/schemes/builtin/`` (packa
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import fields
 from functools import cache
@@ -19,25 +18,29 @@ from typing import TYPE_CHECKING
 
 import yaml
 
-from memdiag.errors import SchemeError
-from memdiag.io.outputs import note_input
-from memdiag.io.strict import DuplicateJsonKey, json_object, load_yaml
+from memdiag.errors import SchemeError, VerdictError
+from memdiag.io.opening import logical_suffix
+from memdiag.io.strict import load_yaml, read_json, read_yaml
 
 if TYPE_CHECKING:  # pragma: no cover - names for annotations only
     from importlib.resources.abc import Traversable
 
     from memdiag.panel.schemes._scheme import Scheme
 
+#: What a scheme file is called in messages.
+WHAT = "scheme file"
+
 #: The built-in scheme listed first, and the CLI's default: every query counts once.
 DEFAULT = "mean"
 
-def _parse(text: str, where: str, is_json: bool) -> object:
-    """The YAML or JSON value of a scheme file's text; a SchemeError naming ``where`` if unparsable."""
+
+def _parse(text: str, where: str) -> object:
+    """The YAML value of a built-in scheme file's text (package data; a user's file goes through
+    :func:`from_file`); a SchemeError naming ``where`` if unparsable."""
     try:
-        return json.loads(text, object_pairs_hook=json_object) if is_json else load_yaml(text)
-    except (json.JSONDecodeError, yaml.YAMLError, RecursionError, DuplicateJsonKey) as err:
-        raise SchemeError(f"{where}: not valid {'JSON' if is_json else 'YAML'} "
-                          f"({' '.join(str(err).split())}). Fix the syntax.") from None
+        return load_yaml(text)
+    except (yaml.YAMLError, RecursionError) as err:
+        raise SchemeError(f"{where}: not valid YAML ({' '.join(str(err).split())}). Fix the syntax.") from None
 
 
 def from_dict(spec: Mapping, origin: str, cls: type[Scheme]) -> Scheme:
@@ -56,19 +59,18 @@ def from_dict(spec: Mapping, origin: str, cls: type[Scheme]) -> Scheme:
 
 
 def from_file(path: str | Path, cls: type[Scheme]) -> Scheme:
-    """:meth:`Scheme.from_file`: a scheme from a YAML (``.yaml``/``.yml``) or JSON file."""
+    """:meth:`Scheme.from_file`: a scheme from a YAML (``.yaml``/``.yml``) or JSON file (compressed or
+    not), read by the strict readers of :mod:`memdiag.io.strict`; any error they raise is a
+    SchemeError naming the file."""
     path = Path(path)
     if not path.is_file():
         raise SchemeError(f"{path}: no such scheme file. Check the path, or use a built-in "
                           f"scheme ({', '.join(known_schemes())}).")
-    note_input(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as err:
-        raise SchemeError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start}). Save the scheme "
-                          "as UTF-8.") from None
-    spec = _parse(text, str(path), path.suffix.lower() == ".json")
-    return from_dict(spec if spec is not None else {}, origin=str(path), cls=cls)
+    try:  # the strict readers: compression, caps, binary content, UTF-8, a key twice, an alias bomb
+        spec = read_json(path, WHAT) if logical_suffix(path) == ".json" else read_yaml(path, WHAT)
+    except VerdictError as error:
+        raise SchemeError(str(error)) from None
+    return from_dict(spec, origin=str(path), cls=cls)
 
 
 # --------------------------------------------------------------------------------------------

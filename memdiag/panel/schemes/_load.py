@@ -23,7 +23,7 @@ __all__ = ["DEFAULT", "get_scheme", "known_schemes", "resolve_scheme"]
 def _builtin(name: str) -> Scheme:
     """The built-in scheme ``builtin/<name>.yaml``, parsed once (``origin`` is ``built-in``)."""
     item = _folder() / f"{name}.yaml"
-    spec = _parse(item.read_text(encoding="utf-8"), f"built-in scheme file {item.name}", is_json=False)
+    spec = _parse(item.read_text(encoding="utf-8"), f"built-in scheme file {item.name}")
     return Scheme.from_dict(spec, origin="built-in")
 
 

@@ -1,7 +1,7 @@
 """Resolving a scheme on verdicts: the queries it keeps, their groups and gated scores, as arrays.
 
 :func:`select` drops the excluded queries before alignment; :func:`layout` resolves the scheme on
-an aligned :class:`~memdiag.panel.verdicts.Panel` (groups, the MEME before-pass gate, completeness)
+an aligned :class:`~memdiag.panel.align.Panel` (groups, the MEME before-pass gate, completeness)
 into a :class:`SchemeLayout`, whose per-query contribution columns ``X`` carry everything the
 official number needs: for count-weights ``W`` over queries (a bootstrap replicate, or all ones)
 the statistic is a function of the weighted sums ``W @ X`` alone, so the resampling engine
@@ -23,9 +23,10 @@ import regex
 
 from memdiag.core.notes import Note
 from memdiag.errors import SchemeError, listing
+from memdiag.io.canonical import check
 from memdiag.io.schema import QUERY_ATTRIBUTES
+from memdiag.panel.align import Panel
 from memdiag.panel.schemes._keys import PATTERN_SECONDS, match_key
-from memdiag.panel.verdicts import Panel, check
 
 if TYPE_CHECKING:  # pragma: no cover - names for annotations only
     from memdiag.panel.schemes._scheme import Scheme

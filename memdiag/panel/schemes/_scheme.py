@@ -24,8 +24,8 @@ from memdiag.panel.schemes._tree import is_number, tree_weights
 if TYPE_CHECKING:  # pragma: no cover - names for annotations only
     import pandas as pd
 
+    from memdiag.panel.align import Panel
     from memdiag.panel.schemes._resolve import SchemeLayout
-    from memdiag.panel.verdicts import Panel
 
 #: Per-query attributes a scheme can group by.
 GROUPABLE: tuple[str, ...] = tuple(c for c in QUERY_ATTRIBUTES if c != "pair_id")
@@ -327,7 +327,7 @@ class Scheme:
     def select(self, df: pd.DataFrame) -> pd.DataFrame:
         """The verdict rows the scheme uses, before alignment, and what was dropped.
 
-        Applied before :func:`~memdiag.panel.verdicts.align` so that runs that kept excluded queries
+        Applied before :func:`~memdiag.panel.align.align` so that runs that kept excluded queries
         (e.g. LoCoMo adversarial questions) pair with runs that dropped them. Before-phase rows
         are kept when the scheme has gates (they decide the after-phase credit).
 

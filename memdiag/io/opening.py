@@ -1,6 +1,8 @@
 """Opening an input file: compression (by name or by its first bytes), binary content and UTF-8.
 
-Every reader gets its bytes through :func:`read_bytes` and its text through :func:`read_text`, so
+Every file memdiag reads — verdict files, recipes, schemes, claims, logs, tables, lists — gets its
+bytes through :func:`read_bytes` and its text through :func:`read_text` (the strict parsers of
+:mod:`memdiag.io.strict` and :mod:`memdiag.io.csv_text` start here), so
 ``.gz``, ``.bz2``, ``.xz`` and ``.zst`` files (and compressed content under any name, found by its
 magic bytes) are read wherever a file is read: every stream of a concatenated file, decompressed
 in steps of :data:`CHUNK` (nothing reserves the size limit up front); a file cut inside a stream
@@ -169,16 +171,19 @@ def _decompress(handle: BinaryIO, kind: str, path: Path) -> bytes:
     return out.getvalue()
 
 
-def read_bytes(path: Path) -> bytes:
+def read_bytes(path: Path, what: str | None = None) -> bytes:
     """The content of a file, decompressed when it is compressed (by suffix or magic bytes).
+
+    ``what`` names the kind of file in the messages ("claims file"); None: a verdict file.
 
     Raises
     ------
     VerdictError
-        A missing file or a corrupt compressed file.
+        A missing file, a corrupt compressed file, or one that decompresses past :func:`max_bytes`.
     """
+    path = Path(path)
     if not path.is_file():
-        raise VerdictError(f"{where(path)}: no such file.")
+        raise VerdictError(f"{where(path)}: no such {what or 'file'}. Check the path.")
     note_input(path)
     with open(path, "rb") as handle:
         kind = compression(path, handle.read(8))
@@ -197,19 +202,35 @@ def binary_kind(data: bytes) -> str | None:
     return None
 
 
-def decode(data: bytes, path: Path) -> str:
-    """UTF-8 text (a BOM is dropped); binary content or other encodings are a VerdictError."""
-    what = binary_kind(data)
-    if what is not None:
-        raise VerdictError(f"{where(path)}: is {what}, not a text file of verdicts.")
+def decode(data: bytes, path: Path, what: str | None = None) -> str:
+    """UTF-8 text (a BOM is dropped); binary content or other encodings are a VerdictError
+    naming the file (``what``: the kind of file, for the message; None: a verdict file).
+
+    >>> decode(b"\\xef\\xbb\\xbfq1", Path("ids.txt"))
+    'q1'
+    >>> decode(b"%PDF-1.7", Path("claims.csv"), "claims file")
+    Traceback (most recent call last):
+    ...
+    memdiag.errors.VerdictError: claims.csv: is a PDF document, not a claims file.
+    >>> decode(b"a\\nb\\xe9", Path("ids.txt"), "list of query ids")
+    Traceback (most recent call last):
+    ...
+    memdiag.errors.VerdictError: ids.txt: not UTF-8 text (byte 3, line 2: b'\\xe9'). Save the list of query ids as UTF-8.
+    """
+    kind = binary_kind(data)
+    if kind is not None:
+        raise VerdictError(f"{where(path)}: is {kind}, not a {what or 'text file of verdicts'}.")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         line = data[:error.start].count(b"\n") + 1
-        raise VerdictError(f"{where(path)}: is not UTF-8 text (byte {error.start}, line {line}: "
-                           f"{data[error.start:error.start + 4]!r}). Save it as UTF-8.") from None
+        raise VerdictError(f"{where(path)}: not UTF-8 text (byte {error.start}, line {line}: "
+                           f"{data[error.start:error.start + 4]!r}). Save {'the ' + what if what else 'it'} "
+                           "as UTF-8.") from None
 
 
-def read_text(path: Path) -> str:
-    """The text of a file: decompressed, checked for binary content, decoded as UTF-8."""
-    return decode(read_bytes(path), path)
+def read_text(path: Path, what: str | None = None) -> str:
+    """The text of a file: decompressed, checked for binary content, decoded as UTF-8
+    (``what`` names the kind of file in the messages; None: a verdict file)."""
+    path = Path(path)
+    return decode(read_bytes(path, what), path, what)
