@@ -28,6 +28,8 @@ import pytest
 
 import memdiag as md
 from memdiag import cli
+from memdiag.cli.commands.plot import FIGURES
+from memdiag.cli.files import check_outputs
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "data" / "example"
@@ -60,7 +62,7 @@ def run_tracked(argv: list[str]) -> set[str]:
     args = parse(argv)
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):
-        cli._check_outputs(args)
+        check_outputs(args)
         code = args.run(args)
     assert code in (0, 1), f"{argv}: exit {code}\n{err.getvalue()}"
     return set(object.__getattribute__(args, "_reads"))
@@ -285,7 +287,7 @@ def _help(argv: list[str], capsys) -> str:
     return capsys.readouterr().out
 
 
-@pytest.mark.parametrize("kind", list(cli.FIGURES))
+@pytest.mark.parametrize("kind", list(FIGURES))
 def test_plot_kind_help_lists_exactly_the_options_of_the_kind(kind, capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "100")
     parser = _parsers()[f"plot {kind}"]
@@ -315,7 +317,7 @@ def test_plot_kind_help_lists_exactly_the_options_of_the_kind(kind, capsys, monk
 def test_plot_help_lists_each_kind_on_one_line_and_only_the_options_every_kind_reads(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "200")
     text = _help(["plot"], capsys)
-    for kind, line in cli.FIGURES.items():
+    for kind, line in FIGURES.items():
         assert re.search(rf"^    {re.escape(kind)} +{re.escape(line)}$", text, re.M), kind
     assert _listed(text) == {"-h", "--help", "-o", "--output", "--force", "--width"}
     assert "--resamples" not in text and "--reference" not in text.split("options:")[1]
