@@ -7,13 +7,15 @@ import os
 import sys
 from pathlib import Path
 
+from memdiag.cli.groups import add_force
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The files, where the draft recipe goes, ``--force`` and the dataset."""
     p.add_argument("files", nargs="+", metavar="FILES", help="files, folders or glob patterns of one release")
     p.add_argument("--write", metavar="YAML", help="write the draft recipe here (relative paths: put it in the "
                                                    "release folder)")
-    p.add_argument("--force", action="store_true", help="replace an existing --write file")
+    add_force(p, "an existing --write file")
     p.add_argument("--dataset", metavar="PATH",
                    help="the benchmark's dataset file (LoCoMo-10: locomo10.json), for records without ids: the "
                         "draft matches them by conversation and question text (dataset: in the recipe)")
