@@ -23,19 +23,9 @@ from memdiag.core import checks
 from memdiag.errors import VerdictError
 
 CLI = Path(md.__file__).parent / "cli"
+#: Verdicts to run commands on: the bundled example (five systems, LoCoMo ids).
+EXAMPLE = Path(__file__).resolve().parents[1] / "data" / "example" / "verdicts"
 COMMAND_FILES = sorted(p for p in (CLI / "commands").glob("*.py") if p.name != "__init__.py")
-
-
-@pytest.fixture(scope="module")
-def small(tmp_path_factory) -> Path:
-    """Two systems, 40 queries in 8 conversations, one CSV each."""
-    folder = tmp_path_factory.mktemp("small") / "verdicts"
-    folder.mkdir()
-    df = md.simulate(n_queries=40, systems=("raw-rag", "mem0"), n_clusters=8, sufficiency=False, costs=False,
-                     seed=4)
-    for system, part in df.groupby("system"):
-        part.to_csv(folder / f"{system}.csv", index=False)
-    return folder
 
 
 # --------------------------------------------------------------------------------------------
@@ -144,35 +134,35 @@ def _api_message(**option: object) -> str:
 
 
 @pytest.mark.parametrize("value", [-1, 2**64, 2**70])
-def test_the_command_and_options_refuse_the_same_seeds_with_the_same_message(small, value):
-    code, out, err = run("flows", small, "--reference", "raw-rag", "--seed", value)
+def test_the_command_and_options_refuse_the_same_seeds_with_the_same_message(value):
+    code, out, err = run("flows", EXAMPLE, "--reference", "raw-rag", "--seed", value)
     assert code == 2 and out == ""
     assert err == f"memdiag flows: error: argument --seed: {_api_message(seed=value)} (see memdiag flows --help)\n"
 
 
 @pytest.mark.parametrize("value", [0.0, 1.0, 1.5, -0.5])  # the command reads a level as a float
-def test_the_command_and_options_refuse_the_same_levels_with_the_same_message(small, value):
-    code, out, err = run("flows", small, "--reference", "raw-rag", "--ci", value)
+def test_the_command_and_options_refuse_the_same_levels_with_the_same_message(value):
+    code, out, err = run("flows", EXAMPLE, "--reference", "raw-rag", "--ci", value)
     assert code == 2 and out == ""
     assert f"argument --ci: {_api_message(confidence_level=value)} (see" in err
 
 
-def test_the_command_and_options_refuse_the_same_resample_limit_with_the_same_message(small):
-    code, _, err = run("flows", small, "--reference", "raw-rag", "--resamples", 10**9)
+def test_the_command_and_options_refuse_the_same_resample_limit_with_the_same_message():
+    code, _, err = run("flows", EXAMPLE, "--reference", "raw-rag", "--resamples", 10**9)
     assert code == 2 and f"argument --resamples: {_api_message(n_resamples=10**9)} (see" in err
 
 
-def test_a_seed_the_api_accepts_the_command_accepts(small):
+def test_a_seed_the_api_accepts_the_command_accepts():
     # 0.3 refused seeds from 2**63 on, which md.Options(seed=2**63) accepts
     seed = 2**64 - 1
-    code, out, err = run("flows", small, "--reference", "raw-rag", "--resamples", 100, "--seed", seed,
+    code, out, err = run("flows", EXAMPLE, "--reference", "raw-rag", "--resamples", 100, "--seed", seed,
                          "--inference", "percentile", "--format", "json")
     assert code == 0, err
     assert json.loads(out)["provenance"]["seed"] == seed == md.Options(seed=seed).seed
 
 
-def test_the_command_refuses_text_as_the_validator_refuses_it(small):
-    code, _, err = run("flows", small, "--reference", "raw-rag", "--seed", "seven")
+def test_the_command_refuses_text_as_the_validator_refuses_it():
+    code, _, err = run("flows", EXAMPLE, "--reference", "raw-rag", "--seed", "seven")
     with pytest.raises(VerdictError) as refused:
         checks.seed("seven")
     assert code == 2 and str(refused.value).removesuffix(".") in err
@@ -183,9 +173,9 @@ def test_the_command_refuses_text_as_the_validator_refuses_it(small):
     ("--alpha", "0", lambda: checks.alpha(0.0)),
     ("--alpha", "1.5", lambda: checks.alpha(1.5)),
 ])
-def test_threshold_and_alpha_are_refused_with_the_validators_message(small, option, value, check):
+def test_threshold_and_alpha_are_refused_with_the_validators_message(option, value, check):
     command = "independence" if option == "--alpha" else "flows"
-    code, _, err = run(command, small, "--reference", "raw-rag", option, value)
+    code, _, err = run(command, EXAMPLE, "--reference", "raw-rag", option, value)
     with pytest.raises(VerdictError) as refused:
         check()
     assert code == 2 and f"argument {option}: {str(refused.value).removesuffix('.')} (see" in err
@@ -213,8 +203,8 @@ def test_the_defaults_the_help_shows_are_the_options_defaults(monkeypatch):
         defaults.n_resamples, defaults.seed, defaults.correction, defaults.inference)
 
 
-def test_columns_all_keeps_every_column_of_every_table(small):
-    base = ["compare", small, "--resamples", 100, "--omnibus", "--format", "json"]
+def test_columns_all_keeps_every_column_of_every_table():
+    base = ["compare", EXAMPLE, "--resamples", 100, "--omnibus", "--format", "json"]
     _, whole, _ = run(*base)
     code, everything, err = run(*base, "--columns", "all")
     assert code == 0, err

@@ -72,16 +72,20 @@ def confidence_level(value: object) -> float:
     return level
 
 
+def _probability(value: object, name: str, example: str) -> float:
+    level = _real(value)
+    if level is None or not 0.0 < level < 1.0:
+        raise VerdictError(f"{name} must be strictly between 0 and 1 (e.g. {example}), got {_shown(value)}.")
+    return level
+
+
 def alpha(value: object) -> float:
     """A significance level α strictly between 0 and 1.
 
     >>> alpha(0.05)
     0.05
     """
-    level = _real(value)
-    if level is None or not 0.0 < level < 1.0:
-        raise VerdictError(f"alpha must be strictly between 0 and 1 (e.g. 0.05), got {_shown(value)}.")
-    return level
+    return _probability(value, "alpha", "0.05")
 
 
 def alpha_of(level: object) -> float:
@@ -95,15 +99,12 @@ def alpha_of(level: object) -> float:
 
 
 def power(value: object) -> float:
-    """A power (probability of detecting a given difference) strictly between 0 and 1.
+    """A power (the probability of detecting a given difference) strictly between 0 and 1.
 
     >>> power(0.8)
     0.8
     """
-    level = _real(value)
-    if level is None or not 0.0 < level < 1.0:
-        raise VerdictError(f"power must be strictly between 0 and 1 (e.g. 0.8), got {_shown(value)}.")
-    return level
+    return _probability(value, "power", "0.8")
 
 
 def at_least_zero(value: object, name: str, unit: str) -> float:

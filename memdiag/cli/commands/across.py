@@ -6,23 +6,17 @@ from __future__ import annotations
 import argparse
 
 import memdiag as md
+from memdiag.cli import groups
 from memdiag.cli.choices import options, prepared_settings
 from memdiag.cli.emit import emit
-from memdiag.cli.groups import (
-    add_choices,
-    add_input,
-    add_output,
-    add_resampling,
-    add_setting,
-)
 from memdiag.cli.settings import setting_verdicts
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The settings, the reference and metric, the pooling, the critical differences, resampling and output."""
-    add_input(p)
-    add_choices(p)
-    add_setting(p)
+    groups.add_input(p)
+    groups.add_choices(p)
+    groups.add_setting(p)
     p.add_argument("--reference", required=True, help="the system every other is compared with in each setting")
     p.add_argument("--metric", default="accuracy", help="accuracy (default), coverage, utilization, or a column")
     p.add_argument("--tau2", choices=("reml", "pm", "dl", "fixed"), default="reml",
@@ -35,8 +29,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="partial-conjunction combination of the u-of-N count (default bonferroni: any dependence)")
     p.add_argument("--cd", choices=("nemenyi", "wilcoxon-holm", "none"), default="nemenyi",
                    help="critical differences of mean ranks across settings (default nemenyi; none: skip)")
-    add_resampling(p)
-    add_output(p)
+    groups.add_resampling(p)
+    groups.add_output(p)
 
 
 def run(args: argparse.Namespace) -> int:

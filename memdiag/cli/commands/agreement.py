@@ -5,17 +5,16 @@ from __future__ import annotations
 import argparse
 
 import memdiag as md
-from memdiag.cli import values
+from memdiag.cli import groups, values
 from memdiag.cli.choices import options
 from memdiag.cli.emit import emit
-from memdiag.cli.groups import add_choices, add_input, add_output, add_resampling
 from memdiag.cli.reading import read
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The verdicts, the raters and judges, threshold, resampling (no design) and output."""
-    add_input(p)
-    add_choices(p)
+    groups.add_input(p)
+    groups.add_choices(p)
     p.add_argument("--by", choices=("repeat", "judge"),
                    help="raters are repetitions or judges (default: judges when the data name several)")
     p.add_argument("--judges", metavar="mean | NAME",
@@ -23,8 +22,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "one judge; the agreement table always compares them all")
     p.set_defaults(verdict_missing="exclude")  # agreement leaves missing verdicts out, counted (issue 14)
     p.add_argument("--threshold", type=values.threshold, help="correct = score > THRESHOLD (default 0.5)")
-    add_resampling(p, inference=False, design=False)  # κ intervals resample answers: no design to follow
-    add_output(p)
+    groups.add_resampling(p, inference=False, design=False)  # κ intervals resample answers: no design to follow
+    groups.add_output(p)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -6,16 +6,9 @@ import argparse
 import sys
 
 import memdiag as md
+from memdiag.cli import groups
 from memdiag.cli.choices import options, prepared
 from memdiag.cli.emit import emit
-from memdiag.cli.groups import (
-    add_choices,
-    add_field,
-    add_layout,
-    add_output,
-    add_records,
-    add_resampling,
-)
 from memdiag.cli.query_lists import changed
 from memdiag.cli.reading import key_values
 
@@ -28,13 +21,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="the queries whose input the intervention changed: a 0/1 column of AFTER, a file of "
                         "query ids (one a line), or ids separated by commas")
     p.add_argument("--system", help="the system to attribute when the files hold several")
-    add_layout(p)
-    add_field(p)
-    add_records(p)
+    groups.add_layout(p)
+    groups.add_field(p)
+    groups.add_records(p)
     p.add_argument("--scheme", help="a question-weighted scheme whose exclusions apply (e.g. locomo)")
-    add_choices(p, runs=True)
-    add_resampling(p)
-    add_output(p, alias=False)  # no verdicts of several systems to name
+    groups.add_choices(p, runs=True)
+    groups.add_resampling(p)
+    groups.add_output(p, alias=False)  # no verdicts of several systems to name
 
 
 def run(args: argparse.Namespace) -> int:

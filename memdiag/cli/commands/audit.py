@@ -6,15 +6,9 @@ from __future__ import annotations
 import argparse
 
 import memdiag as md
+from memdiag.cli import groups
 from memdiag.cli.choices import alpha, options, prepared
 from memdiag.cli.emit import emit
-from memdiag.cli.groups import (
-    add_alpha,
-    add_choices,
-    add_input,
-    add_output,
-    add_resampling,
-)
 from memdiag.cli.reading import read
 from memdiag.cli.usage import UsageError
 from memdiag.core.checks import alpha_of
@@ -27,12 +21,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="audit published numbers without verdicts: granularity, McNemar p bounds, power, p at a "
                         "bootstrap floor, family adjustment, aggregates (docs/spec.md §7.7)")
     p.add_argument("--details", action="store_true", help="with --summaries: also print each check's full table")
-    add_input(p, option="--verdicts")
-    add_choices(p)
-    add_alpha(p, "significance level of the family-adjusted p, Holm within each family",
+    groups.add_input(p, option="--verdicts")
+    groups.add_choices(p)
+    groups.add_alpha(p, "significance level of the family-adjusted p, Holm within each family",
               also="; with --summaries and neither --alpha nor --ci given: the file's alpha")
-    add_resampling(p, design=False)  # each claim's design is its own (the claims file's, or its scheme's)
-    add_output(p)
+    groups.add_resampling(p, design=False)  # each claim's design is its own (the claims file's, or its scheme's)
+    groups.add_output(p)
 
 
 def run(args: argparse.Namespace) -> int:

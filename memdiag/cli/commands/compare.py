@@ -5,30 +5,23 @@ from __future__ import annotations
 import argparse
 
 import memdiag as md
-from memdiag.cli import values
+from memdiag.cli import groups, values
 from memdiag.cli.choices import options, prepared
 from memdiag.cli.emit import emit
-from memdiag.cli.groups import (
-    add_choices,
-    add_correction,
-    add_input,
-    add_output,
-    add_resampling,
-)
 from memdiag.cli.reading import read
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The verdicts, the metric and pairs, the test, correction, resampling and output."""
-    add_input(p)
-    add_choices(p, judges=True)
+    groups.add_input(p)
+    groups.add_choices(p, judges=True)
     p.add_argument("--metric", default="accuracy",
                    help="accuracy (default), coverage, utilization, or a per-query column (f1, ...)")
     p.add_argument("--scheme", help="official aggregation recomputed in every replicate (locomo, meme, FILE.yaml)")
     p.add_argument("--pairs", choices=("all", "reference"), default="all",
                    help="all pairs of systems (default), or each system against --reference")
     p.add_argument("--reference", help="reference system for --pairs reference")
-    add_correction(p)
+    groups.add_correction(p)
     p.add_argument("--threshold", type=values.threshold, help="binarise scores at > THRESHOLD first")
     p.add_argument("--omnibus", action="store_true", help="also print the omnibus test across systems")
     p.add_argument("--by", help="every pair within each group of this column (e.g. --by category), Holm within each")
@@ -36,8 +29,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="difference (default), equivalence within ±MARGIN (TOST), or not worse by more than MARGIN")
     p.add_argument("--margin", type=values.number("margin"), metavar="POINTS",
                    help="equivalence / non-inferiority margin in points (with --test)")
-    add_resampling(p)
-    add_output(p)
+    groups.add_resampling(p)
+    groups.add_output(p)
 
 
 def run(args: argparse.Namespace) -> int:

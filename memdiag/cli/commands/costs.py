@@ -6,23 +6,16 @@ from __future__ import annotations
 import argparse
 
 import memdiag as md
-from memdiag.cli import values
+from memdiag.cli import groups, values
 from memdiag.cli.choices import options, prepared
 from memdiag.cli.emit import emit
-from memdiag.cli.groups import (
-    add_choices,
-    add_correction,
-    add_input,
-    add_output,
-    add_resampling,
-)
 from memdiag.cli.reading import read
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The verdicts, the cost columns and ratios, the systems table and ingestion log, resampling and output."""
-    add_input(p)
-    add_choices(p, judges=True)
+    groups.add_input(p)
+    groups.add_choices(p, judges=True)
     p.add_argument("--quantity", action="append", metavar="COLUMN",
                    help="a per-query cost column (repeatable; default: latency_s, input_tokens, output_tokens, "
                         "evidence_tokens, tokens_used, llm_calls, ... as present)")
@@ -32,13 +25,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scheme", help="apply a scheme's query selection (e.g. locomo drops adversarial questions)")
     p.add_argument("--threshold", type=values.threshold, help="cost per correct answer: correct = score > THRESHOLD "
                                                              "(default: the score as it is)")
-    add_correction(p)
+    groups.add_correction(p)
     p.add_argument("--systems-table", metavar="CSV", help="system-level costs (ingestion hours and tokens, ...) "
                                                           "with their ratios to --reference")
     p.add_argument("--ingestion-log", metavar="LOG", help="per-item ingestion durations (CSV or JSONL): "
                                                           "total ingestion time per system")
-    add_resampling(p)
-    add_output(p)
+    groups.add_resampling(p)
+    groups.add_output(p)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from memdiag.cli import groups
 from memdiag.cli.choices import options
-from memdiag.cli.groups import add_force, add_resampling
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -13,8 +13,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", default="memdiag-demo", metavar="DIR", help="report folder (default memdiag-demo)")
     p.add_argument("--figures", metavar="DIR",
                    help="write only the figures (PDF, SVG, PNG) into DIR: memdiag demo --figures figures/")
-    add_resampling(p, inference=False, design=False, ci=False)
-    add_force(p, "an --out folder that is not a memdiag report, or existing --figures files")
+    groups.add_resampling(p, inference=False, design=False, ci=False)
+    groups.add_force(p, "an --out folder that is not a memdiag report, or existing --figures files")
 
 
 def run(args: argparse.Namespace) -> int:

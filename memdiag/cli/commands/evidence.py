@@ -6,42 +6,34 @@ from __future__ import annotations
 import argparse
 
 import memdiag as md
-from memdiag.cli import values
+from memdiag.cli import groups, values
 from memdiag.cli.choices import options, prepared
 from memdiag.cli.emit import emit
-from memdiag.cli.groups import (
-    DEFAULTS,
-    add_choices,
-    add_correction,
-    add_input,
-    add_output,
-    add_resampling,
-)
 from memdiag.cli.reading import read
 from memdiag.cli.usage import UsageError
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The verdicts, the tests or procedure, correction, the token budget, resampling and output."""
-    add_input(p)
-    add_choices(p, judges=True)
+    groups.add_input(p)
+    groups.add_choices(p, judges=True)
     p.add_argument("--tests", action="store_true", help="also the omnibus and pairwise tests (paper A.5.1)")
     p.add_argument("--procedure", metavar="NAME",
                    help="instead of --tests, a paper's procedure by name: raw-rag-c6 (Cochran's Q and exact "
                         "McNemar for coverage, max-range and sign tests for utilization, 50,000-replicate "
                         "percentile intervals; Raw-RAG C.6, A.5.1): its omnibus table, matrix and pairs")
-    add_correction(p)
+    groups.add_correction(p)
     p.add_argument("--budget", type=values.budget, default=5_000, help="evidence-token budget (default 5000)")
-    add_resampling(p, default=f"{DEFAULTS.n_resamples}; with --procedure the procedure's own, 50000 for raw-rag-c6")
-    add_output(p)
+    groups.add_resampling(p, default=f"{groups.DEFAULTS.n_resamples}; with --procedure the procedure's own, 50000 for raw-rag-c6")
+    groups.add_output(p)
 
 
 def run(args: argparse.Namespace) -> int:
     """:func:`memdiag.evidence`, its tests or :func:`memdiag.evidence_procedure`, and
     :func:`memdiag.evidence_length` where the verdicts have evidence tokens."""
     if args.procedure:
-        fixed = [o for o, v in (("--inference", args.inference != DEFAULTS.inference),
-                                ("--correction", args.correction != DEFAULTS.correction), ("--tests", args.tests)) if v]
+        fixed = [o for o, v in (("--inference", args.inference != groups.DEFAULTS.inference),
+                                ("--correction", args.correction != groups.DEFAULTS.correction), ("--tests", args.tests)) if v]
         if fixed:
             raise UsageError(f"--procedure {args.procedure} fixes its own tests, inference and correction; "
                              f"drop {fixed[0]}")

@@ -6,35 +6,28 @@ import argparse
 import sys
 
 import memdiag as md
-from memdiag.cli import values
+from memdiag.cli import groups, values
 from memdiag.cli.choices import options, prepared
 from memdiag.cli.emit import emit
-from memdiag.cli.groups import (
-    add_choices,
-    add_correction,
-    add_input,
-    add_output,
-    add_resampling,
-)
 from memdiag.cli.reading import read
 from memdiag.core.escape import one_line
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The verdicts, the references, groups, threshold, the replay folder, resampling and output."""
-    add_input(p)
-    add_choices(p, judges=True)
+    groups.add_input(p)
+    groups.add_choices(p, judges=True)
     p.add_argument("--reference", action="append", required=True,
                    help="reference system, e.g. raw-rag (repeatable for several references)")
     p.add_argument("--by", help="per group of this column, e.g. --by category")
     p.add_argument("--scheme", help="apply a scheme's query selection (e.g. locomo drops adversarial questions)")
     p.add_argument("--threshold", type=values.threshold, help="correct = score > THRESHOLD (default 0.5)")
-    add_correction(p)
+    groups.add_correction(p)
     p.add_argument("--replay", metavar="DIR",
                    help="also write every query of every flow cell (benefit, tax, both, neither) with its question, "
                         "expected answer and the responses, as DIR/replay.csv and DIR/replay.jsonl")
-    add_resampling(p)
-    add_output(p)
+    groups.add_resampling(p)
+    groups.add_output(p)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -5,17 +5,16 @@ from __future__ import annotations
 import argparse
 
 import memdiag as md
-from memdiag.cli import values
+from memdiag.cli import groups, values
 from memdiag.cli.choices import options, prepared
 from memdiag.cli.emit import emit
-from memdiag.cli.groups import add_choices, add_input, add_level, add_output
 from memdiag.cli.reading import read
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The verdicts, the pairs and metric, the exact search's budget, the level and output."""
-    add_input(p)
-    add_choices(p, judges=True)
+    groups.add_input(p)
+    groups.add_choices(p, judges=True)
     p.add_argument("--scheme", help="the benchmark scheme whose queries are counted (locomo, meme, FILE.yaml)")
     p.add_argument("--pairs", choices=("all", "reference"), default="all",
                    help="every pair of systems (default), or each system against --reference")
@@ -26,8 +25,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="accuracy: correct when the score is > THRESHOLD (graded scores: 0.5 unless given)")
     p.add_argument("--max-subsets", type=int, default=200_000, metavar="N",
                    help="refits the exact search over removed clusters may use before the AMIP approximation")
-    add_level(p, "confidence level: alpha = 1 - level")
-    add_output(p)
+    groups.add_level(p, "confidence level: alpha = 1 - level")
+    groups.add_output(p)
 
 
 def run(args: argparse.Namespace) -> int:

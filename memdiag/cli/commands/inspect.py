@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from memdiag.cli.groups import add_force
+from memdiag.cli import groups
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -15,7 +15,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("files", nargs="+", metavar="FILES", help="files, folders or glob patterns of one release")
     p.add_argument("--write", metavar="YAML", help="write the draft recipe here (relative paths: put it in the "
                                                    "release folder)")
-    add_force(p, "an existing --write file")
+    groups.add_force(p, "an existing --write file")
     p.add_argument("--dataset", metavar="PATH",
                    help="the benchmark's dataset file (LoCoMo-10: locomo10.json), for records without ids: the "
                         "draft matches them by conversation and question text (dataset: in the recipe)")

@@ -7,10 +7,9 @@ from __future__ import annotations
 import argparse
 
 import memdiag as md
-from memdiag.cli import values
+from memdiag.cli import groups, values
 from memdiag.cli.choices import options, prepared
 from memdiag.cli.emit import emit
-from memdiag.cli.groups import add_choices, add_input, add_output, add_resampling
 from memdiag.cli.reading import read, remember_labels
 from memdiag.cli.usage import UsageError
 
@@ -18,8 +17,8 @@ from memdiag.cli.usage import UsageError
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The verdicts (or locomo-audit files), the calibration, wrong answers, gold errors and
     variance options, resampling and output."""
-    add_input(p)
-    add_choices(p)
+    groups.add_input(p)
+    groups.add_choices(p)
     p.add_argument("--locomo-audit", action="store_true",
                    help="FILES are locomo-audit eval_results.json files (three judgments per answer; needs --dataset)")
     p.add_argument("--label", metavar="COLUMN", help="human 0/1 verdicts on a calibration subset: Rogan–Gladen and PPI++")
@@ -40,8 +39,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="split each score's and difference's variance into conversation, question, run and judge parts")
     p.add_argument("--target", type=values.number("target"), metavar="POINTS",
                    help="with --components: designs (conversations × runs × judge calls) that detect this difference")
-    add_resampling(p, inference=False)
-    add_output(p)
+    groups.add_resampling(p, inference=False)
+    groups.add_output(p)
 
 
 def _audit_files(files: list[str], dataset: str):

@@ -5,31 +5,24 @@ from __future__ import annotations
 import argparse
 
 import memdiag as md
-from memdiag.cli import values
+from memdiag.cli import groups, values
 from memdiag.cli.choices import options, prepared
 from memdiag.cli.emit import emit
-from memdiag.cli.groups import (
-    add_choices,
-    add_correction,
-    add_input,
-    add_output,
-    add_resampling,
-)
 from memdiag.cli.reading import read
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The verdicts, the metric, the tie margin, correction, resampling and output."""
-    add_input(p)
-    add_choices(p, judges=True)
+    groups.add_input(p)
+    groups.add_choices(p, judges=True)
     p.add_argument("--metric", default="accuracy", help="accuracy (default), coverage, utilization, or a column")
     p.add_argument("--scheme", help="official aggregation recomputed in every replicate (locomo, meme, FILE.yaml)")
     p.add_argument("--margin", type=values.number("margin"), metavar="POINTS",
                    help="also tie a system shown not worse than its tier's leader by more than POINTS")
-    add_correction(p)
+    groups.add_correction(p)
     p.add_argument("--threshold", type=values.threshold, help="binarise scores at > THRESHOLD first")
-    add_resampling(p)
-    add_output(p)
+    groups.add_resampling(p)
+    groups.add_output(p)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -5,22 +5,22 @@ from __future__ import annotations
 import argparse
 
 import memdiag as md
+from memdiag.cli import groups
 from memdiag.cli.choices import options, prepared
 from memdiag.cli.emit import emit
-from memdiag.cli.groups import add_choices, add_input, add_output, add_resampling
 from memdiag.cli.reading import read
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The verdicts, the categories and phase kept, inconsistent rows, resampling and output."""
-    add_input(p)
-    add_choices(p, judges=True)
+    groups.add_input(p)
+    groups.add_choices(p, judges=True)
     p.add_argument("--categories", metavar="A,B,...", help="keep only these categories, e.g. Tr,Cas (MEME)")
     p.add_argument("--phase", default="after", help="keep this phase when the data have one (default after; all)")
     p.add_argument("--allow-inconsistent", action="store_true",
                    help="count rows with path_covered = 1 and result_covered = 0 instead of refusing them")
-    add_resampling(p)
-    add_output(p)
+    groups.add_resampling(p)
+    groups.add_output(p)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -6,16 +6,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from memdiag.cli.groups import (
-    DEFAULTS,
-    add_alias,
-    add_choices,
-    add_force,
-    add_input,
-    add_level,
-    add_resampling,
-    add_setting,
-)
+from memdiag.cli import groups
 from memdiag.cli.usage import Parser
 from memdiag.core.checks import alpha_of
 
@@ -68,7 +59,7 @@ def add_figure_files(p: argparse.ArgumentParser, kind: bool) -> None:
     unset = argparse.SUPPRESS if kind else None
     p.add_argument("-o", "--output", metavar="OUT.pdf", default=unset,
                    help="output stem: OUT.pdf, OUT.svg and OUT.png are written (required, before or after the kind)")
-    add_force(p, "existing figure files", default=unset if kind else False)
+    groups.add_force(p, "existing figure files", default=unset if kind else False)
     p.add_argument("--width", choices=("column", "page"), default=unset if kind else "column",
                    help="column (default): one paper column (3.5 in) unless the figure's text needs two; page: at "
                         "least the two-column page width (7.2 in)")
@@ -81,19 +72,19 @@ LABEL_TABLE = "system-level table whose label column names the systems drawn"
 def add_verdicts(p: argparse.ArgumentParser, table: str = LABEL_TABLE, required_table: bool = False) -> None:
     """The verdict files a figure reads, the ``--scheme`` it scores them under, and the short
     names it draws (``--alias``; ``--systems-table``: its ``label`` column, and what ``table`` says)."""
-    add_input(p)
-    add_choices(p)
+    groups.add_input(p)
+    groups.add_choices(p)
     p.add_argument("--scheme", help="official aggregation (locomo, meme, FILE.yaml; default: the one the rows "
                                     "imply, else mean)")
     p.add_argument("--systems-table", metavar="CSV", required=required_table, help=table)
-    add_alias(p)
+    groups.add_alias(p)
 
 
 def add_settings(p: argparse.ArgumentParser) -> None:
     """The benchmark × model settings of ``overview`` and ``critical``: ``--setting NAME=PATH`` or FILES."""
-    add_input(p)
-    add_choices(p)
-    add_setting(p)
+    groups.add_input(p)
+    groups.add_choices(p)
+    groups.add_setting(p)
 
 
 def add_log(p: argparse.ArgumentParser, what: str) -> None:
@@ -121,7 +112,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     k.add_argument("--shared-scale", action=argparse.BooleanOptionalAction, default=True,
                    help="circle areas to scale, comparable across panels (default, as in the report); "
                         "--no-shared-scale draws every panel with the same layout")
-    add_resampling(k)
+    groups.add_resampling(k)
 
     k = kind("venn3")
     add_verdicts(k)
@@ -139,13 +130,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     k.add_argument("--arrange", choices=("auto", "stacked", "grid"), default="auto",
                    help="with --by: the groups stacked, or small multiples on one x scale (auto, the default: "
                         "small multiples when stacking would not fit a page)")
-    add_resampling(k)
+    groups.add_resampling(k)
 
     k = kind("matrix")
     add_verdicts(k)
     k.add_argument("--metric", default="accuracy", help="metric of the upper triangle (default accuracy)")
     k.add_argument("--lower", help="metric of the lower triangle (e.g. utilization; default: none)")
-    add_resampling(k)
+    groups.add_resampling(k)
 
     k = kind("bubble")
     add_verdicts(k, "system-level table: one row per system with its costs (tokens_per_query, ...) and "
@@ -153,19 +144,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     k.add_argument("--reference", metavar="NAME", help="reference system, drawn grey")
     k.add_argument("--cost", default="tokens_per_query", help="cost column (default tokens_per_query)")
     k.add_argument("--size", help="bubble-area column (default: store_size, else store_tokens)")
-    add_resampling(k)
+    groups.add_resampling(k)
 
     k = kind("overview")
     add_settings(k)
     k.add_argument("--reference", metavar="NAME", help="reference system, drawn grey (needed by --pooled)")
     k.add_argument("--pooled", action="store_true",
                    help="add the pooled difference from --reference and the u-of-N count (SPEC §10)")
-    add_resampling(k)
+    groups.add_resampling(k)
 
     k = kind("critical")          # ranks of point estimates: nothing is resampled
     add_settings(k)
-    add_level(k, "confidence level of the critical difference",
-              f": α = {alpha_of(DEFAULTS.confidence_level):g}")
+    groups.add_level(k, "confidence level of the critical difference",
+              f": α = {alpha_of(groups.DEFAULTS.confidence_level):g}")
 
     add_log(kind("writes"), "the memory decision log")
     add_log(kind("actions"), "the memory decision log")
@@ -179,12 +170,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                                                           "(default final_k)")
     k.add_argument("--default", required=True, help="the default value of the parameter (e.g. --default 15)")
     k.add_argument("--metric", default="accuracy", help="metric (default accuracy)")
-    add_resampling(k, inference=False)
+    groups.add_resampling(k, inference=False)
 
     k = kind("store-gap")
     add_verdicts(k, "system-level table with columns system, base and variant (native, complete or raw), "
                     "and an optional label column", required_table=True)
-    add_resampling(k, inference=False)
+    groups.add_resampling(k, inference=False)
 
     for k in kinds.choices.values():
         add_figure_files(k, kind=True)

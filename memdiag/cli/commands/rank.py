@@ -5,23 +5,22 @@ from __future__ import annotations
 import argparse
 
 import memdiag as md
-from memdiag.cli import values
+from memdiag.cli import groups, values
 from memdiag.cli.choices import options, prepared
 from memdiag.cli.emit import emit
-from memdiag.cli.groups import add_choices, add_input, add_output, add_resampling
 from memdiag.cli.reading import read
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The verdicts, the metric and its direction, resampling and output."""
-    add_input(p)
-    add_choices(p, judges=True)
+    groups.add_input(p)
+    groups.add_choices(p, judges=True)
     p.add_argument("--metric", default="accuracy", help="accuracy (default) or a per-query column (f1, ...)")
     p.add_argument("--scheme", help="official aggregation recomputed in every replicate (locomo, meme, FILE.yaml)")
     p.add_argument("--threshold", type=values.threshold, help="binarise scores at > THRESHOLD first")
     p.add_argument("--lower-is-better", action="store_true", help="rank 1 is the smallest value (e.g. a cost)")
-    add_resampling(p)
-    add_output(p)
+    groups.add_resampling(p)
+    groups.add_output(p)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -5,16 +5,8 @@ from __future__ import annotations
 
 import argparse
 
-from memdiag.cli import values
+from memdiag.cli import groups, values
 from memdiag.cli.choices import data_choices, options
-from memdiag.cli.groups import (
-    add_alias,
-    add_choices,
-    add_correction,
-    add_force,
-    add_input,
-    add_resampling,
-)
 from memdiag.cli.reading import key_values, read, read_options
 from memdiag.cli.usage import UsageError
 
@@ -22,8 +14,8 @@ from memdiag.cli.usage import UsageError
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The verdicts, the reference and folder, the side inputs, threshold, correction, short names,
     ``--rerun``, ``--force`` and resampling."""
-    add_input(p)
-    add_choices(p, judges=True)
+    groups.add_input(p)
+    groups.add_choices(p, judges=True)
     p.add_argument("--reference", help="reference system of the flows and the forest plot, e.g. raw-rag")
     p.add_argument("--out", required=True, metavar="DIR", help="report folder (replaced only if it is an earlier report)")
     p.add_argument("--scheme", help="official aggregation (locomo, meme, FILE.yaml), recomputed in every replicate")
@@ -34,12 +26,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="per-item ingestion durations (CSV or JSONL) for the cumulative ingestion time")
     p.add_argument("--threshold", type=values.threshold, default=0.5,
                    help="flows: correct = score > THRESHOLD (default 0.5)")
-    add_correction(p)
-    add_alias(p)
+    groups.add_correction(p)
+    groups.add_alias(p)
     p.add_argument("--rerun", action="store_true",
                    help="FILES is the analysis.json of an earlier report: re-run it exactly into --out")
-    add_force(p, "an --out folder that holds files memdiag did not write (they are deleted)")
-    add_resampling(p)
+    groups.add_force(p, "an --out folder that holds files memdiag did not write (they are deleted)")
+    groups.add_resampling(p)
 
 
 def run(args: argparse.Namespace) -> int:

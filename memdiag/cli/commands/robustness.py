@@ -8,15 +8,9 @@ import argparse
 from typing import TYPE_CHECKING
 
 import memdiag as md
+from memdiag.cli import groups
 from memdiag.cli.choices import options, prepared
 from memdiag.cli.emit import emit
-from memdiag.cli.groups import (
-    add_choices,
-    add_correction,
-    add_input,
-    add_output,
-    add_resampling,
-)
 from memdiag.cli.query_lists import filtered
 from memdiag.cli.reading import read
 from memdiag.cli.usage import UsageError
@@ -33,8 +27,8 @@ CHECKS: dict[str, str] = {"content-filter": "content_filter_sensitivity",
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The verdicts, the checks and the blocked answers, one judge, the scheme and reference,
     correction, resampling (0 replicates: point estimates) and output."""
-    add_input(p)
-    add_choices(p)
+    groups.add_input(p)
+    groups.add_choices(p)
     p.add_argument("--check", action="append", choices=tuple(CHECKS),
                    help="content-filter (with --filtered), judge-repeats or missing-verdicts (repeatable; default: "
                         "every check the data allow)")
@@ -46,9 +40,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="several judges of the same answers: check this judge's verdicts")
     p.add_argument("--scheme", help="official aggregation of the headline scores (locomo, meme, FILE.yaml)")
     p.add_argument("--reference", help="each system's difference from this one is a headline number too")
-    add_correction(p)
-    add_resampling(p, allow_zero=True)
-    add_output(p)
+    groups.add_correction(p)
+    groups.add_resampling(p, allow_zero=True)
+    groups.add_output(p)
 
 
 def _one_judge(df: pd.DataFrame, judges: str | None) -> pd.DataFrame:

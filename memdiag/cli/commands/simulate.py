@@ -5,15 +5,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from memdiag.cli import values
-from memdiag.cli.groups import add_force
+from memdiag.cli import groups, values
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The folder, the seed and ``--force``."""
     p.add_argument("--write", metavar="DIR", required=True, help="folder to write into, e.g. data/example")
     p.add_argument("--seed", type=values.seed, help="seed (default: the bundled example's seed)")
-    add_force(p, "the example files in a --write folder that holds files")
+    groups.add_force(p, "the example files in a --write folder that holds files")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -5,15 +5,15 @@ from __future__ import annotations
 import argparse
 
 import memdiag as md
+from memdiag.cli import groups
 from memdiag.cli.emit import emit
-from memdiag.cli.groups import add_input, add_output
 from memdiag.cli.reading import read
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The verdict files and the output options."""
-    add_input(p)
-    add_output(p)
+    groups.add_input(p)
+    groups.add_output(p)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -5,14 +5,14 @@ from __future__ import annotations
 import argparse
 
 import memdiag as md
+from memdiag.cli import groups
 from memdiag.cli.emit import emit
-from memdiag.cli.groups import add_output
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The decision log and output."""
     p.add_argument("log", metavar="LOG", help="decision log (CSV or JSONL): cluster, decision, persisted, old_text, new_text")
-    add_output(p, alias=False)  # no verdicts of several systems to name
+    groups.add_output(p, alias=False)  # no verdicts of several systems to name
 
 
 def run(args: argparse.Namespace) -> int:
