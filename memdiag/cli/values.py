@@ -59,7 +59,6 @@ def number(name: str) -> Callable[[str], float]:
             raise argparse.ArgumentTypeError(f"{name} must be a number, got {text!r}")
         return value
 
-    read.__name__ = name.replace(" ", "_")
     return read
 
 
