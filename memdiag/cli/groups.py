@@ -16,6 +16,7 @@ from memdiag.core.checks import (
     FORMATS,
     INFERENCE,
     KINDS,
+    LABEL_MISSING,
     MIN_RESAMPLES,
     MISSING,
     VERDICT_MISSING,
@@ -85,7 +86,7 @@ def add_choices(p: argparse.ArgumentParser, judges: bool = False, runs: bool = F
                        help="several judges of the same answers: score by their mean, or by one judge; judge "
                             "repeats: mean (per-run mean, default), majority (per-question vote) or repeat:K "
                             "(judgment K alone, from 0)")
-        p.add_argument("--label-missing", choices=("exclude", "error"), default="exclude",
+        p.add_argument("--label-missing", choices=LABEL_MISSING, default="exclude",
                        help="a query without a label (sufficient, ...): leave it out of that diagnostic, "
                             "counted (default), or refuse it")
         p.add_argument("--cluster-missing", choices=("error", "own"), default="error",
