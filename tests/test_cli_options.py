@@ -28,6 +28,8 @@ import pytest
 
 import memdiag as md
 from memdiag import cli
+from memdiag.cli.commands.plot import FIGURES
+from memdiag.cli.files import check_outputs
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "data" / "example"
@@ -60,7 +62,7 @@ def run_tracked(argv: list[str]) -> set[str]:
     args = parse(argv)
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):
-        cli._check_outputs(args)
+        check_outputs(args)
         code = args.run(args)
     assert code in (0, 1), f"{argv}: exit {code}\n{err.getvalue()}"
     return set(object.__getattribute__(args, "_reads"))
@@ -285,7 +287,7 @@ def _help(argv: list[str], capsys) -> str:
     return capsys.readouterr().out
 
 
-@pytest.mark.parametrize("kind", list(cli.FIGURES))
+@pytest.mark.parametrize("kind", list(FIGURES))
 def test_plot_kind_help_lists_exactly_the_options_of_the_kind(kind, capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "100")
     parser = _parsers()[f"plot {kind}"]
@@ -315,7 +317,7 @@ def test_plot_kind_help_lists_exactly_the_options_of_the_kind(kind, capsys, monk
 def test_plot_help_lists_each_kind_on_one_line_and_only_the_options_every_kind_reads(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "200")
     text = _help(["plot"], capsys)
-    for kind, line in cli.FIGURES.items():
+    for kind, line in FIGURES.items():
         assert re.search(rf"^    {re.escape(kind)} +{re.escape(line)}$", text, re.M), kind
     assert _listed(text) == {"-h", "--help", "-o", "--output", "--force", "--width"}
     assert "--resamples" not in text and "--reference" not in text.split("options:")[1]
@@ -356,3 +358,41 @@ def test_pairwise_matrix_names_the_correction_it_reads():
                                                         "p < 0.05"]
     frame.attrs["correction"] = "holm"
     assert "Holm-adjusted" in md.pairwise_matrix(frame).attrs["notes"][0]
+
+
+@pytest.mark.parametrize("argv", [["independence"], ["power", "--reference", "raw-rag", "--pairs", "all"]])
+def test_alpha_is_one_minus_the_confidence_level_unless_given(argv, files):
+    # power offers no --ci: its α is 1 − md.Options' level (0.95 -> 0.05, not 0.050000000000000044)
+    def alpha(*extra: str) -> float:
+        document = json.loads(run([*argv, files["verdicts"], "--resamples", B, "--format", "json", *extra]))
+        return document["provenance"]["alpha"]
+
+    assert alpha() == 0.05
+    assert alpha("--alpha", "0.2") == 0.2
+    if "ci" in _offered(argv[0]):
+        assert alpha("--ci", "0.9") == 0.1
+        assert alpha("--ci", "0.9", "--alpha", "0.05") == 0.05
+
+
+def test_audit_alpha_follows_ci(files):
+    claims = ["audit", files["claims"], "--verdicts", files["verdicts"], "--resamples", B, "--format", "json"]
+
+    def alpha(*extra: str) -> float:
+        return json.loads(run([*claims, *extra]))["provenance"]["alpha"]
+
+    assert (alpha(), alpha("--ci", "0.5"), alpha("--ci", "0.5", "--alpha", "0.01")) == (0.05, 0.5, 0.01)
+
+
+def test_audit_summaries_alpha_is_the_files_unless_alpha_or_ci_is_given(files, tmp_path):
+    text = Path(files["summaries"]).read_text(encoding="utf-8")
+    assert "\nalpha: 0.05\n" in text
+    strict = tmp_path / "strict.yaml"
+    strict.write_text(text.replace("\nalpha: 0.05\n", "\nalpha: 0.001\n"), encoding="utf-8")
+
+    def findings(path: Path | str, *extra: str) -> list[str]:
+        document = json.loads(run(["audit", "--summaries", str(path), "--format", "json", *extra]))
+        return [row["finding"] for row in document["rows"]]
+
+    assert findings(strict) != findings(files["summaries"])  # the file's alpha is read
+    assert findings(strict, "--alpha", "0.05") == findings(files["summaries"])
+    assert findings(strict, "--ci", "0.95") == findings(files["summaries"])

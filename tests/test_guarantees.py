@@ -107,8 +107,8 @@ def test_exit_1_when_a_claim_is_not_supported(small, tmp_path):
 @pytest.mark.parametrize("option, value, says", [
     ("--resamples", "0", "B must be at least 100"), ("--resamples", "-5", "B must be at least 100"),
     ("--resamples", "99", "B must be at least 100"), ("--resamples", "1000000000", "at most 10,000,000"),
-    ("--resamples", "1e3", "whole number"), ("--seed", "-1", "[0, 2**63)"),
-    ("--seed", str(2**63), "[0, 2**63)"), ("--seed", "1.5", "whole number"),
+    ("--resamples", "1e3", "whole number"), ("--seed", "-1", "[0, 2**64)"),
+    ("--seed", str(2**64), "[0, 2**64)"), ("--seed", "1.5", "whole number"),
     ("--ci", "0", "strictly between 0 and 1"), ("--ci", "1", "strictly between 0 and 1"),
     ("--ci", "1.5", "strictly between 0 and 1"), ("--ci", "nan", "finite"), ("--threshold", "-0.1", "[0, 1)"),
     ("--threshold", "1", "[0, 1)"), ("--threshold", "2", "[0, 1)"), ("--threshold", "nan", "finite"),

@@ -11,6 +11,7 @@ import math
 import numbers
 import os
 import warnings
+from decimal import Decimal
 
 from memdiag.errors import VerdictError, caller_stacklevel
 from memdiag.errors import shown as _shown
@@ -69,6 +70,53 @@ def confidence_level(value: object) -> float:
         raise VerdictError(f"confidence_level must be a number strictly between 0 and 1 (e.g. 0.95), "
                            f"got {_shown(value)}.")
     return level
+
+
+def _probability(value: object, name: str, example: str) -> float:
+    level = _real(value)
+    if level is None or not 0.0 < level < 1.0:
+        raise VerdictError(f"{name} must be strictly between 0 and 1 (e.g. {example}), got {_shown(value)}.")
+    return level
+
+
+def alpha(value: object) -> float:
+    """A significance level α strictly between 0 and 1.
+
+    >>> alpha(0.05)
+    0.05
+    """
+    return _probability(value, "alpha", "0.05")
+
+
+def alpha_of(level: object) -> float:
+    """α = 1 − ``level``, the significance level that goes with a confidence level, as the
+    decimals read (1 − 0.95 is 0.05, not the binary 0.050000000000000044).
+
+    >>> alpha_of(0.95), alpha_of(0.9)
+    (0.05, 0.1)
+    """
+    return float(Decimal(1) - Decimal(repr(confidence_level(level))))
+
+
+def power(value: object) -> float:
+    """A power (the probability of detecting a given difference) strictly between 0 and 1.
+
+    >>> power(0.8)
+    0.8
+    """
+    return _probability(value, "power", "0.8")
+
+
+def at_least_zero(value: object, name: str, unit: str) -> float:
+    """A finite number of ``unit`` that is 0 or more (an evidence-token budget, a difference in points).
+
+    >>> at_least_zero(5000, "budget", "evidence tokens")
+    5000.0
+    """
+    number = _real(value)
+    if number is None or not math.isfinite(number) or number < 0:
+        raise VerdictError(f"{name} must be 0 or more {unit}, got {_shown(value)}.")
+    return number
 
 
 def n_resamples(value: object, allow_zero: bool = False) -> int:

@@ -21,11 +21,10 @@ The flat keywords of 0.2 (``md.compare(df, n_resamples=2000, scheme="locomo")``)
 from __future__ import annotations
 
 import dataclasses
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
-
-import numpy as np
 
 from memdiag.core import checks as _checks
 from memdiag.errors import VerdictError
@@ -98,7 +97,8 @@ class Options:
         _checks.choice(self.inference, (*_checks.INFERENCE, "bca"), "inference")
         resamples = _checks.n_resamples(self.n_resamples, allow_zero=True)
         seed = self.seed
-        if isinstance(seed, np.random.Generator):
+        np = sys.modules.get("numpy")  # a Generator means numpy is loaded; `memdiag --help` does not load it
+        if np is not None and isinstance(seed, np.random.Generator):
             seed = int(seed.integers(0, 2**64, dtype=np.uint64))
         seed = _checks.seed(seed)
         object.__setattr__(self, "n_resamples", resamples)
