@@ -58,11 +58,21 @@ def shown(value: object) -> str:
     return repr(value)
 
 
+#: Words that already say what kind of record a location is (``row 3``, ``line 12``).
+_RECORD_WORDS = ("record", "row", "line", "item", "file")
+
+
 def where(source: str | None, record: object | None = None, field: str | None = None) -> str:
-    """Format the location prefix of an error message: ``file, record N, field 'x'``."""
+    """Format the location prefix of an error message: ``file, record N, field 'x'``; a record
+    given as ``row N`` or ``line N`` keeps its own word.
+
+    >>> where("a.csv", 3, "score"), where("a.csv", "row 2", "query_id")
+    ("a.csv, record 3, field 'score'", "a.csv, row 2, field 'query_id'")
+    """
     parts = [str(source) if source else "<data>"]
     if record is not None:
-        parts.append(f"record {record}")
+        text = str(record)
+        parts.append(text if text.split(" ", 1)[0] in _RECORD_WORDS else f"record {text}")
     if field is not None:
         parts.append(f"field '{field}'")
     return ", ".join(parts)

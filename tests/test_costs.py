@@ -210,7 +210,7 @@ def test_ingestion_reads_start_and_end_timestamps_and_refuses_bad_rows(tmp_path)
     assert curve["cumulative_s"].tolist() == [2.0, 5.0]
     bad = tmp_path / "bad.csv"
     bad.write_text("system,item,duration_s\nrag,1,1.0\nrag,1,2.0\n")
-    with pytest.raises(VerdictError, match=r"bad.csv, record row 2: item 1 of system 'rag' is listed twice"):
+    with pytest.raises(VerdictError, match=r"bad.csv, row 2: item 1 of system 'rag' is listed twice"):
         md.ingestion_curve(md.read_ingestion_log(bad))
     bad.write_text("system,duration_s\nrag,1.0\nrag,-2.0\n")
     with pytest.raises(VerdictError, match=r"row 2: the ingestion time .* negative"):

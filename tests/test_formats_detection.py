@@ -69,7 +69,7 @@ def test_unparsable_json_names_line_and_column(tmp_path):
 def test_broken_json_line_names_the_line(tmp_path):
     path = tmp_path / "bad.jsonl"
     path.write_text('{"system": "a", "query_id": "q1", "score": 1}\n{"system": "a", "query_id": \n')
-    with pytest.raises(VerdictError, match=r"bad\.jsonl, record line 2: not valid JSON at column \d+"):
+    with pytest.raises(VerdictError, match=r"bad\.jsonl, line 2: not valid JSON at column \d+"):
         read_file(path)
 
 
@@ -96,7 +96,7 @@ def test_missing_file_is_an_error(tmp_path):
 def test_jsonl_line_with_two_values_is_an_error(tmp_path):
     path = tmp_path / "two.jsonl"
     path.write_text('{"system": "a", "query_id": "q1", "score": 1}, {"system": "a", "query_id": "q2", "score": 0}\n')
-    with pytest.raises(VerdictError, match="record line 1: not valid JSON at column 46 \\(Extra data\\)"):
+    with pytest.raises(VerdictError, match="line 1: not valid JSON at column 46 \\(Extra data\\)"):
         read_file(path)
 
 

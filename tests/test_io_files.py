@@ -48,9 +48,9 @@ def test_csv_line_ends_and_a_trailing_comma_keep_the_columns(tmp_path, ending):
 
 
 @pytest.mark.parametrize("text, says", [
-    ("a,b\n1,2\na,b\n3,4\n", r"t\.csv, record row 2: repeats the header line \(a, b\)"),
+    ("a,b\n1,2\na,b\n3,4\n", r"t\.csv, row 2: repeats the header line \(a, b\)"),
     ("a,a\n1,2\n", r"t\.csv, field 'a': this column appears twice in the header of the table \(columns 1 and 2\)"),
-    ("a,b\n1,2\n3,4,5\n", r"t\.csv, record row 2: the row has more fields than the 2 columns of the header"),
+    ("a,b\n1,2\n3,4,5\n", r"t\.csv, row 2: the row has more fields than the 2 columns of the header"),
     ('a,b\n"1,2\n', r"t\.csv: the table is not a readable CSV \(line 2"),
     ("\n\n", r"t\.csv: the table is empty"),
 ])
@@ -74,7 +74,7 @@ def test_a_csv_of_blank_cells_only_is_empty(tmp_path):
 
 
 def test_csv_rows_are_named_with_their_line_when_blank_lines_come_before(tmp_path):
-    with pytest.raises(VerdictError, match=r"record row 2 \(line 5\): repeats the header line"):
+    with pytest.raises(VerdictError, match=r"row 2 \(line 5\): repeats the header line"):
         read_csv(write(tmp_path / "t.csv", "a,b\n1,2\n\n\na,b\n"), "table")
 
 
@@ -106,7 +106,7 @@ def test_numbers_are_read_exactly_as_pandas_reads_them():
 def test_json_and_yaml_keys_written_twice_are_errors_naming_file_line_and_key(tmp_path):
     with pytest.raises(VerdictError, match=r"d\.json, field 'a': the key 'a' appears twice"):
         read_json(write(tmp_path / "d.json", '{"a": 1, "a": 2}'), "file")
-    with pytest.raises(VerdictError, match=r"l\.jsonl, record line 3, field 'a': the key 'a' appears twice"):
+    with pytest.raises(VerdictError, match=r"l\.jsonl, line 3, field 'a': the key 'a' appears twice"):
         read_json_lines(write(tmp_path / "l.jsonl", '{"a": 1}\n\n{"a": 1, "a": 2}\n'), "log")
     with pytest.raises(VerdictError, match=r"y\.yaml: not valid YAML at line 2, column 1: duplicate key 'a'.*Fix "
                                            r"the recipe\."):
@@ -178,7 +178,7 @@ def test_every_side_file_refuses_a_repeated_header_line(tmp_path, kind):
     reader, text = READERS[kind]
     header = text.split("\n", 1)[0]
     path = write(tmp_path / "side.csv", text + header + "\n")
-    with pytest.raises(VerdictError, match=r"side\.csv, record row \d+: repeats the header line"):
+    with pytest.raises(VerdictError, match=r"side\.csv, row \d+: repeats the header line"):
         reader(path)
 
 
@@ -204,7 +204,7 @@ def test_the_summary_check_names_are_the_checks_audit_summaries_runs():
 
 def test_a_duration_that_is_not_a_number_names_file_row_and_field(tmp_path):
     path = write(tmp_path / "ingestion.csv", "system,duration_s\nrag,1.5\nrag,fast\n")
-    with pytest.raises(VerdictError, match=r"ingestion\.csv, record row 2, field 'duration_s': 'fast' is not a "
+    with pytest.raises(VerdictError, match=r"ingestion\.csv, row 2, field 'duration_s': 'fast' is not a "
                                            r"number"):
         md.read_ingestion_log(path)
 
@@ -237,7 +237,7 @@ def test_the_example_systems_table_reads_as_pandas_reads_it():
 def test_a_systems_table_without_system_names_is_refused(tmp_path):
     with pytest.raises(VerdictError, match=r"systems\.csv, field 'system': the systems table needs a 'system'"):
         read_systems_table(write(tmp_path / "systems.csv", "name,cost\na,1\n"))
-    with pytest.raises(VerdictError, match=r"systems\.csv, record row 2, field 'system': empty"):
+    with pytest.raises(VerdictError, match=r"systems\.csv, row 2, field 'system': empty"):
         read_systems_table(write(tmp_path / "systems.csv", "system,cost\na,1\n,2\n"))
 
 
@@ -250,7 +250,7 @@ def test_an_id_list_keeps_ids_as_written_and_skips_comments_and_blank_lines(tmp_
 
 
 @pytest.mark.parametrize("content, says", [
-    (b"007\nq12\n007\n", r"ids\.txt, record line 3: query id '007' is listed twice \(also line 1\)"),
+    (b"007\nq12\n007\n", r"ids\.txt, line 3: query id '007' is listed twice \(also line 1\)"),
     (b"# nothing\n\n", r"ids\.txt: the list of query ids holds no query id"),
     (b"q1\ncaf\xe9\n", r"ids\.txt: not UTF-8 text \(byte 6, line 2"),
     (b"\x89PNG\r\n\x1a\n" + bytes(40), r"ids\.txt: is a PNG image, not a list of query ids"),
@@ -276,8 +276,8 @@ def test_blocked_answers_with_a_system_column_give_each_systems_ids(tmp_path):
 
 
 @pytest.mark.parametrize("text, says", [
-    ("query_id,system\nq1,mem\n,rag\n", r"blocked\.csv, record row 2, field 'query_id': empty"),
-    ("query_id,system\nq1,zep\n", r"blocked\.csv, record row 1, field 'system': 'zep' is not a system of the "
+    ("query_id,system\nq1,mem\n,rag\n", r"blocked\.csv, row 2, field 'query_id': empty"),
+    ("query_id,system\nq1,zep\n", r"blocked\.csv, row 1, field 'system': 'zep' is not a system of the "
                                   r"verdicts \(mem, rag\)"),
     ("id,system\nq1,mem\n", r"blocked\.csv, field 'query_id': no 'query_id' column \(header: id, system\)"),
     ("query_id,system\n", r"blocked\.csv: lists no blocked answer"),
@@ -291,5 +291,5 @@ def test_bad_blocked_answers_name_file_row_and_field(tmp_path, text, says):
 def test_side_file_readers_read_json_lines_strictly(tmp_path):
     path = write(tmp_path / "log.jsonl", json.dumps({"cluster": "c1", "decision": "ADD", "persisted": True,
                                                      "old_text": None, "new_text": "x"}) + "\n[1, 2]\n")
-    with pytest.raises(VerdictError, match=r"log\.jsonl, record line 2: expected a JSON object"):
+    with pytest.raises(VerdictError, match=r"log\.jsonl, line 2: expected a JSON object"):
         md.read_write_log(path)

@@ -72,7 +72,7 @@ def test_an_empty_or_unknown_corrupting_cell_names_file_row_and_field(tmp_path, 
     with pytest.raises(VerdictError) as error:
         md.read_gold_errors(path)
     message = str(error.value)
-    assert message.startswith(f"{path}, record row 2, field 'corrupting': {says}")
+    assert message.startswith(f"{path}, row 2, field 'corrupting': {says}")
     assert "Write true or false (yes/no, 1/0)" in message
 
 
@@ -97,9 +97,9 @@ def test_zero_padded_ids_stay_as_written_and_match_the_verdicts(tmp_path):
 
 
 def test_an_empty_id_or_a_question_listed_twice_names_the_rows(tmp_path):
-    with pytest.raises(VerdictError, match=r"errors\.csv, record row 2, field 'query_id': empty"):
+    with pytest.raises(VerdictError, match=r"errors\.csv, row 2, field 'query_id': empty"):
         md.read_gold_errors(write(tmp_path, "query_id,corrupting\n007,yes\n,no\n"))
-    with pytest.raises(VerdictError, match=r"errors\.csv, record row 3, field 'query_id': question '007' is "
+    with pytest.raises(VerdictError, match=r"errors\.csv, row 3, field 'query_id': question '007' is "
                                            r"listed twice \(also row 1\)"):
         md.read_gold_errors(write(tmp_path, "query_id,corrupting\n007,yes\n012,no\n007,no\n"))
 
@@ -117,7 +117,7 @@ def test_a_repeated_json_key_is_an_error_naming_the_file_and_key(tmp_path):
 def test_a_repeated_csv_header_row_is_an_error_naming_the_file_and_row(tmp_path):
     # two lists concatenated: the second header would be read as a question called 'query_id'
     path = write(tmp_path, "query_id,corrupting\n007,yes\nquery_id,corrupting\n012,no\n")
-    with pytest.raises(VerdictError, match=r"errors\.csv, record row 2: repeats the header line"):
+    with pytest.raises(VerdictError, match=r"errors\.csv, row 2: repeats the header line"):
         md.read_gold_errors(path)
 
 
@@ -179,8 +179,8 @@ def test_judge_error_gold_errors_gives_the_right_ceiling(tmp_path):
 
 
 @pytest.mark.parametrize("text, says", [
-    ("query_id,corrupting\n007,yes\n012,\n", "record row 2, field 'corrupting': empty"),
-    ("query_id,corrupting\n007,yes\nquery_id,corrupting\n", "record row 2: repeats the header line"),
+    ("query_id,corrupting\n007,yes\n012,\n", "row 2, field 'corrupting': empty"),
+    ("query_id,corrupting\n007,yes\nquery_id,corrupting\n", "row 2: repeats the header line"),
 ])
 def test_judge_error_refuses_a_bad_gold_error_file_in_one_line_naming_it(tmp_path, text, says):
     data = tmp_path / "verdicts.csv"

@@ -145,7 +145,7 @@ def test_csv_and_jsonl_logs_read_alike(tmp_path):
 def test_bad_log_errors_name_file_row_and_field(tmp_path):
     bad = tmp_path / "bad.csv"
     bad.write_text("cluster,decision,persisted,old_text,new_text\nA,ADD,yes,,x\nA,UPDATE,maybe,x,y\n")
-    with pytest.raises(VerdictError, match=r"bad\.csv, record row 2, field 'persisted': 'maybe'"):
+    with pytest.raises(VerdictError, match=r"bad\.csv, row 2, field 'persisted': 'maybe'"):
         read_write_log(bad)
     missing = tmp_path / "missing.csv"
     missing.write_text("cluster,decision,old_text,new_text\nA,ADD,,x\n")
@@ -154,7 +154,7 @@ def test_bad_log_errors_name_file_row_and_field(tmp_path):
     broken = tmp_path / "broken.jsonl"
     first = {"cluster": "A", "decision": "ADD", "persisted": True, "old_text": None, "new_text": "x"}
     broken.write_text(json.dumps(first) + "\n{oops\n")
-    with pytest.raises(VerdictError, match=r"broken\.jsonl, record line 2: not valid JSON"):
+    with pytest.raises(VerdictError, match=r"broken\.jsonl, line 2: not valid JSON"):
         read_write_log(broken)
     with pytest.raises(VerdictError, match="cluster"):
         write_audit(_log([(None, "ADD", True, None, "x")]))

@@ -74,7 +74,7 @@ def repeated_header(header: Sequence[str], row: Sequence[str], path: Path, recor
     >>> repeated_header(["query_id", "corrupting"], ["query_id", "corrupting"], Path("e.csv"), "row 3 (line 4)")
     Traceback (most recent call last):
     ...
-    memdiag.errors.VerdictError: e.csv, record row 3 (line 4): repeats the header line (query_id, corrupting); two files concatenated? Keep one header line, at the top.
+    memdiag.errors.VerdictError: e.csv, row 3 (line 4): repeats the header line (query_id, corrupting); two files concatenated? Keep one header line, at the top.
     """
     cells = [cell.strip() for cell in row]
     if cells[:len(header)] == [name.strip() for name in header] \
@@ -143,7 +143,7 @@ def read_csv(path: str | Path, what: str) -> pd.DataFrame:
     >>> read_csv(path, "gold-error file")
     Traceback (most recent call last):
     ...
-    memdiag.errors.VerdictError: ...errors.csv, record row 2: repeats the header line (query_id, corrupting); two files concatenated? Keep one header line, at the top.
+    memdiag.errors.VerdictError: ...errors.csv, row 2: repeats the header line (query_id, corrupting); two files concatenated? Keep one header line, at the top.
     """
     path = Path(path)
     text = read_text(path, what)
@@ -195,7 +195,7 @@ def filled(table: pd.DataFrame, column: str, path: Path | str, what_to_do: str) 
     >>> filled(pd.DataFrame({"system": ["a", None]}), "system", "systems.csv", "Name every system.")
     Traceback (most recent call last):
     ...
-    memdiag.errors.VerdictError: systems.csv, record row 2, field 'system': empty. Name every system.
+    memdiag.errors.VerdictError: systems.csv, row 2, field 'system': empty. Name every system.
     """
     empty = table[column].map(is_empty).to_numpy()
     if empty.any():
@@ -239,7 +239,7 @@ def numbers(values: pd.Series, path: Path | str | None, field: str, records: Ite
     >>> numbers(pd.Series(["1.5", "fast"], dtype=object), "log.csv", "duration_s")
     Traceback (most recent call last):
     ...
-    memdiag.errors.VerdictError: log.csv, record row 2, field 'duration_s': 'fast' is not a number. Write a number, or leave the cell empty.
+    memdiag.errors.VerdictError: log.csv, row 2, field 'duration_s': 'fast' is not a number. Write a number, or leave the cell empty.
     """
     if pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
         return values

@@ -50,7 +50,7 @@ def read_id_list(path: str | Path) -> list[str]:
     >>> read_id_list(path)
     Traceback (most recent call last):
     ...
-    memdiag.errors.VerdictError: ...changed.txt, record line 3: query id '007' is listed twice (also line 1). List each query once.
+    memdiag.errors.VerdictError: ...changed.txt, line 3: query id '007' is listed twice (also line 1). List each query once.
     """
     path = Path(path)
     what = "list of query ids"
@@ -104,7 +104,7 @@ def read_blocked_answers(path: str | Path, systems: Sequence[str]) -> list[str] 
     >>> read_blocked_answers(path, ["mem", "rag"])
     Traceback (most recent call last):
     ...
-    memdiag.errors.VerdictError: ...blocked.csv, record row 1, field 'system': 'zep' is not a system of the verdicts (mem, rag). Fix the name, or leave it empty for every system.
+    memdiag.errors.VerdictError: ...blocked.csv, row 1, field 'system': 'zep' is not a system of the verdicts (mem, rag). Fix the name, or leave it empty for every system.
     """
     path = Path(path)
     table = read_csv(path, "list of blocked answers")

@@ -288,7 +288,7 @@ def read_json_lines(path: str | Path, what: str) -> list[tuple[int, object]]:
     Raises
     ------
     VerdictError
-        As :func:`read_json`, with the line (``record line 3``) of invalid JSON or a repeated key.
+        As :func:`read_json`, with the line (``line 3``) of invalid JSON or a repeated key.
 
     Examples
     --------
