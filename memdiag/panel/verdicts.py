@@ -19,7 +19,9 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from memdiag.core.kinds import FRACTION
 from memdiag.core.notes import Note
+from memdiag.core.result import as_result
 from memdiag.errors import VerdictError, listing, shown, where
 from memdiag.io.schema import (
     BINARY_LABELS,
@@ -100,8 +102,9 @@ def _disambiguate(reads: list[_Read], notes: list[str]) -> None:
                 break
         for read in group:
             read.frame["system"] = tails[read.path.resolve().parent]
-        notes.append(f"{len(group)} files in {len(parents)} folders give the system name '{name}': each is "
-                     f"named after its folder ({listing(dict.fromkeys(tails.values()))})")
+        notes.append(Note(f"{len(group)} files in {len(parents)} folders give the system name '{name}': each is "
+                          f"named after its folder ({listing(dict.fromkeys(tails.values()))})",
+                          code="system-named-after-folder", severity="caution"))
 
 
 def _rater_keys(frame: pd.DataFrame, system: str) -> set:
@@ -127,15 +130,17 @@ def _merge_rules(reads: list[_Read], notes: list[str]) -> None:
         if all(len(j) == 1 for j in judges) and len({j[0] for j in judges}) == len(group):
             files = f"one per judge ({', '.join(sorted(j[0] for j in judges))})"
         if all(r.explicit for r in group):
-            notes.append(f"system '{name}' is read from {len(group)} files, as named: {files}")
+            notes.append(Note(f"system '{name}' is read from {len(group)} files, as named: {files}",
+                              code="system-from-files", concerns=(name,)))
             continue
         if all(r.parts for r in group) and len({r.path.resolve().parent for r in group}) == 1:
-            notes.append(f"system '{name}' is read from {len(group)} files (one per {group[0].parts})")
+            notes.append(Note(f"system '{name}' is read from {len(group)} files (one per {group[0].parts})",
+                              code="system-from-files", concerns=(name,)))
             continue
         keys = [_rater_keys(r.frame, name) for r in group]
         if sum(len(k) for k in keys) == len(set().union(*keys)):
-            notes.append(f"system '{name}' is read from {len(group)} files holding different judges or "
-                         f"repeats: {files}")
+            notes.append(Note(f"system '{name}' is read from {len(group)} files holding different judges or "
+                              f"repeats: {files}", code="system-from-files", concerns=(name,)))
             continue
         raise VerdictError(
             f"{group[1].path}: system '{name}' is also given by {group[0].path}. Name the runs apart with "
@@ -691,7 +696,7 @@ def validate(df: pd.DataFrame) -> pd.DataFrame:
     notes.extend(_label_disagreements(df))
     notes.extend(_source_conventions(df))
     notes = read_notes + notes
-    summary = pd.DataFrame(rows)
+    summary = as_result(pd.DataFrame(rows), {"mean_score": FRACTION})
     summary.attrs["notes"] = notes
     summary.attrs["n_queries"] = len(all_queries)
     return summary
@@ -714,8 +719,9 @@ def _label_gaps(df: pd.DataFrame, rows: list[dict]) -> list[str]:
         for row in rows:
             row[f"missing_{column}"] = int(lacking.get(row["system"], 0))
         per = ", ".join(f"{name} {int(k)}" for name, k in lacking.items() if k)
-        notes.append(f"'{column}' is missing for some queries ({per}): the diagnostics that need it leave those "
-                     "queries out and say so (label_missing='error' / --label-missing error refuses them)")
+        notes.append(Note(f"'{column}' is missing for some queries ({per}): the diagnostics that need it leave those "
+                          "queries out and say so (label_missing='error' / --label-missing error refuses them)",
+                          code="label-missing", severity="caution"))
     return notes
 
 
