@@ -22,7 +22,7 @@ KEYS: tuple[str, ...] = ("group", "metric", "kind", "part", "id", "family", "clu
 #: was made, the replicate settings): left out of the compact table, in HTML's second table.
 DETAILS: tuple[str, ...] = ("both", "neither", "p_mcnemar", "disagree", "test", "test_iid", "method", "se", "df",
                             "mc_se", "design", "n_resamples", "seed", "sha256", "retention_undefined", "recovery_undefined",
-                            "utilization_undefined")
+                            "utilization_undefined", "run_sd")
 #: Columns that go to HTML's second table when they hold one value in every row (the title says it).
 CONSTANT_DETAILS: tuple[str, ...] = ("reference", "n", "k", "by")
 #: Columns kept in HTML's first table as long as anything else can move instead.
@@ -60,8 +60,8 @@ COMPACT_PRESETS: dict[str, tuple[str, ...]] = {
     "setting_differences": ("setting", "system", "reference", "diff", "p"),
     "overview": ("setting", "system", "estimate", "rank"),
 }
-#: Results whose compact table shows every estimate in points that has an interval (a score
-#: table's categories or tasks beside the overall).
+#: Results whose compact table shows every column in points that is not an interval bound or a
+#: detail (a score table's categories or tasks beside the overall, with their intervals).
 EVERY_ESTIMATE: frozenset[str] = frozenset({"score"})
 #: Any other result: the first of these it has (its estimate), then ``p_adj`` (else ``p``).
 _ESTIMATES = ("diff", "net_rate", "estimate", "overall", "ratio", "pooled")
@@ -209,7 +209,7 @@ def compact_columns(df: pd.DataFrame) -> list[str] | None:
     -------
     list of str or None
         For a result of :data:`COMPACT_PRESETS`, the columns it names that the table has (a
-        score table: with every score in points that has an interval, its categories or tasks);
+        score table: with every score in points, its categories or tasks);
         for one of :data:`PAPER_PRESETS`, its paper table (:func:`paper_columns`); for any
         other, every column but the :data:`DETAILS` (how tests and intervals were made, replicate
         settings, cells read after the headline). Intervals and floor flags come with their
@@ -237,9 +237,11 @@ def compact_columns(df: pd.DataFrame) -> list[str] | None:
     function = str(df.attrs.get("function"))
     if function in COMPACT_PRESETS:
         chosen = [c for c in COMPACT_PRESETS[function] if c in names]
-        if function in EVERY_ESTIMATE:      # every score of the table, with its interval, in the table's order
-            kinds, pairs = kinds_of(df), interval_pairs(names)
-            chosen += [c for c in names if c in pairs and kinds[c].name == "points" and c not in chosen]
+        if function in EVERY_ESTIMATE:      # every score of the table (with its interval), in the table's order
+            kinds = kinds_of(df)
+            bounds = {c for pair in interval_pairs(names).values() for c in pair}
+            chosen += [c for c in names if kinds[c].name == "points" and c not in bounds and c not in DETAILS
+                       and c not in chosen]
         return chosen
     paper = paper_columns(df) if function in PAPER_PRESETS else None
     if paper is not None:
