@@ -36,7 +36,14 @@ from memdiag.core.kinds import (
 )
 from memdiag.core.notes import Note
 from memdiag.core.provenance import stamp
-from memdiag.core.result import Result, as_result, kinds_of, notes_of, provenance_of, undeclared
+from memdiag.core.result import (
+    Result,
+    as_result,
+    kinds_of,
+    notes_of,
+    provenance_of,
+    undeclared,
+)
 from memdiag.tables import MISSING, columns, format_value, render
 
 TABLES = Path(__file__).resolve().parents[1] / "memdiag" / "tables"

@@ -16,7 +16,14 @@ import pytest
 
 import memdiag as md
 from memdiag.cli import main
-from memdiag.core.kinds import COUNT, COUNT_OR_NONE, P_FLOORED, P_VALUE, PERCENT, POINTS, PROBABILITY, real
+from memdiag.core.kinds import (
+    COUNT,
+    P_FLOORED,
+    P_VALUE,
+    POINTS,
+    PROBABILITY,
+    real,
+)
 from memdiag.core.result import as_result
 from memdiag.tables import (
     HTML_WIDTH,
@@ -24,7 +31,6 @@ from memdiag.tables import (
     column_px,
     columns,
     format_p,
-    format_value,
     html,
     render,
 )

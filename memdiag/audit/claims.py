@@ -37,7 +37,11 @@ from memdiag.io.strict import load_yaml
 from memdiag.panel.metrics import EVIDENCE_METRICS, metric_columns
 from memdiag.panel.prepare import Prepared, prepare
 from memdiag.panel.schemes import Scheme, known_schemes, resolve_scheme
-from memdiag.synthesis.fragility import FRAGILITY_COLUMNS, FRAGILITY_KINDS, pair_fragility
+from memdiag.synthesis.fragility import (
+    FRAGILITY_COLUMNS,
+    FRAGILITY_KINDS,
+    pair_fragility,
+)
 
 #: The claim verdicts, in order of precedence (the first that applies is given).
 VERDICTS: tuple[str, ...] = ("not checkable", "value mismatch", "contradicted", "not significant", "supported")

@@ -39,12 +39,9 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
-
-if TYPE_CHECKING:  # pragma: no cover
-    import pandas as pd
+import pandas as pd
 
 #: The kinds, a closed set (see the module docstring for each one's rule).
 NAMES: tuple[str, ...] = ("count", "points", "fraction", "probability", "p", "flag", "label", "real")
@@ -79,7 +76,8 @@ class Kind:
     Raises
     ------
     ValueError
-        A name outside :data:`NAMES`, or special values on a kind that is not numeric.
+        A name outside :data:`NAMES`, special values on a kind that is not numeric, or a floor on
+        a kind that is not a p-value.
 
     Examples
     --------
@@ -265,19 +263,16 @@ def dtype_kind(series: pd.Series) -> Kind | None:
     """The kind a column's dtype settles: bool -> flag, integer -> count, text -> label; None for
     a float (or complex) column, which must be declared.
 
-    >>> import pandas as pd
     >>> [dtype_kind(pd.Series(v)) for v in ([True], [1], ["a"])] == [FLAG, COUNT, LABEL]
     True
     >>> dtype_kind(pd.Series([1.5])) is None
     True
     """
-    from pandas.api import types
-
-    if types.is_bool_dtype(series):
+    if pd.api.types.is_bool_dtype(series):
         return FLAG
-    if types.is_integer_dtype(series):
+    if pd.api.types.is_integer_dtype(series):
         return COUNT
-    if types.is_numeric_dtype(series):
+    if pd.api.types.is_numeric_dtype(series):
         return None
     return LABEL
 
@@ -291,8 +286,6 @@ def is_missing(value: object) -> bool:
     >>> is_missing(float("nan")), is_missing(0.0)
     (True, False)
     """
-    import pandas as pd
-
     if value is None or value is pd.NA or value is pd.NaT:
         return True
     return isinstance(value, (float, np.floating)) and math.isnan(value)

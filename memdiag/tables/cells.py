@@ -27,7 +27,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from memdiag.core.kinds import MISSING, Kind, format_number, format_p, is_missing, real_decimals
+from memdiag.core.kinds import (
+    MISSING,
+    Kind,
+    format_p,
+    is_missing,
+    real_decimals,
+)
 from memdiag.core.result import kinds_of
 
 #: Provenance columns left out of tables for people when every row equals the run's setting.
