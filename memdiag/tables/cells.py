@@ -59,12 +59,12 @@ class Column:
 
 
 def bare(df: pd.DataFrame) -> pd.DataFrame:
-    """``df`` as a plain DataFrame without its ``attrs`` and with plain (object) column labels:
-    a shallow copy for formatting. pandas deep-copies a frame's ``attrs`` into every column
-    taken from it, and looks each column label up in an Arrow-backed index (pandas 3's
+    """``df`` without its ``attrs`` and with plain (object) column labels: a shallow copy for
+    formatting (its kinds are read before). pandas deep-copies a frame's ``attrs`` into every
+    column taken from it, and looks each column label up in an Arrow-backed index (pandas 3's
     strings) one scalar at a time; with a result's notes both cost more than the formatting
     itself."""
-    out = pd.DataFrame(df, copy=False)
+    out = df.copy(deep=False)
     out.attrs = {}
     out.columns = pd.Index(list(out.columns), dtype=object)
     return out
