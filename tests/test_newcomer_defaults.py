@@ -15,6 +15,8 @@ from cli_run import run
 
 import memdiag as md
 from memdiag.cli import build_parser
+from memdiag.core.kinds import P_FLOORED
+from memdiag.core.result import as_result
 from memdiag.io.schema import locomo_query_id
 from memdiag.plots._reading import p_text
 from memdiag.plots.forest import oriented
@@ -100,7 +102,8 @@ def test_the_forest_prints_a_floored_p_as_a_bound_as_the_table_does():
     rows, _ = oriented(frame, "rag")
     assert rows["p_floor"].tolist() == [True, False]
     texts = [p_text(p, 0.05, floor) for p, floor in zip(rows["p_adj"], rows["p_floor"])]
-    table = md.tables.display(frame.assign(p=frame["p_adj"]))["p_adj"].tolist()
+    floored = as_result(frame.assign(p=frame["p_adj"]), {"p": P_FLOORED, "p_adj": P_FLOORED})  # as compare declares
+    table = md.tables.display(floored)["p_adj"].tolist()
     assert texts == ["< 0.0086", "0.40"] and table[0].startswith("< ")
     fig = md.plot.forest(frame, reference="rag")
     drawn = [t.get_text() for ax in fig.axes for t in ax.texts] + [t.get_text() for t in fig.texts]

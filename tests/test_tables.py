@@ -16,16 +16,25 @@ import pytest
 
 import memdiag as md
 from memdiag.cli import main
+from memdiag.core.kinds import (
+    COUNT,
+    P_FLOORED,
+    P_VALUE,
+    POINTS,
+    PROBABILITY,
+    real,
+)
+from memdiag.core.result import as_result
 from memdiag.tables import (
     HTML_WIDTH,
     MISSING,
-    _split,
     column_px,
     columns,
     format_p,
     html,
     render,
 )
+from memdiag.tables.pages import _split
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "data" / "example"
 VERDICTS = str(EXAMPLE / "verdicts")
@@ -62,7 +71,8 @@ def test_a_p_at_its_monte_carlo_floor_is_a_bound_rounded_up(p, shown):
 
 def awkward_frame() -> pd.DataFrame:
     """What the result frames hold: counts as floats (a NaN made them so), nullable integers,
-    ranks, p-values from 0 to 1 with a floored one, -0.001 points, rank probabilities reaching 1."""
+    ranks, p-values from 0 to 1 with a floored one, -0.001 points, rank probabilities reaching 1,
+    each column with the kind its maker declares."""
     df = pd.DataFrame({
         "system": ["mem0", "zep", "raw-rag"],
         "n": [1500.0, 1500.0, np.nan],
@@ -79,6 +89,8 @@ def awkward_frame() -> pd.DataFrame:
         "design": ["cluster"] * 3,
         "seed": [0, 0, 0],
     })
+    df = as_result(df, {"n": COUNT, "rank": real("rank"), "diff": POINTS, "ci_low": POINTS, "ci_high": POINTS,
+                        "p": P_FLOORED, "p_mcnemar": P_VALUE, "p_first": PROBABILITY})
     df.attrs = {"design": "cluster", "seed": 0, "confidence_level": 0.95, "n_resamples": 20000}
     return df
 
@@ -98,7 +110,7 @@ def test_every_format_for_people_shows_the_same_cells():
         "note": ["x", MISSING, "y"],
     }  # design and seed are in the signature line; p_floor is the "<"
     for fmt in ("table", "md"):
-        text = render(df, fmt)
+        text = render(df, fmt, columns="all")
         for cell in ("1500", "< 5.0e-5", "0.00 [-1.00, 1.00]", "-8.37 [-12.00, -4.00]", "< 1e-12", "1.000"):
             assert cell in text.replace("\\<", "<").replace("\\[", "[").replace("\\]", "]"), (fmt, cell)
     page = html(df)
@@ -110,7 +122,7 @@ def test_every_format_for_people_shows_the_same_cells():
 
 @pytest.mark.parametrize("fmt", ["table", "md", "latex", "html"])
 def test_no_format_for_people_prints_nan_na_zero_exponents_or_negative_zero(fmt):
-    text = render(awkward_frame(), fmt)
+    text = render(awkward_frame(), fmt, columns="all")
     for bad in ("nan", "NaN", "<NA>", "None", "e+00", "-0.00", "1500.00", "1.00 ", "0.00e"):
         assert bad not in text, (fmt, bad)
 
@@ -119,7 +131,8 @@ def test_csv_and_json_keep_full_precision():
     df = awkward_frame()
     rows = list(csv.DictReader(io.StringIO(render(df, "csv"))))
     assert [float(r["diff"]) for r in rows] == [-0.001, -8.372, 0.444]
-    assert float(rows[1]["p"]) == 1 / 20_001 and rows[0]["n"] == "1500.0" and rows[2]["n"] == ""
+    # a count held as a float (a NaN made it so) is written as the integer it is
+    assert float(rows[1]["p"]) == 1 / 20_001 and rows[0]["n"] == "1500" and rows[2]["n"] == ""
     assert "p_floor" in rows[0] and "design" in rows[0]
 
 
@@ -208,7 +221,7 @@ def test_a_column_label_in_attrs_names_the_column_for_people_only():
 def test_latex_tables_are_byte_for_byte_what_pandas_to_latex_writes(n_rows):
     # memdiag writes the booktabs tabular itself (pandas renders it through a slow Styler): the
     # bytes must stay those of DataFrame.to_latex(index=False, escape=False) on the same cells
-    from memdiag.tables import _booktabs
+    from memdiag.tables.text import _booktabs
 
     rng = np.random.default_rng(n_rows)
     headers = ["system", "diff [95\\% CI]", "p", "n \\& m"]

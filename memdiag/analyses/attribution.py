@@ -15,6 +15,8 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
+from memdiag.core.kinds import declare
+from memdiag.core.notes import Note
 from memdiag.core.provenance import stamp
 from memdiag.engine.inference.intervals import describe, infer
 from memdiag.engine.options import Options, as_options
@@ -189,9 +191,9 @@ def attribute_change(
     })
     notes = [describe(res, prepared.n_clusters)]
     if unknown:
-        notes.append(f"{len(unknown)} changed query ids are not among the aligned queries and were ignored: "
-                     f"{listing(sorted(unknown))}")
-    stamp(out, "attribute_change", prepared, notes=notes, n_resamples=n_resamples, seed=seed,
-          confidence_level=confidence_level, unit="points", method=res.method, inference=inference,
-          mc_se={end: [float(100 * v) for v in res.mc_se[end]] for end in ("ci_low", "ci_high")})
-    return out
+        notes.append(Note(f"{len(unknown)} changed query ids are not among the aligned queries and were ignored: "
+                          f"{listing(sorted(unknown))}", code="unknown-queries", severity="caution"))
+    return stamp(out, "attribute_change", prepared, notes=notes, n_resamples=n_resamples, seed=seed,
+                 kinds=declare(points=("contribution", "ci_low", "ci_high", "mean_change", "before", "after")),
+                 confidence_level=confidence_level, unit="points", method=res.method, inference=inference,
+                 mc_se={end: [float(100 * v) for v in res.mc_se[end]] for end in ("ci_low", "ci_high")})

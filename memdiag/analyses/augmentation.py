@@ -16,6 +16,8 @@ import numpy as np
 import pandas as pd
 
 from memdiag.core import checks as _checks
+from memdiag.core.kinds import declare
+from memdiag.core.notes import Note
 from memdiag.core.provenance import stamp
 from memdiag.engine.pairs import binarize
 from memdiag.errors import VerdictError
@@ -143,9 +145,10 @@ def augmentation(
     def pts(k: int) -> str:
         return f"{k} ({100 * k / n:.1f} pts)"
 
-    note = (f"tax against {reference}: {memory} {pts(flows['tax'][memory])}, {augmented} "
-            f"{pts(flows['tax'][augmented])}; benefit: {memory} {pts(flows['benefit'][memory])}, {augmented} "
-            f"{pts(flows['benefit'][augmented])}")
-    return stamp(out, "augmentation", prepared, resampled=False, unit="points",
-                 notes=[f"correct = score > {0.5 if threshold is None else threshold}", note],
+    note = Note(f"tax against {reference}: {memory} {pts(flows['tax'][memory])}, {augmented} "
+                f"{pts(flows['tax'][augmented])}; benefit: {memory} {pts(flows['benefit'][memory])}, {augmented} "
+                f"{pts(flows['benefit'][augmented])}", code="augmentation-flows")
+    correct_when = Note(f"correct = score > {0.5 if threshold is None else threshold}", code="threshold")
+    return stamp(out, "augmentation", prepared, resampled=False, unit="points", kinds=declare(points=("share",)),
+                 notes=[correct_when, note],
                  systems=systems, flows=flows, n=n)

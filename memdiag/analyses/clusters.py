@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from memdiag.core import checks as _checks
+from memdiag.core.kinds import declare
 from memdiag.core.notes import Note, prefixed
 from memdiag.core.provenance import stamp
 from memdiag.engine.pairs import THRESHOLD
@@ -154,7 +155,7 @@ def cluster_accuracy(
     counts = rows.groupby("system")["cluster"].nunique()
     notes = [_note(system, items, int(counts[system])) for system, items in flagged.items()]
     return stamp(out.reset_index(drop=True), "cluster_accuracy", data if isinstance(data, Prepared) else None,
-                 resampled=False, notes=notes, unit="points", threshold=threshold, alpha=alpha, flagged=flagged)
+                 kinds=declare(points=("accuracy", "accuracy_elsewhere"), p=("p_chance",)), resampled=False, notes=notes, unit="points", threshold=threshold, alpha=alpha, flagged=flagged)
 
 
 def _flagged(table: pd.DataFrame, by: str | None) -> dict[str, list[tuple[str, str]]]:

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from memdiag.core import checks as _checks
+from memdiag.core.kinds import P_FLOORED, POINTS, REAL, declare
 from memdiag.core.notes import Note
 from memdiag.core.provenance import stamp
 from memdiag.engine.inference import adjust, cochrans_q, mcnemar
@@ -65,8 +66,15 @@ from memdiag.panel.prepare import SCORE_METRICS, Prepared, as_prepared
 COLUMNS: tuple[str, ...] = ("system_a", "system_b", "estimate_a", "estimate_b", "diff", "ci_low", "ci_high", "se",
                             "p", "p_adj", "p_floor", "disagree", "test", "method", "df", "n", "design", "n_resamples",
                             "seed")
+#: The kinds of a :func:`compare` table's columns (with those a margin test adds).
+KINDS = declare({"p": P_FLOORED, "p_adj": P_FLOORED}, points=("estimate_a", "estimate_b", "diff", "ci_low", "ci_high", "se",
+                                                               "margin", "tost_low", "tost_high"),
+                p=("p_margin", "p_margin_adj"), real=("df",), label=("category_id",))
 #: The columns a margin test (``test="equivalence"`` or ``"noninferiority"``) adds, in order.
 MARGIN_COLUMNS: tuple[str, ...] = ("margin", "tost_low", "tost_high", "p_margin", "p_margin_adj", "within_margin")
+#: The kinds of an :func:`omnibus` table's columns: Q's degrees of freedom are a count, the
+#: max-range statistic is in points (a real number: Q has none).
+OMNIBUS_KINDS = declare({"p": P_FLOORED}, real=("statistic",), count=("df",))
 #: What :func:`compare` tests: a difference, equivalence within ±margin, or a ≥ b − margin.
 TESTS: tuple[str, ...] = ("difference", *MARGIN_TESTS)
 
@@ -325,10 +333,11 @@ def _compare_prepared(prepared: Prepared, *, metric: str, pairs: str, reference:
         columns += list(MARGIN_COLUMNS)
         what = (f"equivalence within ±{margin:g} points: two one-sided tests (TOST)" if test == "equivalence" else
                 f"non-inferiority: system_a − system_b > −{margin:g} points, one-sided")
-        notes.append(f"{what} at α = {alpha:g}, read off the {1 - 2 * alpha:.0%} interval ({second.method}; "
-                     f"tost_low, tost_high); p_margin_adj is {correction}-adjusted over the pairs (SPEC §5.6)")
+        notes.append(Note(f"{what} at α = {alpha:g}, read off the {1 - 2 * alpha:.0%} interval ({second.method}; "
+                          f"tost_low, tost_high); p_margin_adj is {correction}-adjusted over the pairs (SPEC §5.6)",
+                          code="margin-test"))
         extra = {"margin_test": test, "margin": margin, "alpha": alpha}
-    return stamp(out[columns], "compare", prepared, notes=notes, metric=cols.label, n_resamples=n_resamples,
+    return stamp(out[columns], "compare", prepared, kinds=KINDS, notes=notes, metric=cols.label, n_resamples=n_resamples,
                  seed=seed, confidence_level=confidence_level, correction=correction, threshold=threshold,
                  unit="points", df=result.df, **mc, **extra)
 
@@ -476,11 +485,12 @@ def omnibus(
                    n_resamples=None if exact else n_resamples, seed=None if exact else seed,
                    p_floor=bool(not exact and p <= 1.0 / (1.0 + draws)))
         if len(prepared.systems) - 1 >= design_.n_units:
-            notes.append(f"a cluster-robust Wald test of the {len(prepared.systems) - 1} differences is singular "
-                         f"with {design_.n_units} clusters (rank at most G − 1); the max-range needs no inverse")
+            notes.append(Note(f"a cluster-robust Wald test of the {len(prepared.systems) - 1} differences is "
+                              f"singular with {design_.n_units} clusters (rank at most G − 1); the max-range needs "
+                              "no inverse", code="wald-singular"))
     out = pd.DataFrame([row])[["metric", "test", "statistic", "df", "p", "p_floor", "k", "n", "design",
                                "n_resamples", "seed"]]
-    return stamp(out, "omnibus", prepared, notes=notes, metric=cols.label, n_resamples=row["n_resamples"],
+    return stamp(out, "omnibus", prepared, kinds=OMNIBUS_KINDS, notes=notes, metric=cols.label, n_resamples=row["n_resamples"],
                  seed=row["seed"], threshold=threshold, inference=inference)
 def bootstrap(
     data: pd.DataFrame | Prepared,
@@ -568,7 +578,8 @@ def bootstrap(
         res = bootstrap_sums(X, prepared.resampling, fn, n_resamples=n_resamples, seed=seed,
                              ci=confidence_level, method=method)
         low, high, se, estimate = res.ci_low, res.ci_high, res.standard_error, res.estimate
-        notes, extra = [f"bca bootstrap ({prepared.design}) interval"], {"method": f"bca bootstrap ({prepared.design})"}
+        notes = [Note(f"bca bootstrap ({prepared.design}) interval", code="inference-method")]
+        extra = {"method": f"bca bootstrap ({prepared.design})"}
     else:
         inf = infer(X, prepared.resampling, fn, inference=inference, test=False, n_resamples=n_resamples,
                     seed=seed, confidence_level=confidence_level, bounds=bounds)
@@ -581,7 +592,9 @@ def bootstrap(
     out["design"] = prepared.design
     out["n_resamples"] = n_resamples
     out["seed"] = seed
-    return stamp(out, "bootstrap", prepared, notes=notes,
+    kind = POINTS if isinstance(statistic, str) else REAL      # a user's statistic is in its own unit
+    return stamp(out, "bootstrap", prepared, kinds=dict.fromkeys(("estimate", "ci_low", "ci_high", "se"), kind),
+                 notes=notes,
                  metric=name if isinstance(statistic, str) else "user statistic", n_resamples=n_resamples,
                  seed=seed, confidence_level=confidence_level, threshold=threshold,
                  unit="points" if isinstance(statistic, str) else None, **{"inference": inference, **extra})

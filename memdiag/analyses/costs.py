@@ -21,6 +21,8 @@ import pandas as pd
 
 from memdiag.analyses.compare import undefined_notes
 from memdiag.core import checks as _checks
+from memdiag.core.kinds import P_FLOORED, declare, real, with_intervals
+from memdiag.core.notes import Note, prefixed
 from memdiag.core.provenance import stamp
 from memdiag.engine.inference import adjust
 from memdiag.engine.inference.intervals import (
@@ -54,6 +56,8 @@ DERIVED: dict[str, tuple[str, str]] = {"total_latency_s": ("add_latency_s", "sea
 IMPLAUSIBLE_S = 1e-3
 #: The quantiles reported beside the mean (Raw-RAG paper Table 20 reports the same for evidence).
 LEVELS: tuple[float, float] = (0.5, 0.95)
+#: A ratio of two costs (system_a / system_b, or value / the reference's).
+RATIO = real("ratio")
 
 
 def cost_values(prepared: Prepared, quantity: str) -> np.ndarray:
@@ -96,14 +100,15 @@ def _series(prepared: Prepared, quantities: Sequence[str]) -> list[tuple[str, in
     return out
 
 
-def _quantile_note(quants, prepared: Prepared) -> str:
+def _quantile_note(quants, prepared: Prepared) -> Note:
     """How the median and P95 intervals were made, and what that means with few clusters."""
     line = f"median and p95: {quants.method}, B = {quants.n_resamples}"
     g = prepared.n_clusters if prepared.resampling.clustered else None
     if g is not None and g < 200:
         line += (f" ({g} clusters: the small-cluster methods of SPEC §4.1 do not apply to quantiles, and this "
                  "interval under-covers with few clusters)")
-    return line
+        return Note(line, code="quantile-intervals", severity="caution")
+    return Note(line, code="quantile-intervals")
 def costs(
     data: pd.DataFrame | Prepared,
     *,
@@ -228,20 +233,23 @@ def costs(
     out["correct"] = sums[2::3]
     out["per_correct"] = means.estimate[m:]
     out["per_correct_ci_low"], out["per_correct_ci_high"] = means.ci_low[m:], means.ci_high[m:]
-    notes = [f"mean and per_correct: {describe(means, prepared.n_clusters)}", _quantile_note(quants, prepared)]
+    notes = [prefixed("mean and per_correct: ", describe(means, prepared.n_clusters)), _quantile_note(quants, prepared)]
     for q in chosen:
         lacking = [s for j, s in enumerate(panel.systems) if not any(q_ == q and j_ == j for q_, j_, _ in series)]
         if lacking:
-            notes.append(f"no {q} for {', '.join(lacking)}: not reported")
+            notes.append(Note(f"no {q} for {', '.join(lacking)}: not reported", code="cost-missing", concerns=lacking))
     for q, j, values in series:
         if QUANTITIES.get(q) == "s" and np.nanmax(values) < IMPLAUSIBLE_S:
-            notes.append(f"{panel.systems[j]}: every {q} is below {IMPLAUSIBLE_S * 1000:g} ms (median "
-                         f"{np.nanmedian(values):.2g} s): no answer takes that little; check the unit or the timer")
+            notes.append(Note(f"{panel.systems[j]}: every {q} is below {IMPLAUSIBLE_S * 1000:g} ms (median "
+                              f"{np.nanmedian(values):.2g} s): no answer takes that little; check the unit or the "
+                              "timer", code="implausible-latency", severity="warning", concerns=(panel.systems[j],)))
     for row in out.itertuples():
         if row.n_missing:
-            notes.append(f"{row.system}: {row.quantity} missing for {row.n_missing} of {panel.n} queries (not used)")
+            notes.append(Note(f"{row.system}: {row.quantity} missing for {row.n_missing} of {panel.n} queries (not "
+                              "used)", code="cost-missing", concerns=(row.system,)))
         if row.correct == 0:
-            notes.append(f"{row.system}: per_correct of {row.quantity} is undefined (no correct answer)")
+            notes.append(Note(f"{row.system}: per_correct of {row.quantity} is undefined (no correct answer)",
+                              code="per-correct-undefined", severity="caution", concerns=(row.system,)))
     labels = [f"{name} {q} of '{panel.systems[j]}'" for name in ("mean", "per_correct") for q, j, _ in series]
     notes += undefined_notes(means, labels)
     mc = provenance_of(means, inference)["mc_se"]
@@ -250,7 +258,8 @@ def costs(
     for k, name in enumerate(("median", "p95")):
         for end in ("ci_low", "ci_high"):
             mc_se[f"{name}_{end}"] = [float(v) for v in quants.mc_se[end][k::2]]
-    return stamp(out, "costs", prepared, notes=notes, metric="per-query cost", n_resamples=n_resamples, seed=seed,
+    return stamp(out, "costs", prepared, kinds=declare(real=(*with_intervals("mean", "median", "p95", "per_correct"),
+                                                              "total", "correct")), notes=notes, metric="per-query cost", n_resamples=n_resamples, seed=seed,
                  confidence_level=confidence_level, threshold=threshold, inference=inference,
                  method=f"{means.method} (mean, per_correct); {quants.method} (median, p95)", mc_se=mc_se)
 def cost_ratios(
@@ -355,7 +364,8 @@ def cost_ratios(
                          "n": int(both.sum())})
             columns += [np.where(both, values[:, a], 0.0), np.where(both, values[:, b], 0.0)]
         if pairs == "reference" and np.isnan(values[:, panel.systems.index(reference)]).all():
-            notes.append(f"the reference '{reference}' has no {q}: no ratios of {q}")
+            notes.append(Note(f"the reference '{reference}' has no {q}: no ratios of {q}", code="cost-missing",
+                              concerns=(reference,)))
     if not rows:
         raise VerdictError("no pair of systems has a cost on the same queries: nothing to compare.")
     X = np.column_stack(columns)
@@ -379,7 +389,9 @@ def cost_ratios(
                "p", "p_adj", "p_floor", "test", "method"]]
     notes = [describe(res, prepared.n_clusters)] + notes + undefined_notes(
         res, [f"{r.quantity} {r.system_a} / {r.system_b}" for r in out.itertuples()])
-    return stamp(out, "cost_ratios", prepared, notes=notes, metric="ratio of mean per-query cost",
+    kinds = declare({"p": P_FLOORED, "p_adj": P_FLOORED, **dict.fromkeys(("ratio", "ci_low", "ci_high"), RATIO)},
+                    real=("mean_a", "mean_b"))
+    return stamp(out, "cost_ratios", prepared, kinds=kinds, notes=notes, metric="ratio of mean per-query cost",
                  n_resamples=n_resamples, seed=seed, confidence_level=confidence_level, correction=correction,
                  **provenance_of(res, inference))
 
@@ -450,7 +462,7 @@ def system_costs(table: pd.DataFrame, reference: str | None = None,
         long["ratio"] = long["value"] / denominator
     else:
         long["ratio"] = np.nan
-    notes = ["one measurement per system (a whole run): no interval"]
+    notes = [Note("one measurement per system (a whole run): no interval", code="no-interval")]
     if reference is not None:
-        notes.append(f"ratio = value / the value of {reference}")
-    return stamp(long, "system_costs", notes=notes, resampled=False)
+        notes.append(Note(f"ratio = value / the value of {reference}", code="ratio-definition"))
+    return stamp(long, "system_costs", kinds=declare({"ratio": RATIO}, real=("value",)), notes=notes, resampled=False)

@@ -15,6 +15,8 @@ import numpy as np
 import pandas as pd
 
 from memdiag.analyses.compare import compare, omnibus, undefined_notes
+from memdiag.core.kinds import declare, real, with_intervals
+from memdiag.core.notes import Note
 from memdiag.core.provenance import stamp
 from memdiag.engine.inference.intervals import describe, infer
 from memdiag.engine.options import Options, as_options
@@ -24,6 +26,10 @@ from memdiag.panel.prepare import Prepared, as_prepared
 
 #: Per-system quantities of :func:`evidence`, in column order.
 QUANTITIES: tuple[str, ...] = ("coverage", "utilization", "accuracy", "covered_term", "uncovered_term")
+#: The kinds of :func:`evidence`'s columns (every quantity in points).
+EVIDENCE_KINDS = declare(points=with_intervals(*QUANTITIES), fraction=("utilization_undefined",))
+#: Lengths of evidence, in tokens.
+TOKENS = real("tokens")
 
 
 def _require(data: pd.DataFrame | Prepared, columns: Sequence[str], what: str) -> None:
@@ -132,13 +138,14 @@ def evidence(
         out[f"{name}_ci_high"] = high[q]
     notes = [describe(res, prepared.n_clusters)]
     for name in out.loc[out["n_sufficient"] == 0, "system"]:
-        notes.append(f"utilization of '{name}' is undefined: no query has sufficient evidence")
+        notes.append(Note(f"utilization of '{name}' is undefined: no query has sufficient evidence",
+                          code="utilization-undefined", severity="caution", concerns=(name,)))
     labels_ = [f"{q} of '{name}'" for q in QUANTITIES for name in panel.systems]
     notes += undefined_notes(res, labels_)
     out["utilization_undefined"] = res.undefined.reshape(len(QUANTITIES), s)[1]
     mc_se = {f"{name}_{end}": [float(100 * v) for v in res.mc_se[end].reshape(len(QUANTITIES), s)[q]]
              for q, name in enumerate(QUANTITIES) for end in ("ci_low", "ci_high")}
-    return stamp(out, "evidence", prepared, notes=notes, metric="coverage, utilization",
+    return stamp(out, "evidence", prepared, kinds=EVIDENCE_KINDS, notes=notes, metric="coverage, utilization",
                  n_resamples=n_resamples, seed=seed, confidence_level=confidence_level, unit="points",
                  inference=inference, method=res.method, mc_se=mc_se)
 def evidence_tests(
@@ -332,8 +339,10 @@ def path_given_result(
     out["retention_undefined"] = res.undefined
     notes = [describe(res, prepared.n_clusters)] + undefined_notes(res, [f"retention of '{s_}'" for s_ in panel.systems])
     if inconsistent.any():
-        notes.append(f"{int(inconsistent.sum())} inconsistent rows (path = 1, result = 0) counted and kept")
+        notes.append(Note(f"{int(inconsistent.sum())} inconsistent rows (path = 1, result = 0) counted and kept",
+                          code="inconsistent-rows", severity="caution"))
     return stamp(out, "path_given_result", prepared, notes=notes, metric="P(path | result)",
+                 kinds=declare(points=with_intervals("retention"), fraction=("retention_undefined",)),
                  n_resamples=n_resamples, seed=seed, confidence_level=confidence_level, unit="points",
                  inference=inference, method=res.method,
                  mc_se={f"retention_{end}": [float(100 * v) for v in res.mc_se[end]] for end in ("ci_low", "ci_high")})
@@ -389,5 +398,5 @@ def evidence_length(data: pd.DataFrame | Prepared, *, budget: float = 5_000) -> 
                      "max": v.max() if v.size else np.nan,
                      "n_over_budget": int((v > budget).sum()),
                      "n_missing": int(values.isna().sum())})
-    return stamp(pd.DataFrame(rows), "evidence_length", notes=[f"budget = {budget:g} evidence tokens"],
-                 unit="tokens")
+    return stamp(pd.DataFrame(rows), "evidence_length", kinds=dict.fromkeys(("mean", "median", "p95", "max"), TOKENS),
+                 notes=[Note(f"budget = {budget:g} evidence tokens", code="budget")], unit="tokens")

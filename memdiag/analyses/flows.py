@@ -33,6 +33,7 @@ import pandas as pd
 from memdiag.analyses.clusters import reference_notes
 from memdiag.analyses.groups import groups_of
 from memdiag.core import checks as _checks
+from memdiag.core.kinds import P_FLOORED, declare, with_intervals
 from memdiag.core.notes import Note, prefixed
 from memdiag.core.provenance import stamp
 from memdiag.engine.inference import adjust, mcnemar
@@ -59,6 +60,9 @@ _HIGH = np.full(len(RATES), 100.0)
 #: The ratios whose denominator can be empty in a replicate: the share of replicates where each was
 #: undefined is a column beside its interval.
 RATIOS: tuple[str, ...] = ("retention", "recovery")
+#: The kinds of the flows table's columns (the cells are counts; rates in points).
+KINDS = declare({"p": P_FLOORED, "p_adj": P_FLOORED}, count=(*CELLS, "n", "net"), points=with_intervals(*RATES),
+                p=("p_mcnemar",), fraction=[f"{r}_undefined" for r in RATIOS], label=("category_id",))
 
 
 def flow_rates(cells: np.ndarray) -> np.ndarray:
@@ -122,9 +126,10 @@ def _flows_table(prepared: Prepared, reference: str, names: list[str], threshold
         for rate in RATIOS:
             share = undefined[i, RATES.index(rate)]
             if 0 < share < 1:
-                notes.append(f"{name} vs {reference}: {rate} undefined (empty denominator) in {share:.1%} of the "
-                             f"{what}" + (", left out of its interval" if result.kind == "percentile"
-                                          else ", so its interval is undefined"))
+                notes.append(Note(f"{name} vs {reference}: {rate} undefined (empty denominator) in {share:.1%} of "
+                                  f"the {what}" + (", left out of its interval" if result.kind == "percentile"
+                                                   else ", so its interval is undefined"),
+                                  code="ratio-undefined", severity="caution", concerns=(name,)))
     out = pd.DataFrame(rows)
     out["p_adj"] = adjust(out["p"].to_numpy(), method=correction)
     out["method"] = result.method
@@ -317,7 +322,7 @@ def flows(
     if prepared.design != "iid":
         notes.append(Note(f"p is the {prepared.design} design's test; p_mcnemar is exact McNemar, which treats "
                           "queries as independent", code="p-columns"))
-    return stamp(out, "flows", prepared, notes=list(dict.fromkeys(notes)), n_resamples=n_resamples, seed=seed,
+    return stamp(out, "flows", prepared, kinds=KINDS, notes=list(dict.fromkeys(notes)), n_resamples=n_resamples, seed=seed,
                  confidence_level=confidence_level, correction=correction,
                  threshold=THRESHOLD if threshold is None else threshold, unit="points", inference=inference,
                  method=method, mc_se=mc_se, **extra)

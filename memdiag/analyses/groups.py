@@ -14,7 +14,9 @@ from collections.abc import Callable, Mapping
 
 import pandas as pd
 
+from memdiag.core.kinds import LABEL
 from memdiag.core.notes import prefixed
+from memdiag.core.result import as_result
 from memdiag.panel import conventions as _conventions
 from memdiag.panel.prepare import Prepared
 from memdiag.panel.schemes._resolve import unlabelled_name
@@ -79,6 +81,7 @@ def by_group(prepared: Prepared, by: str, run: Callable[..., pd.DataFrame], opti
                  family=f"{attrs.get('correction', 'holm')} within each {by} group")
     if "category_id" in out:
         out["category_id"] = out["category_id"].astype("Int64")
+        out = as_result(out, {"category_id": LABEL})    # the dataset's integer naming a category, not a count
         attrs["convention"] = _conventions.canonical(benchmark).name
         attrs["notes"].append(_conventions.naming_note(benchmark))
     out.attrs = attrs

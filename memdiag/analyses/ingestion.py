@@ -19,10 +19,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from memdiag.core.kinds import real
+from memdiag.core.notes import Note
 from memdiag.core.provenance import stamp
 from memdiag.errors import VerdictError, where
 
 __all__ = ["ingestion", "ingestion_curve"]
+
+#: Durations, in seconds.
+SECONDS = real("seconds")
 
 
 def _seconds(values: pd.Series) -> pd.Series:
@@ -117,14 +122,16 @@ def ingestion_curve(log: pd.DataFrame) -> pd.DataFrame:
                                    "cumulative_s": part["duration_s"].cumsum().to_numpy()}))
     out = pd.concat(parts, ignore_index=True)
     longest = out.groupby("system", sort=False)["item"].max()
-    notes = [f"durations: {origin}; cumulative time = the sum of the item durations (sequential ingestion, "
-             "Raw-RAG paper D.6)",
-             "one run per system (a measurement, not a sample): no interval"]
+    notes = [Note(f"durations: {origin}; cumulative time = the sum of the item durations (sequential ingestion, "
+                  "Raw-RAG paper D.6)", code="ingestion-durations"),
+             Note("one run per system (a measurement, not a sample): no interval", code="no-interval")]
     short = longest[longest < longest.max()]
     if len(short):
-        notes.append("stopped before the last item (did not complete): "
-                     + ", ".join(f"{s} at item {n}" for s, n in short.items()))
-    return stamp(out, "ingestion_curve", notes=notes, resampled=False, unit="seconds")
+        notes.append(Note("stopped before the last item (did not complete): "
+                          + ", ".join(f"{s} at item {n}" for s, n in short.items()),
+                          code="ingestion-incomplete", severity="caution", concerns=short.index))
+    return stamp(out, "ingestion_curve", kinds=dict.fromkeys(("duration_s", "cumulative_s"), SECONDS), notes=notes,
+                 resampled=False, unit="seconds")
 
 
 def ingestion(log: pd.DataFrame, *, reference: str | None = None) -> pd.DataFrame:
@@ -184,5 +191,7 @@ def ingestion(log: pd.DataFrame, *, reference: str | None = None) -> pd.DataFram
         out["ratio"] = np.nan
     notes = list(curve.attrs["notes"])
     if reference is not None:
-        notes.append(f"ratio = total time / the total time of {reference}")
-    return stamp(out, "ingestion", notes=notes, resampled=False, unit="seconds")
+        notes.append(Note(f"ratio = total time / the total time of {reference}", code="ratio-definition"))
+    kinds = {**dict.fromkeys(("total_s", "mean_s", "median_s", "p95_s", "max_s"), SECONDS),
+             "total_hours": real("hours"), "ratio": real("ratio")}
+    return stamp(out, "ingestion", kinds=kinds, notes=notes, resampled=False, unit="seconds")

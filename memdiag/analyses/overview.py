@@ -18,6 +18,8 @@ import numpy as np
 import pandas as pd
 
 from memdiag.analyses.compare import bootstrap
+from memdiag.core.kinds import declare
+from memdiag.core.notes import Note
 from memdiag.core.provenance import stamp
 from memdiag.engine.options import Options, as_options
 from memdiag.errors import VerdictError
@@ -240,11 +242,12 @@ def overview(
     out["is_reference"] = out["system"] == reference
     out = out[["benchmark", "model", "setting", "system", "estimate", "ci_low", "ci_high", "rank", "n_systems",
                "n", "scheme", "design", "method", "is_reference"]]
-    notes = [f"{row.setting}: scheme {row.scheme}, {row.n} queries, design {row.design}, {row.method}"
-             for row in out.drop_duplicates("setting").itertuples()]
+    notes = [Note(f"{row.setting}: scheme {row.scheme}, {row.n} queries, design {row.design}, {row.method}",
+                  code="setting-method") for row in out.drop_duplicates("setting").itertuples()]
     if reference is not None:
         first = out[out["is_reference"] & (out["rank"] == 1)]
         shown = out[out["is_reference"]]
-        notes.append(f"{reference} ranks first in {len(first)} of {len(shown)} settings where it was run")
-    return stamp(out, "overview", notes=notes, resampled=False, unit="points", n_resamples=n_resamples, seed=seed,
+        notes.append(Note(f"{reference} ranks first in {len(first)} of {len(shown)} settings where it was run",
+                          code="reference-ranks-first", concerns=(reference,)))
+    return stamp(out, "overview", kinds=declare(points=("estimate", "ci_low", "ci_high")), notes=notes, resampled=False, unit="points", n_resamples=n_resamples, seed=seed,
                  confidence_level=confidence_level, inference=inference)

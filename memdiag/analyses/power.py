@@ -17,6 +17,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from memdiag.core.kinds import declare
+from memdiag.core.notes import Note
+from memdiag.core.result import as_result
 from memdiag.engine.inference import design_detectable_effect, design_power
 from memdiag.errors import VerdictError
 
@@ -105,10 +108,14 @@ def comparison_power(
         out[f"power_at_{d:g}"] = [design_power(d, se, df, alpha=alpha) if ok else np.nan for se, ok in zip(ses, usable)]
     reference = "normal (percentile bootstrap SE)" if math.isinf(df) else f"t({df:g})"
     notes = [n for n in compared.attrs.get("notes", [])]
-    notes.append(f"detectable effect: the smallest true difference the two-sided test at α = {alpha:g} per comparison "
-                 f"finds with power {power:g}, from each comparison's standard error and a {reference} reference")
+    notes.append(Note(f"detectable effect: the smallest true difference the two-sided test at α = {alpha:g} per "
+                      f"comparison finds with power {power:g}, from each comparison's standard error and a {reference} "
+                      "reference", code="detectable-effect"))
     if (~usable).any():
-        notes.append(f"{int((~usable).sum())} comparisons without a positive standard error: no detectable effect")
+        notes.append(Note(f"{int((~usable).sum())} comparisons without a positive standard error: no detectable "
+                          "effect", code="no-standard-error", severity="caution"))
     out.attrs = {**compared.attrs, "function": "comparison_power", "alpha": alpha, "power": power,
                  "notes": notes}
-    return out
+    kinds = declare(points=("diff", "se", "detectable_effect"), real=("df",),
+                    probability=[f"power_at_{d:g}" for d in deltas])
+    return as_result(out, kinds)

@@ -20,6 +20,7 @@ from typing import NamedTuple
 import pandas as pd
 
 from memdiag.analyses.evidence import evidence_tests
+from memdiag.core.notes import Note
 from memdiag.engine.inference import adjust, cochrans_q, mcnemar
 from memdiag.engine.options import Options, as_options
 from memdiag.engine.pairs import pairwise_matrix
@@ -179,7 +180,7 @@ def evidence_procedure(
         raise VerdictError(f"the procedure compares systems; the data hold {len(prepared.systems)}.")
     opts.resampled(f"procedure {procedure}")
     pairs, omnibus = evidence_tests(prepared, options=opts)
-    notes = [f"procedure {procedure}: {spec['description']} ({spec['source']})"]
+    notes = [Note(f"procedure {procedure}: {spec['description']} ({spec['source']})", code="procedure")]
     if prepared.design in ("iid", "stratified"):
         coverage = pairs["metric"] == "coverage"
         pairs.loc[coverage] = _exact_coverage(prepared, pairs[coverage].drop(columns="metric")) \
@@ -190,14 +191,14 @@ def evidence_procedure(
             omnibus.loc[omnibus["metric"] == "coverage", ["test", "statistic", "df", "p", "p_floor", "n_resamples",
                                                           "seed"]] = ["Cochran's Q", float(q.statistic),
                                                                       int(q.df), float(q.p_value), False, None, None]
-        notes.append("coverage: Cochran's Q and exact McNemar treat the questions as independent; the intervals "
-                     f"resample under the {prepared.design} design" + (" (within strata)"
-                                                                         if prepared.design == "stratified" else ""))
+        notes.append(Note("coverage: Cochran's Q and exact McNemar treat the questions as independent; the "
+                          f"intervals resample under the {prepared.design} design"
+                          + (" (within strata)" if prepared.design == "stratified" else ""), code="procedure-tests"))
     else:
-        notes.append(f"both metrics: the percentile {prepared.design} bootstrap's max-range and sign tests with "
-                     f"{prepared.n_clusters} clusters, as the paper; with few clusters they under-cover (SPEC §4.1) "
-                     "and memdiag's default (md.evidence_tests) uses the cluster jackknife and the wild cluster "
-                     "bootstrap instead")
+        notes.append(Note(f"both metrics: the percentile {prepared.design} bootstrap's max-range and sign tests "
+                          f"with {prepared.n_clusters} clusters, as the paper; with few clusters they under-cover "
+                          "(SPEC §4.1) and memdiag's default (md.evidence_tests) uses the cluster jackknife and the "
+                          "wild cluster bootstrap instead", code="procedure-tests", severity="caution"))
     for key in ("p", "p_adj"):
         pairs[key] = pairs[key].astype(float)
     significant = pairs.groupby("metric")["p_adj"].apply(lambda p: int((p < alpha).sum()))
@@ -207,5 +208,6 @@ def evidence_procedure(
                              systems=list(prepared.systems), alpha=alpha)
     for table in (omnibus, pairs, matrix):
         table.attrs = {**table.attrs, "procedure": procedure, "notes": list(table.attrs.get("notes", [])) + notes}
-    matrix.attrs["notes"].insert(0, "upper triangle: coverage, lower triangle: utilization (Raw-RAG Tables 27/28)")
+    matrix.attrs["notes"].insert(0, Note("upper triangle: coverage, lower triangle: utilization (Raw-RAG Tables "
+                                         "27/28)", code="matrix-triangles"))
     return EvidenceProcedure(omnibus=omnibus, matrix=matrix, pairs=pairs)

@@ -20,6 +20,8 @@ import pandas as pd
 
 from memdiag.core import checks as _checks
 from memdiag.core.escape import csv_cell
+from memdiag.core.kinds import declare
+from memdiag.core.notes import Note
 from memdiag.core.provenance import stamp
 from memdiag.engine.pairs import CELLS, THRESHOLD, binarize, cell_codes
 from memdiag.errors import VerdictError
@@ -136,12 +138,14 @@ def replay(
             blocks.append(block.sort_values(["_order", "query_id"], kind="mergesort").drop(columns="_order"))
     out = pd.concat(blocks, ignore_index=True)
     counts = out.groupby(["reference", "system", "cell"], sort=False).size()
-    notes = [f"{ref} vs {name}: " + ", ".join(f"{cell} {int(counts.get((ref, name, cell), 0))}" for cell in ORDER)
+    notes = [Note(f"{ref} vs {name}: " + ", ".join(f"{cell} {int(counts.get((ref, name, cell), 0))}" for cell in ORDER),
+                  code="replay-cells", concerns=(name,))
              for ref in references for name in pd.unique(out.loc[out["reference"] == ref, "system"])]
     lacking = [c for c in ("question", "expected", "response") if c not in frame]
     if lacking:
-        notes.append(f"the verdicts carry no {', '.join(lacking)} text: not in the replay")
+        notes.append(Note(f"the verdicts carry no {', '.join(lacking)} text: not in the replay", code="replay-no-text"))
     return stamp(out, "replay", prepared, resampled=False, notes=notes,
+                 kinds=declare(fraction=("score_reference", "score_system")),
                  threshold=THRESHOLD if threshold is None else threshold)
 
 

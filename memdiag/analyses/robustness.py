@@ -23,6 +23,8 @@ import pandas as pd
 
 from memdiag.analyses.compare import compare
 from memdiag.analyses.scoring import score
+from memdiag.core.kinds import declare, with_intervals
+from memdiag.core.notes import Note, prefixed
 from memdiag.core.provenance import stamp
 from memdiag.engine.options import Options, as_options
 from memdiag.errors import VerdictError, listing
@@ -34,6 +36,8 @@ from memdiag.panel.prepare import Prepared, as_prepared
 COLUMNS: tuple[str, ...] = ("quantity", "system", "baseline", "baseline_ci_low", "baseline_ci_high", "variant",
                             "variant_ci_low", "variant_ci_high", "change", "baseline_p_adj", "variant_p_adj",
                             "n_baseline", "n_variant")
+#: The kinds of those columns (scores and differences in points).
+KINDS = declare(points=(*with_intervals("baseline", "variant"), "change"), p=("baseline_p_adj", "variant_p_adj"))
 
 
 def _rows(data: pd.DataFrame | Prepared) -> pd.DataFrame:
@@ -95,10 +99,11 @@ def _moves(base: Prepared, baseline: pd.DataFrame, variant: pd.DataFrame, *, fun
         out = out.drop(columns=[c for c in COLUMNS if "_ci_" in c or c.endswith("_p_adj")])
     elif reference is None:
         out = out.drop(columns=["baseline_p_adj", "variant_p_adj"])
-    lines = [f"baseline: {what[0]}", f"variant: {what[1]}", *notes]
-    lines += [f"baseline: {n}" for n in first_notes]
-    lines += [f"variant: {n}" for n in second_notes if n not in first_notes]
-    return stamp(out, function, notes=lines, unit="points", scheme=base.scheme.name if base.scheme else None,
+    lines = [Note(f"baseline: {what[0]}", code="robustness-baseline"),
+             Note(f"variant: {what[1]}", code="robustness-variant"), *notes]
+    lines += [prefixed("baseline: ", n) for n in first_notes]
+    lines += [prefixed("variant: ", n) for n in second_notes if n not in first_notes]
+    return stamp(out, function, kinds=KINDS, notes=lines, unit="points", scheme=base.scheme.name if base.scheme else None,
                  reference=reference, baseline=what[0], variant=what[1], inference=opts.inference,
                  n_resamples=opts.n_resamples, seed=opts.seed, confidence_level=opts.confidence_level,
                  correction=opts.correction, missing=base.missing, cluster_missing=base.cluster_missing)
@@ -208,8 +213,10 @@ def content_filter_sensitivity(
     # the exclude policy drops a query with a missing verdict for every system, with its pair_id twins
     variant = frame.assign(score=frame["score"].where(~blocked, np.nan))
     per_system = frame.loc[blocked].groupby("system")["query_id"].nunique()
-    notes = decided + [f"filtered answers: {', '.join(f'{s} {n}' for s, n in per_system.items())}, on {len(ids)} queries: "
-             f"{listing(ids)}"] + ([f"unknown query ids ignored: {listing(unknown)}"] if unknown else [])
+    notes = decided + [Note(f"filtered answers: {', '.join(f'{s} {n}' for s, n in per_system.items())}, on "
+                            f"{len(ids)} queries: {listing(ids)}", code="filtered-answers")]
+    notes += [Note(f"unknown query ids ignored: {listing(unknown)}", code="unknown-queries", severity="caution")
+              ] if unknown else []
     return _moves(base, frame, variant, function="content_filter_sensitivity",
                   what=("every query, filtered answers as released",
                         "the filtered queries and their pair_id twins dropped from every system"),
@@ -231,15 +238,15 @@ def _other_missing(frame: pd.DataFrame, blocked: pd.Series,
                            "drops only the filtered queries.")
     if policy == "as-wrong":
         return (frame.assign(score=frame["score"].mask(other, 0.0)), blocked,
-                [f"{n} verdict{'s' if n != 1 else ''} missing for other reasons scored 0 in both analyses "
-                 "(verdict_missing as-wrong)"])
+                [Note(f"{n} verdict{'s' if n != 1 else ''} missing for other reasons scored 0 in both analyses "
+                      "(verdict_missing as-wrong)", code="missing-verdicts", severity="caution")])
     bad = pd.unique(frame.loc[other, "query_id"]).tolist()
     gone = sorted(set(bad) | set(pair_twins(frame, bad)))
     keep = ~frame["query_id"].isin(gone)
     return (frame[keep], blocked[keep],
-            [f"{len(gone)} quer{'y' if len(gone) == 1 else 'ies'} with a verdict missing for other reasons "
-             f"(with their pair_id twins) dropped from every system in both analyses (verdict_missing exclude): "
-             f"{listing(gone)}"])
+            [Note(f"{len(gone)} quer{'y' if len(gone) == 1 else 'ies'} with a verdict missing for other reasons "
+                  f"(with their pair_id twins) dropped from every system in both analyses (verdict_missing "
+                  f"exclude): {listing(gone)}", code="missing-verdicts", severity="caution")])
 def judge_repetition_sensitivity(
     data: pd.DataFrame | Prepared,
     *,
@@ -290,7 +297,8 @@ def judge_repetition_sensitivity(
                            "with several values); there is nothing to compare.")
     first = frame["repeat"] == frame.groupby(["system", "query_id"])["repeat"].transform("min")
     base = _base(data, frame, opts)
-    notes = [f"{int(calls.max())} calls for {int((calls == calls.max()).sum())} of {len(calls)} answers"]
+    notes = [Note(f"{int(calls.max())} calls for {int((calls == calls.max()).sum())} of {len(calls)} answers",
+                  code="judge-calls")]
     return _moves(base, frame, frame[first], function="judge_repetition_sensitivity",
                   what=("the mean of the judge calls of each answer", "the first judge call of each answer"),
                   reference=reference, verdict_missing=(base.verdict_missing, base.verdict_missing), notes=notes,
@@ -345,7 +353,8 @@ def missing_verdict_bounds(
         raise VerdictError("missing_verdict_bounds: no verdict is missing; both bounds are the data.")
     base = _base(data, frame, opts)
     per_system = frame["score"].isna().groupby(frame["system"]).sum()
-    notes = [f"missing verdicts: {', '.join(f'{s} {int(n)}' for s, n in per_system.items() if n)}"]
+    notes = [Note(f"missing verdicts: {', '.join(f'{s} {int(n)}' for s, n in per_system.items() if n)}",
+                  code="missing-verdicts")]
     return _moves(base, frame, frame.assign(score=frame["score"].fillna(1.0)), function="missing_verdict_bounds",
                   what=("every missing verdict scored wrong (lower bound)",
                         "every missing verdict scored right (upper bound)"),

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from memdiag.core.kinds import declare, with_intervals
 from memdiag.core.notes import Note
 from memdiag.core.provenance import stamp
 from memdiag.engine.inference.intervals import describe, infer
@@ -185,17 +186,19 @@ def score(
                 what = "replicates" if res.kind == "percentile" else "leave-one-cluster-out estimates"
                 subject = ("the overall was undefined (a weighted group, or every included query, absent)"
                            if name == "overall" else f"{name} was undefined (no query of it)")
-                undefined.append(f"{subject} in {share:.1%} of the {what}"
-                                 + (" and those were left out of the interval" if res.kind == "percentile"
-                                    else ", so its interval is undefined"))
+                undefined.append(Note(f"{subject} in {share:.1%} of the {what}"
+                                      + (" and those were left out of the interval" if res.kind == "percentile"
+                                         else ", so its interval is undefined"),
+                                      code="undefined-replicates", severity="caution"))
         settings = {"n_resamples": n_resamples, "seed": seed, "confidence_level": confidence_level,
                     "inference": inference, "method": res.method, "mc_se": mc_se}
         notes += [describe(res, prepared.n_clusters), *undefined]
     settings.update(category_labels(chosen.name, panel.queries, layout.groups if grouped else (), notes))
-    stamp(table, "score", prepared, notes=notes, resampled=bool(n_resamples), metric=metric, unit="points",
-          description=chosen.description,
-          source=chosen.source, complete=layout.complete, missing_groups=list(layout.missing_groups),
-          **settings)
+    scores = ["overall", *layout.summaries, *(layout.groups if grouped else ())]
+    kinds = declare(points=(*with_intervals(*scores), "run_sd"))
+    table = stamp(table, "score", prepared, kinds=kinds, notes=notes, resampled=bool(n_resamples), metric=metric,
+                  unit="points", description=chosen.description, source=chosen.source, complete=layout.complete,
+                  missing_groups=list(layout.missing_groups), **settings)
     table.attrs["scheme"] = chosen.name
     return table
 

@@ -15,6 +15,8 @@ import numpy as np
 import pandas as pd
 
 from memdiag.analyses.compare import compare
+from memdiag.core.kinds import declare, real
+from memdiag.core.result import as_result
 from memdiag.engine.options import Options, as_options
 from memdiag.errors import VerdictError
 from memdiag.panel.prepare import Prepared, prepare
@@ -142,4 +144,5 @@ def sensitivity(
         out = out.drop(columns="system")
     out.attrs = {k: v for k, v in result.attrs.items() if k != "notes"}
     out.attrs.update(function="sensitivity", parameter=parameter, default=default_value, notes=notes)
-    return out
+    return as_result(out, declare({"value": real(parameter)}, points=("estimate", "diff", "ci_low", "ci_high"),
+                                  p=("p", "p_adj")))

@@ -24,6 +24,8 @@ import numpy as np
 import pandas as pd
 
 from memdiag.analyses.compare import bootstrap, compare
+from memdiag.core.kinds import declare, with_intervals
+from memdiag.core.notes import Note
 from memdiag.core.provenance import stamp
 from memdiag.engine.inference import adjust
 from memdiag.engine.options import Options, as_options
@@ -204,10 +206,15 @@ def store_gap(
     out["n"] = prepared.n
     out["test"] = " / ".join(dict.fromkeys(str(p["test"]) for p in pairs))
     out["method"] = scores.attrs.get("method", "")
-    notes = [f"native (N): each system's own retrieval; complete store (C): selection over everything it stored; "
-             f"raw (R): the shared raw-evidence control '{raw}' (Raw-RAG paper §5.3, C.5)",
-             f"gain = C − N, gap = R − C, paired on the same {prepared.n} queries; {correction} within each family",
-             f"intervals: {scores.attrs.get('method', '')}; tests: {out['test'].iloc[0] if len(out) else ''}"]
-    return stamp(out, "store_gap", prepared, notes=notes, metric=scores.attrs.get("metric", "accuracy"),
+    notes = [Note(f"native (N): each system's own retrieval; complete store (C): selection over everything it "
+                  f"stored; raw (R): the shared raw-evidence control '{raw}' (Raw-RAG paper §5.3, C.5)",
+                  code="store-variants"),
+             Note(f"gain = C − N, gap = R − C, paired on the same {prepared.n} queries; {correction} within each "
+                  "family", code="store-gap-definition"),
+             Note(f"intervals: {scores.attrs.get('method', '')}; tests: {out['test'].iloc[0] if len(out) else ''}",
+                  code="inference-method")]
+    kinds = declare(points=with_intervals("native", "complete", "raw", "gain", "gap"),
+                    p=("gain_p", "gain_p_adj", "gap_p", "gap_p_adj"))
+    return stamp(out, "store_gap", prepared, kinds=kinds, notes=notes, metric=scores.attrs.get("metric", "accuracy"),
                  n_resamples=n_resamples, seed=seed, confidence_level=confidence_level, correction=correction,
                  unit="points", inference=inference)

@@ -16,6 +16,8 @@ import numpy as np
 import pandas as pd
 
 from memdiag.core import checks as _checks
+from memdiag.core.kinds import declare, with_intervals
+from memdiag.core.notes import Note
 from memdiag.core.provenance import stamp
 from memdiag.io.write_log import OVERALL, checked_log
 
@@ -207,21 +209,23 @@ def write_audit(log: pd.DataFrame, *,
     malformed = role.isna()
     if malformed.any():
         k = int(malformed.sum())
-        notes.append(f"{k} decision{'s' if k != 1 else ''} with an unknown label counted as malformed "
-                     f"(not mapped to any role): {_examples(raw[malformed])}")
+        notes.append(Note(f"{k} decision{'s' if k != 1 else ''} with an unknown label counted as malformed "
+                          f"(not mapped to any role): {_examples(raw[malformed])}", code="malformed-decisions",
+                          severity="caution"))
     variant = ~malformed & ~raw.isin(list(roles))
     if variant.any():
         k = int(variant.sum())
-        notes.append(f"{k} label{'s' if k != 1 else ''} differ{'s' if k == 1 else ''} from the known "
-                     f"ones in case or whitespace only and {'was' if k == 1 else 'were'} read as "
-                     f"{'it' if k == 1 else 'them'}: {_examples(raw[variant])}")
+        notes.append(Note(f"{k} label{'s' if k != 1 else ''} differ{'s' if k == 1 else ''} from the known "
+                          f"ones in case or whitespace only and {'was' if k == 1 else 'were'} read as "
+                          f"{'it' if k == 1 else 'them'}: {_examples(raw[variant])}", code="decision-labels-read"))
     duplicate = _duplicates(log, role)
     if not {"memory_id", "decision_id"} & set(log.columns):
-        notes.append("duplicates not checked: the log has no memory_id or decision_id column")
+        notes.append(Note("duplicates not checked: the log has no memory_id or decision_id column",
+                          code="duplicates-unchecked", severity="caution"))
     elif duplicate.any():
-        notes.append(f"{int(duplicate.sum())} duplicate decisions (same decision_id, or the same action "
-                     "on the same memory with the same text, within a cluster): counted in every "
-                     "denominator, never as effective")
+        notes.append(Note(f"{int(duplicate.sum())} duplicate decisions (same decision_id, or the same action "
+                          "on the same memory with the same text, within a cluster): counted in every "
+                          "denominator, never as effective", code="duplicate-decisions", severity="caution"))
     persisted = log["persisted"].to_numpy()
     effective = ~duplicate & persisted & (((role == "UPDATE").to_numpy() & _text_changed(log))
                                           | (role == "DELETE").to_numpy())
@@ -230,7 +234,7 @@ def write_audit(log: pd.DataFrame, *,
     rows = [{"cluster": name, **_summary(part)} for name, part in frame.groupby("cluster", sort=True)]
     rows.append({"cluster": OVERALL, **_summary(frame)})
     out = _intervals(pd.DataFrame(rows), confidence_level)
-    return stamp(out, "write_audit", notes=notes, unit="points", decisions=dict(roles),
+    return stamp(out, "write_audit", kinds=declare(points=with_intervals("proposed_rate", "effective_rate")), notes=notes, unit="points", decisions=dict(roles),
                  n_clusters=len(rows) - 1, confidence_level=confidence_level,
                  interval="Clopper-Pearson",
                  source=str(log["source_file"].iloc[0]) if "source_file" in log else None)

@@ -19,6 +19,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from memdiag.core.kinds import declare
+from memdiag.core.notes import Note
+from memdiag.core.result import as_result
 from memdiag.errors import SchemeError, VerdictError
 from memdiag.panel import conventions as _conventions
 from memdiag.panel.schemes import get_scheme
@@ -29,6 +32,8 @@ AGGREGATE_TOLERANCE = 0.01
 #: The columns of a :func:`check_aggregate` table, in order.
 COLUMNS: tuple[str, ...] = ("convention", "assignment", "weighting", "n_categories", "n", "recomputed", "reported",
                             "difference", "tolerance", "consistent", "status")
+#: Their kinds (scores in points).
+KINDS = declare(count=("n_categories", "n"), points=("recomputed", "reported", "difference", "tolerance"))
 
 
 def _series(values: Mapping | Sequence | pd.Series, name: str) -> pd.Series:
@@ -68,7 +73,7 @@ def _aggregate_weights(scores: pd.Series, counts: pd.Series | None, weighting: s
         weights = by_count(kept)
     dropped = [c for c in scores.index if c not in kept]
     if dropped:
-        notes.append(f"scheme {scheme.name} leaves out {', '.join(dropped)}")
+        notes.append(Note(f"scheme {scheme.name} leaves out {', '.join(dropped)}", code="scheme-selection"))
     return weights.reindex(scores.index, fill_value=0.0), notes
 
 
@@ -287,7 +292,7 @@ def check_aggregate(
                      "convention": convention, "notes": _convention_notes(out, benchmark),
                      "consistent_conventions": sorted({c for v in out.loc[out["consistent"], "convention"].dropna()
                                                        for c in v.split(", ")})}
-        return out
+        return as_result(out, KINDS)
     count_series = None
     if counts is not None:
         count_series = _series(counts, "counts")
@@ -308,11 +313,12 @@ def check_aggregate(
         if other != weighting and (other == "macro" or count_series is not None):
             value = float((_aggregate_weights(scores, count_series, other)[0] * scores).sum())
             matches = abs(reported - value) <= tolerance + 1e-9
-            notes.append(f"{other} weighting gives {value:.2f}, which "
-                         f"{'matches' if matches else 'does not match'} the reported {reported_overall}")
+            notes.append(Note(f"{other} weighting gives {value:.2f}, which "
+                              f"{'matches' if matches else 'does not match'} the reported {reported_overall}",
+                              code="other-weighting"))
     out = pd.DataFrame([{"convention": None, "assignment": None, **row}], columns=list(COLUMNS))
     out.attrs = {"weights": weights.to_dict(), "notes": notes}
-    return out
+    return as_result(out, KINDS)
 
 
 def _convention_notes(out: pd.DataFrame, benchmark: str) -> list[str]:
@@ -321,11 +327,13 @@ def _convention_notes(out: pd.DataFrame, benchmark: str) -> list[str]:
     reported = out["reported"].iloc[0]
     notes = []
     if len(out) > 1:
-        notes.append(f"{len(hits)} of {len(out)} assignments of the {benchmark} counts reproduce {reported:g}"
-                     + (" within the tolerance" if len(hits) else ""))
+        notes.append(Note(f"{len(hits)} of {len(out)} assignments of the {benchmark} counts reproduce {reported:g}"
+                          + (" within the tolerance" if len(hits) else ""), code="assignments-reproduce"))
     for _, row in hits.iterrows():
         who = (f"the {row['convention']} convention" if row["convention"] else "an assignment no known source uses")
-        notes.append(f"consistent under {who}: {row['assignment']} gives {row['recomputed']:.3f}")
+        notes.append(Note(f"consistent under {who}: {row['assignment']} gives {row['recomputed']:.3f}",
+                          code="convention-consistent"))
     for _, row in out[out["convention"].notna() & ~out["consistent"]].iterrows():
-        notes.append(f"the {row['convention']} convention gives {row['recomputed']:.2f} (mismatch)")
+        notes.append(Note(f"the {row['convention']} convention gives {row['recomputed']:.2f} (mismatch)",
+                          code="convention-mismatch"))
     return notes

@@ -17,6 +17,7 @@ import pandas as pd
 from scipy import stats
 
 from memdiag.analyses.compare import compare
+from memdiag.core.kinds import declare
 from memdiag.core.notes import Note, prefixed
 from memdiag.core.provenance import stamp
 from memdiag.engine.inference import (
@@ -34,7 +35,11 @@ from memdiag.io.csv_text import is_empty
 from memdiag.panel.metrics import EVIDENCE_METRICS, metric_columns
 from memdiag.panel.prepare import Prepared, prepare
 from memdiag.panel.schemes import Scheme, known_schemes, resolve_scheme
-from memdiag.synthesis.fragility import FRAGILITY_COLUMNS, pair_fragility
+from memdiag.synthesis.fragility import (
+    FRAGILITY_COLUMNS,
+    FRAGILITY_KINDS,
+    pair_fragility,
+)
 
 #: The claim verdicts, in order of precedence (the first that applies is given).
 VERDICTS: tuple[str, ...] = ("not checkable", "value mismatch", "contradicted", "not significant", "supported")
@@ -414,7 +419,11 @@ def _audit_claims(data: pd.DataFrame | Prepared, claims: str | Path | pd.DataFra
     out = pd.DataFrame(rows).reindex(columns=columns)
     out["n"] = out["n"].astype("Int64")
     checked = sum(isinstance(r, dict) for r in results)
-    return stamp(out, "audit_claims", notes=_claim_notes(notes, checked), unit="points", alpha=alpha, power=power,
+    kinds = {**FRAGILITY_KINDS, **declare(
+        real=("threshold",), probability=("power",), p=("p", "p_adj", "reported_p"),
+        points=("margin", "estimate_a", "estimate_b", "diff", "ci_low", "ci_high", "detectable_effect", "reported_value",
+                "reported_diff", "tolerance"))}
+    return stamp(out, "audit_claims", kinds=kinds, notes=_claim_notes(notes, checked), unit="points", alpha=alpha, power=power,
                  inference=inference,
                  mc_se=mc_se,
                  n_resamples=n_resamples, seed=seed, confidence_level=confidence_level,

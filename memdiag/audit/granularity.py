@@ -17,6 +17,9 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
+from memdiag.core.kinds import declare
+from memdiag.core.notes import Note
+from memdiag.core.result import as_result
 from memdiag.errors import VerdictError
 
 __all__ = ["counts_for", "decimals_of", "granularity", "half_unit"]
@@ -153,6 +156,7 @@ def granularity(
     out = pd.DataFrame(rows, columns=["value", "decimals", "n", "counts", "n_counts", "consistent", "closest",
                                       "tolerance"])
     out.attrs = {"function": "granularity", "unit": "points",
-                 "notes": [f"{value!s} as a {'difference of two percentages' if difference else 'percentage'} of n "
-                           f"questions, printed with {d} decimals: |100·k/n − value| ≤ {tolerance:g}"]}
-    return out
+                 "notes": [Note(f"{value!s} as a {'difference of two percentages' if difference else 'percentage'} "
+                                f"of n questions, printed with {d} decimals: |100·k/n − value| ≤ {tolerance:g}",
+                                code="granularity-rule")]}
+    return as_result(out, declare(points=("value", "closest", "tolerance")))

@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 
 from memdiag.analyses.compare import compare
-from memdiag.core.notes import with_code
+from memdiag.core.kinds import declare, real
+from memdiag.core.notes import Note, with_code
 from memdiag.core.provenance import stamp
 from memdiag.engine.options import Options, as_options
 from memdiag.errors import VerdictError
@@ -119,12 +120,13 @@ def audit_independence(
     before, after = out["p_adj_iid"] <= alpha, out["p_adj"] <= alpha
     out["outcome"] = np.select([before & after, before, after], list(OUTCOMES[:3]), default=OUTCOMES[3])
     n_before, n_after = int(before.sum()), int((before & after).sum())
-    notes = [f"iid analysis: {', '.join(sorted(set(iid['test'])))}, percentile intervals, {correction} over "
-             f"{len(out)} pairs", *with_code(design_.attrs["notes"], "inference-method"),
+    notes = [Note(f"iid analysis: {', '.join(sorted(set(iid['test'])))}, percentile intervals, {correction} over "
+                  f"{len(out)} pairs", code="iid-method"), *with_code(design_.attrs["notes"], "inference-method"),
              *with_code(design_.attrs["notes"], "cr2-unequal-clusters"),
-             f"{n_after} of the {n_before} pairs significant at {alpha:g} under iid stay significant under the "
-             f"{clustered.design} design ({clustered.n_clusters} clusters)"]
-    return stamp(out, "audit_independence", clustered, notes=[n for n in notes if n], metric=design_.attrs["metric"],
+             Note(f"{n_after} of the {n_before} pairs significant at {alpha:g} under iid stay significant under the "
+                  f"{clustered.design} design ({clustered.n_clusters} clusters)", code="significance-survives")]
+    kinds = declare({"width_ratio": real("ratio")}, points=("ci_low_iid", "ci_high_iid"), p=("p_iid", "p_adj_iid"))
+    return stamp(out, "audit_independence", clustered, kinds=kinds, notes=[n for n in notes if n], metric=design_.attrs["metric"],
                  n_resamples=n_resamples, seed=seed, confidence_level=confidence_level, correction=correction,
                  threshold=threshold, unit="points", inference=inference, alpha=alpha, n_pairs=len(out),
                  n_significant_iid=n_before, n_survive=n_after)

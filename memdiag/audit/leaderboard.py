@@ -15,7 +15,9 @@ import numpy as np
 import pandas as pd
 
 from memdiag.analyses.compare import bootstrap, compare
-from memdiag.audit.ranking import rank_stability
+from memdiag.audit.ranking import RANK_KINDS, rank_stability
+from memdiag.core.kinds import COUNT_OR_NONE, declare, with_intervals
+from memdiag.core.notes import Note
 from memdiag.core.provenance import stamp
 from memdiag.engine.options import Options, as_options
 from memdiag.errors import VerdictError
@@ -23,6 +25,7 @@ from memdiag.panel.metrics import metric_columns
 from memdiag.panel.prepare import Prepared, as_prepared
 from memdiag.synthesis.fragility import (
     FRAGILITY_COLUMNS,
+    FRAGILITY_KINDS,
     leader_fragility,
     pair_fragility,
     tier_flips,
@@ -149,7 +152,8 @@ def leaderboard(
                                        "flips_tier": flips_tier,
                                        **({"p_margin_adj": r["p_margin_adj"], "within_margin": within}
                                           if margin is not None else {})}
-            notes.append(f"tier {tier}: {leader} against {len(table)} systems, {table.attrs['method']}")
+            notes.append(Note(f"tier {tier}: {leader} against {len(table)} systems, {table.attrs['method']}",
+                              code="tier", concerns=(leader,)))
         remaining = [s for s in remaining if s != leader and not rows[s]["tied"]]
     for system, row in rows.items():           # how little overturns each standing (SPEC §10.3)
         against = row.pop("_against", None)
@@ -171,9 +175,12 @@ def leaderboard(
                "p_adj"] + (["p_margin_adj", "within_margin"] if margin is not None else []) + \
         ["tied", "rank", "rank_low", "rank_high", "p_first", "n", *FRAGILITY_COLUMNS, "flips_tier", "removal_rank1",
          "rank1_challenger"]
-    rule = (f"tied: the difference from the tier's leader is not significant ({correction}-adjusted p > {alpha:g})"
-            + (f", or it is shown not worse than the leader by more than {margin:g} points" if margin is not None
-               else "; not separating two systems does not make them equal (give a margin for that)"))
-    return stamp(out[columns], "leaderboard", prepared, notes=[rule, *notes] + ranks.attrs["notes"],
+    rule = Note(f"tied: the difference from the tier's leader is not significant ({correction}-adjusted p > "
+                f"{alpha:g})" + (f", or it is shown not worse than the leader by more than {margin:g} points"
+                                 if margin is not None else "; not separating two systems does not make them equal "
+                                                            "(give a margin for that)"), code="tie-rule")
+    kinds = {**FRAGILITY_KINDS, **RANK_KINDS, "flips_tier": COUNT_OR_NONE, "removal_rank1": COUNT_OR_NONE,
+             **declare(points=("estimate", "ci_low", "ci_high", *with_intervals("diff")), p=("p_adj", "p_margin_adj"))}
+    return stamp(out[columns], "leaderboard", prepared, kinds=kinds, notes=[rule, *notes] + ranks.attrs["notes"],
                  metric=metric, n_resamples=n_resamples, seed=seed, confidence_level=confidence_level,
                  correction=correction, threshold=threshold, unit="points", inference=inference, margin=margin)

@@ -27,6 +27,9 @@ import pandas as pd
 from scipy import stats
 
 from memdiag.audit.granularity import counts_for, decimals_of, half_unit
+from memdiag.core.kinds import declare
+from memdiag.core.notes import Note
+from memdiag.core.result import as_result
 from memdiag.engine.inference import (
     adjust,
     design_detectable_effect,
@@ -280,15 +283,18 @@ def mcnemar_bounds(
     level = alpha / family
     out["significant"] = out["p"] <= level
     sizes = _sizes(n, cluster_sizes, n_clusters)
-    notes = [f"{len(out)} tables of {n} questions are compatible with {basis}"
-             + (f", benefit {benefit!s}%" if benefit is not None else "") + (f", tax {tax!s}%" if tax is not None else "")
-             + (f", {int(neither)} questions both miss" if neither is not None else ""),
-             "exact McNemar treats the questions as independent (SPEC §5.1)"]
+    notes = [Note(f"{len(out)} tables of {n} questions are compatible with {basis}"
+                  + (f", benefit {benefit!s}%" if benefit is not None else "")
+                  + (f", tax {tax!s}%" if tax is not None else "")
+                  + (f", {int(neither)} questions both miss" if neither is not None else ""), code="compatible-tables"),
+             Note("exact McNemar treats the questions as independent (SPEC §5.1)", code="mcnemar-independent",
+                  severity="caution")]
     if sizes is not None:
         out["p_design"] = _design_p(out["net"].to_numpy() / n, out["discordant"].to_numpy() / n, n, 1.0,
                                     len(sizes) - 1)
-        notes.append(f"p_design: the t test on {len(sizes) - 1} df of {len(sizes)} clusters with no intra-cluster "
-                     "correlation (design effect 1, the most favourable case; SPEC §4.1)")
+        notes.append(Note(f"p_design: the t test on {len(sizes) - 1} df of {len(sizes)} clusters with no "
+                          "intra-cluster correlation (design effect 1, the most favourable case; SPEC §4.1)",
+                          code="p-design"))
     hits = out.loc[out["significant"], "discordant"]
     verdict = ("significant" if out["significant"].all() else "not significant" if not out["significant"].any()
                else "depends on the discordance")
@@ -299,7 +305,7 @@ def mcnemar_bounds(
     if sizes is not None:
         out.attrs.update(p_design_min=float(out["p_design"].min()), p_design_max=float(out["p_design"].max()),
                          n_clusters=len(sizes))
-    return out
+    return as_result(out, declare(points=("discordance",), p=("p", "p_design")))
 
 
 def summary_power(
@@ -411,9 +417,11 @@ def summary_power(
     out = pd.DataFrame(rows, columns=["n", "n_clusters", "discordance", "icc", "design_effect", "se", "df", "alpha",
                                       "detectable_effect", "diff", "power", "test"])
     out.attrs = {"function": "summary_power", "unit": "points", "power_target": power,
-                 "notes": [f"detectable effect: the smallest |difference| detected with power {power:g} at level "
-                           f"{level:g}" + (f" (α = {alpha:g} over a family of {family})" if family > 1 else "")]}
-    return out
+                 "notes": [Note(f"detectable effect: the smallest |difference| detected with power {power:g} at "
+                                f"level {level:g}" + (f" (α = {alpha:g} over a family of {family})" if family > 1
+                                                      else ""), code="detectable-effect")]}
+    return as_result(out, declare(points=("discordance", "se", "detectable_effect", "diff"),
+                                  real=("icc", "design_effect", "df"), probability=("alpha", "power")))
 
 
 def p_at_floor(
@@ -497,8 +505,9 @@ def p_at_floor(
                              "value": m * floor})
     out = pd.DataFrame(rows, columns=["p", "n_resamples", "sides", "floor", "multiple", "value"])
     out.attrs = {"function": "p_at_floor", "decimals": decimals_of(p) if decimals is None else decimals,
-                 "notes": [f"p = {p!s} matches m·{sides}/(B + 1) within {tolerance:.2g} for {len(out)} (B, m)"]}
-    return out
+                 "notes": [Note(f"p = {p!s} matches m·{sides}/(B + 1) within {tolerance:.2g} for {len(out)} (B, m)",
+                                code="p-at-floor")]}
+    return as_result(out, declare(p=("p", "floor", "value")))
 
 
 def survives_family(
@@ -578,7 +587,8 @@ def survives_family(
     out = pd.DataFrame({"p": values, "family": m, "p_adj_low": low, "p_adj_high": high, "alpha": alpha,
                         "verdict": verdict})
     out.attrs = {"function": "survives_family", "correction": correction,
-                 "notes": [f"{correction} over a family of {m}" + ("" if values.size > 1 else
-                                                                   ": the adjusted p lies in [p, m·p] whatever the "
-                                                                   "other p-values are")]}
-    return out
+                 "notes": [Note(f"{correction} over a family of {m}" + ("" if values.size > 1 else
+                                                                        ": the adjusted p lies in [p, m·p] whatever "
+                                                                        "the other p-values are"),
+                                code="family-adjustment")]}
+    return as_result(out, declare(p=("p", "p_adj_low", "p_adj_high"), probability=("alpha",)))

@@ -13,6 +13,8 @@ import numpy as np
 import pandas as pd
 
 from memdiag.core import checks as _checks
+from memdiag.core.kinds import declare, real
+from memdiag.core.notes import Note
 from memdiag.core.provenance import stamp
 from memdiag.engine.inference.intervals import linearize
 from memdiag.engine.inference.rule import method_for
@@ -21,6 +23,11 @@ from memdiag.engine.options import Options, as_options
 from memdiag.engine.resampling import bootstrap_sums, unit_sums
 from memdiag.panel.metrics import metric_columns
 from memdiag.panel.prepare import Prepared, as_prepared
+
+#: The kinds of the rank columns: ranks (averaged over ties, so not always whole) and the
+#: probability of ranking first.
+RANK_KINDS = declare(dict.fromkeys(("rank", "mean_rank", "rank_low", "rank_high"), real("rank")),
+                     probability=("p_first",))
 
 
 def _rank_credit(values: np.ndarray) -> np.ndarray:
@@ -127,7 +134,7 @@ def rank_stability(
     inference = opts.inference
     threshold = _checks.threshold(threshold)
     panel = prepared.panel
-    notes = ["ties split rank credit equally"]
+    notes = [Note("ties split rank credit equally", code="rank-ties")]
     cols = metric_columns(prepared, metric, threshold)
     design_ = prepared.resampling
     kind = method_for(prepared.design, design_.n_units if design_.clustered else None, inference)
@@ -145,12 +152,12 @@ def rank_stability(
                                       n_resamples=n_resamples, seed=seed)
         how = (f"wild cluster bootstrap ({'all ' + str(len(dist)) + ' sign flips' if exact else 'B = ' + str(len(dist))}"
                f"; {design_.n_units} clusters: fewer than 200, SPEC §4.1)")
-    notes.append(f"replicates: {how}")
+    notes.append(Note(f"replicates: {how}", code="inference-method"))
     sign = 1.0 if higher_is_better else -1.0
     defined = ~np.isnan(dist).any(axis=1)
     if not defined.all():
-        notes.append(f"{int((~defined).sum())} of {len(dist)} replicates had an undefined statistic "
-                     "for some system and were left out")
+        notes.append(Note(f"{int((~defined).sum())} of {len(dist)} replicates had an undefined statistic "
+                          "for some system and were left out", code="undefined-replicates", severity="caution"))
     credit = _rank_credit(sign * dist[defined])
     shares = credit.mean(axis=0)
     ranks = np.arange(1, len(panel.systems) + 1)
@@ -165,6 +172,7 @@ def rank_stability(
         out[f"p_rank_{r}"] = shares[:, r - 1]
     out["n"], out["design"], out["n_resamples"], out["seed"] = panel.n, prepared.design, n_resamples, seed
     out = out.sort_values(["rank", "system"], kind="stable").reset_index(drop=True)
-    return stamp(out, "rank_stability", prepared, notes=notes, metric=cols.label, n_resamples=n_resamples,
+    kinds = {**RANK_KINDS, **declare(points=("estimate",), probability=[f"p_rank_{r}" for r in ranks])}
+    return stamp(out, "rank_stability", prepared, kinds=kinds, notes=notes, metric=cols.label, n_resamples=n_resamples,
                  seed=seed, confidence_level=confidence_level, threshold=threshold, unit="points",
                  inference=inference, method=how)

@@ -12,6 +12,9 @@ from __future__ import annotations
 import pandas as pd
 
 from memdiag.analyses.scoring import score
+from memdiag.core.kinds import declare
+from memdiag.core.notes import Note
+from memdiag.core.result import as_result
 from memdiag.engine.options import NO_RESAMPLING
 from memdiag.errors import VerdictError
 from memdiag.io.canonical import check
@@ -114,12 +117,12 @@ def check_rules(verdicts: pd.DataFrame, system: str | None, reported: float, *, 
                      "consistent": consistent, "status": "consistent" if consistent else "mismatch"})
     out = pd.DataFrame(rows, columns=list(RULE_COLUMNS))
     hits = out.loc[out["consistent"], "rule"].tolist()
-    notes = [f"{system}: {reported:g} is reproduced by " + (", ".join(hits) if hits else "no judge-repeat rule")
-             + f" (within {tolerance:g} points)"]
+    notes = [Note(f"{system}: {reported:g} is reproduced by " + (", ".join(hits) if hits else "no judge-repeat rule")
+                  + f" (within {tolerance:g} points)", code="judge-rule-reproduces", concerns=(system,))]
     if len(hits) > 1:
-        notes.append(f"{len(hits)} rules give {reported:g} within the tolerance: the number alone cannot tell them "
-                     "apart")
+        notes.append(Note(f"{len(hits)} rules give {reported:g} within the tolerance: the number alone cannot tell "
+                          "them apart", code="judge-rules-ambiguous", severity="caution"))
     for _, row in out[~out["consistent"]].iterrows():
-        notes.append(f"{row['rule']} gives {row['recomputed']:.2f} (mismatch)")
+        notes.append(Note(f"{row['rule']} gives {row['recomputed']:.2f} (mismatch)", code="judge-rule-mismatch"))
     out.attrs = {"notes": notes, "consistent_rules": hits, "system": system}
-    return out
+    return as_result(out, declare(points=("recomputed", "reported", "difference", "tolerance")))

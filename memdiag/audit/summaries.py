@@ -43,6 +43,8 @@ from memdiag.audit.published import (
     summary_power,
     survives_family,
 )
+from memdiag.core.notes import Note
+from memdiag.core.result import as_result
 from memdiag.errors import VerdictError
 from memdiag.io.summaries import read_summaries
 
@@ -296,6 +298,7 @@ def audit_summaries(source: str | Path | Mapping, *, alpha: float | None = None)
     out = pd.DataFrame(rows, columns=["id", "check", "benchmark", "claim", "verdict", "finding"])
     counts = out["verdict"].value_counts()
     out.attrs = {"function": "audit_summaries", "source": spec["source"], "alpha": level, "details": details,
-                 "notes": ([f"source: {spec['source']}"] if spec["source"] else [])
-                 + [", ".join(f"{counts.get(v, 0)} {v}" for v in SUMMARY_VERDICTS if counts.get(v, 0))]}
-    return out
+                 "notes": ([Note(f"source: {spec['source']}", code="source")] if spec["source"] else [])
+                 + [Note(", ".join(f"{counts.get(v, 0)} {v}" for v in SUMMARY_VERDICTS if counts.get(v, 0)),
+                         code="verdict-counts")]}
+    return as_result(out)

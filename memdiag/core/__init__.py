@@ -1,1 +1,1 @@
-"""The vocabulary every layer speaks: option values and their checks, notes as records, the provenance of a result, escaping of user text."""
+"""The vocabulary every layer speaks: option values and their checks, notes as records, column kinds and the typed result with its provenance, escaping of user text."""

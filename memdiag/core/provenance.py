@@ -1,9 +1,11 @@
-"""The provenance every result carries in ``DataFrame.attrs`` (one builder for every function).
+"""The provenance every result carries in ``DataFrame.attrs`` and the kinds of its columns (one builder for every function).
 
 STYLE: results are values, not prints; the settings behind a number travel with it. Every public
-function that returns a table fills ``attrs`` through :func:`provenance`, and the tables, the
-report and the figures read these keys instead of assuming them (a figure says "Holm" only when
-``attrs["correction"] == "holm"``).
+function that returns a table makes it with :func:`stamp`: a :class:`~memdiag.core.result.Result`
+with the kinds of its columns (:mod:`memdiag.core.kinds`) and ``attrs`` filled by
+:func:`provenance`; the tables, the report and the figures read these instead of assuming them (a
+figure says "Holm" only when ``attrs["correction"] == "holm"``, a table writes a column as a count
+because it was declared one).
 
 Keys (absent when they do not apply to the result):
 
@@ -33,8 +35,12 @@ from typing import TYPE_CHECKING
 from memdiag.core.notes import Note, as_note
 
 if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Mapping
+
     import pandas as pd
 
+    from memdiag.core.kinds import Kind
+    from memdiag.core.result import Result
     from memdiag.panel.prepare import Prepared
 
 #: The unit of every rate, score and difference memdiag reports.
@@ -71,8 +77,25 @@ def provenance(function: str, prepared: Prepared | None = None, *, notes: Iterab
     return attrs
 
 
-def stamp(frame: pd.DataFrame, function: str, prepared: Prepared | None = None, *,
-          notes: Iterable[str] = (), resampled: bool = True, **settings: object) -> pd.DataFrame:
-    """Set ``frame.attrs`` to :func:`provenance` and return the frame."""
-    frame.attrs = provenance(function, prepared, notes=notes, resampled=resampled, **settings)
-    return frame
+def stamp(frame: pd.DataFrame, function: str, prepared: Prepared | None = None, *, kinds: Mapping[str, Kind],
+          notes: Iterable[str] = (), resampled: bool = True, **settings: object) -> Result:
+    """``frame`` as a :class:`~memdiag.core.result.Result` with ``kinds`` declared (on top of any
+    it declares already: a table built from other results) and its ``attrs`` set to
+    :func:`provenance`.
+
+    ``kinds`` (``{column: Kind}``, :func:`memdiag.core.kinds.declare`) must name every float
+    column: a float may be points, a p-value, a fraction or a count with missing values; bool,
+    integer and text columns are settled by their dtype when left out.
+
+    >>> import pandas as pd
+    >>> from memdiag.core.kinds import POINTS
+    >>> out = stamp(pd.DataFrame({"system": ["a"], "overall": [66.9]}), "score", kinds={"overall": POINTS},
+    ...             n_resamples=0)
+    >>> type(out).__name__, out.attrs["function"]
+    ('Result', 'score')
+    """
+    from memdiag.core.result import as_result
+
+    out = as_result(frame, kinds)
+    out.attrs = provenance(function, prepared, notes=notes, resampled=resampled, **settings)
+    return out

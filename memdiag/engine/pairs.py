@@ -14,6 +14,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from memdiag.core.notes import Note
+from memdiag.core.result import as_result
+
 __all__ = ["CELLS", "THRESHOLD", "binarize", "binary_outcomes", "cell_codes", "cell_counts",
            "cell_indicators", "canonical_pair", "contrast_codes", "oriented_pairs", "pair_key", "pairwise_matrix"]
 
@@ -270,5 +273,6 @@ def pairwise_matrix(upper: pd.DataFrame, lower: pd.DataFrame | None = None,
                                     f"{d:.{decimals}f}{star} [{lo:.{decimals}f}, {hi:.{decimals}f}]")
     table.attrs = {"upper": upper.attrs.get("metric", "upper"),
                    "lower": (lower if lower is not None else upper).attrs.get("metric", "lower"),
-                   "notes": [f"row − column in points [interval]; * {_adjusted(upper, lower)} p < {alpha:g}"]}
-    return table
+                   "notes": [Note(f"row − column in points [interval]; * {_adjusted(upper, lower)} p < {alpha:g}",
+                                  code="matrix-cells")]}
+    return as_result(table)

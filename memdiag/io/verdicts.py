@@ -96,8 +96,9 @@ def _disambiguate(reads: list[_Read], notes: list[str]) -> None:
                 break
         for read in group:
             read.frame["system"] = tails[read.path.resolve().parent]
-        notes.append(f"{len(group)} files in {len(parents)} folders give the system name '{name}': each is "
-                     f"named after its folder ({listing(dict.fromkeys(tails.values()))})")
+        notes.append(Note(f"{len(group)} files in {len(parents)} folders give the system name '{name}': each is "
+                          f"named after its folder ({listing(dict.fromkeys(tails.values()))})",
+                          code="system-named-after-folder", severity="caution"))
 
 
 def _rater_keys(frame: pd.DataFrame, system: str) -> set:
@@ -123,15 +124,17 @@ def _merge_rules(reads: list[_Read], notes: list[str]) -> None:
         if all(len(j) == 1 for j in judges) and len({j[0] for j in judges}) == len(group):
             files = f"one per judge ({', '.join(sorted(j[0] for j in judges))})"
         if all(r.explicit for r in group):
-            notes.append(f"system '{name}' is read from {len(group)} files, as named: {files}")
+            notes.append(Note(f"system '{name}' is read from {len(group)} files, as named: {files}",
+                              code="system-from-files", concerns=(name,)))
             continue
         if all(r.parts for r in group) and len({r.path.resolve().parent for r in group}) == 1:
-            notes.append(f"system '{name}' is read from {len(group)} files (one per {group[0].parts})")
+            notes.append(Note(f"system '{name}' is read from {len(group)} files (one per {group[0].parts})",
+                              code="system-from-files", concerns=(name,)))
             continue
         keys = [_rater_keys(r.frame, name) for r in group]
         if sum(len(k) for k in keys) == len(set().union(*keys)):
-            notes.append(f"system '{name}' is read from {len(group)} files holding different judges or "
-                         f"repeats: {files}")
+            notes.append(Note(f"system '{name}' is read from {len(group)} files holding different judges or "
+                              f"repeats: {files}", code="system-from-files", concerns=(name,)))
             continue
         raise VerdictError(
             f"{group[1].path}: system '{name}' is also given by {group[0].path}. Name the runs apart with "

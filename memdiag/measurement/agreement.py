@@ -24,6 +24,8 @@ from scipy import stats
 from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa, fleiss_kappa
 
 from memdiag.core import checks as _checks
+from memdiag.core.kinds import declare
+from memdiag.core.notes import Note, prefixed
 from memdiag.core.provenance import stamp
 from memdiag.engine.designs import Design
 from memdiag.engine.options import Options, as_options
@@ -294,8 +296,9 @@ def agreement(
     seen = judged.to_numpy()
     z = float(stats.norm.ppf(0.5 + confidence_level / 2))
     m = len(raters)
-    notes = [f"{by} raters {', '.join(raters)}; missing verdicts per rater: "
-             + ", ".join(f"{r} {k}" for r, k in missing_counts.items()) + f" ({verdict_missing})"]
+    notes = [Note(f"{by} raters {', '.join(raters)}; missing verdicts per rater: "
+                  + ", ".join(f"{r} {k}" for r, k in missing_counts.items()) + f" ({verdict_missing})",
+                  code="raters")]
     pairs, X, left_out = [], [], []
     for i, j in itertools.combinations(range(m), 2):
         both = usable[:, i] & usable[:, j]
@@ -320,17 +323,19 @@ def agreement(
     if dropped_all:
         left_out.append(f"all {m} raters (Fleiss) {dropped_all}")
     if left_out:
-        notes.append("each comparison uses only the answers every compared rater judged"
-                     + (" with a usable verdict" if verdict_missing == "exclude" else "")
-                     + f" ({len(wide)} answers in all); left out: " + "; ".join(left_out))
+        notes.append(Note("each comparison uses only the answers every compared rater judged"
+                          + (" with a usable verdict" if verdict_missing == "exclude" else "")
+                          + f" ({len(wide)} answers in all); left out: " + "; ".join(left_out),
+                          code="answers-left-out", severity="caution"))
     if not every.any():
-        notes.append(f"no answer was judged by all {m} raters: Fleiss' κ is undefined")
+        notes.append(Note(f"no answer was judged by all {m} raters: Fleiss' κ is undefined", code="fleiss-undefined",
+                          severity="caution"))
     versus = []
     if human is not None:
         labels = _human(human, df, wide.index)
         labelled = labels.notna().to_numpy()
         truth = labels.fillna(0).to_numpy() > 0.5
-        notes.append(f"human labels for {int(labelled.sum())} of {len(wide)} answers")
+        notes.append(Note(f"human labels for {int(labelled.sum())} of {len(wide)} answers", code="human-labels"))
         for i, rater in enumerate(raters):
             mask = labelled & usable[:, i]
             versus.append({"kind": "human", "rater_a": rater, "rater_b": "human",
@@ -347,18 +352,21 @@ def agreement(
         res = _bootstrap(np.hstack(X), fleiss_columns, m, len(pairs), codes, n_resamples, seed, confidence_level)
         out["boot_ci_low"], out["boot_ci_high"] = res.ci_low, res.ci_high
         if np.any(res.n_undefined):
-            notes.append(f"up to {int(np.max(res.n_undefined))} of {n_resamples} bootstrap replicates had "
-                         "an undefined κ (p_e = 1) and were left out")
+            notes.append(Note(f"up to {int(np.max(res.n_undefined))} of {n_resamples} bootstrap replicates had "
+                              "an undefined κ (p_e = 1) and were left out", code="undefined-replicates",
+                              severity="caution"))
     out["agreement"] = 100 * out["agreement"]
     out = out[list(COLUMNS)]
     resampled = {"design": "iid", "design_reason": "design iid over queries (all systems' answers to a "
                  "query resampled together)", "n_resamples": n_resamples, "seed": seed} if n_resamples else {}
-    return stamp(out, "agreement", notes=notes, by=by, threshold=threshold, verdict_missing=verdict_missing,
+    kinds = declare(points=("agreement",), real=("kappa", "se", "ci_low", "ci_high", "boot_ci_low", "boot_ci_high"),
+                    count=("missing_a", "missing_b"))
+    return stamp(out, "agreement", kinds=kinds, notes=notes, by=by, threshold=threshold, verdict_missing=verdict_missing,
                  missing_per_rater=missing_counts, confidence_level=confidence_level, **resampled)
 
 
 def _effect_rows(df: pd.DataFrame, missing: MissingQueryPolicy, systems: Sequence[str] | None,
-                 judges: str | None = None) -> tuple[list[dict], str]:
+                 judges: str | None = None) -> tuple[list[dict], Note]:
     """One row per system of the missing-verdict effect, and the note on the paired exclusion."""
     as_wrong = align(df, missing=missing, verdict_missing="as-wrong", systems=systems, judges=judges)
     paired = align(df, missing=missing, verdict_missing="exclude", systems=systems, judges=judges)
@@ -372,8 +380,8 @@ def _effect_rows(df: pd.DataFrame, missing: MissingQueryPolicy, systems: Sequenc
                      "score_as_wrong": 100 * float(as_wrong.scores[:, j].mean()),
                      "n_excluded": as_wrong.n - own.n, "score_excluded": 100 * float(own.scores.mean()),
                      "score_excluded_paired": 100 * float(paired.scores[:, paired.system_index(name)].mean())})
-    return rows, (f"{len(paired.query_ids)} of {as_wrong.n} queries have a verdict from every system "
-                  "(score_excluded_paired)")
+    return rows, Note(f"{len(paired.query_ids)} of {as_wrong.n} queries have a verdict from every system "
+                      "(score_excluded_paired)", code="paired-queries")
 
 
 def missing_verdict_effect(df: pd.DataFrame, *, missing: MissingQueryPolicy = "error",
@@ -463,12 +471,12 @@ def missing_verdict_effect(df: pd.DataFrame, *, missing: MissingQueryPolicy = "e
         label = df["judge"].astype("string")
         rows, notes = [], []
         if judges == JUDGES_MEAN:
-            notes.append(f"judges mean: one row per judge ({', '.join(names)}); a missing verdict is one "
-                         "judge's, so each judge's effect is shown on its own verdicts")
+            notes.append(Note(f"judges mean: one row per judge ({', '.join(names)}); a missing verdict is one "
+                              "judge's, so each judge's effect is shown on its own verdicts", code="judges-mean"))
         unlabelled = int(label.isna().sum())
         if unlabelled:
-            notes.append(f"{unlabelled} verdict{'s' if unlabelled != 1 else ''} without a judge label left out of "
-                         "the per-judge rows")
+            notes.append(Note(f"{unlabelled} verdict{'s' if unlabelled != 1 else ''} without a judge label left out "
+                              "of the per-judge rows", code="unlabelled-verdicts", severity="caution"))
         for name in names if judges in (None, JUDGES_MEAN) else [judges]:
             own = df[(label == name).fillna(False).to_numpy()]
             rated = set(own["system"].astype(str))
@@ -477,12 +485,12 @@ def missing_verdict_effect(df: pd.DataFrame, *, missing: MissingQueryPolicy = "e
                 continue
             judge_rows, note = _effect_rows(own, missing, wanted)
             rows += [{"judge": name, **row} for row in judge_rows]
-            notes.append(f"judge {name}: {note}")
+            notes.append(prefixed(f"judge {name}: ", note))
         if not rows:
             raise VerdictError(f"no judge ({', '.join(names)}) rated the systems {', '.join(systems or [])}: "
                                "their verdicts carry no judge label. Label them, or leave them out of systems.")
     out = pd.DataFrame(rows)
     out.insert(out.columns.get_loc("score_excluded") + 1, "difference", out["score_excluded"] - out["score_as_wrong"])
-    stamp(out, "missing_verdict_effect", unit="points", missing=missing, notes=notes,
-          **({"judges": judges} if judges is not None else {}))
-    return out
+    kinds = declare(points=("score_as_wrong", "score_excluded", "difference", "score_excluded_paired"))
+    return stamp(out, "missing_verdict_effect", kinds=kinds, unit="points", missing=missing, notes=notes,
+                 **({"judges": judges} if judges is not None else {}))

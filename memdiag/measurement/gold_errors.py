@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from memdiag.core.kinds import declare, with_intervals
 from memdiag.core.notes import Note
 from memdiag.core.provenance import POINTS, stamp
 from memdiag.engine.options import Options, as_options
@@ -113,7 +114,7 @@ def gold_ceilings(data: pd.DataFrame | Prepared, errors: pd.DataFrame | str, *, 
         parts += [(str(g), part) for g, part in universe.groupby(by, sort=True)]
     rows = [{"group": g, "n": len(p), "n_corrupted": int(p["corrupted"].sum()),
              "ceiling": 100 * (len(p) - int(p["corrupted"].sum())) / len(p)} for g, p in parts]
-    return stamp(pd.DataFrame(rows), "gold_ceilings", notes=notes, unit=POINTS, by=by, resampled=False)
+    return stamp(pd.DataFrame(rows), "gold_ceilings", kinds=declare(points=("ceiling",)), notes=notes, unit=POINTS, by=by, resampled=False)
 
 
 def ceiling_flags(scores: pd.DataFrame, ceilings: pd.DataFrame, *, columns: list[str] | None = None) -> pd.DataFrame:
@@ -174,7 +175,7 @@ def ceiling_flags(scores: pd.DataFrame, ceilings: pd.DataFrame, *, columns: list
                   "gold answers allow: the judge credited answers that match wrong gold or are lenient",
                   code="score-above-gold-ceiling", severity="warning", concerns=(r.system, r.group))
              for r in out[out["above"]].itertuples()]
-    return stamp(out, "ceiling_flags", notes=notes, unit=POINTS, resampled=False)
+    return stamp(out, "ceiling_flags", kinds=declare(points=("score", "ceiling", "excess")), notes=notes, unit=POINTS, resampled=False)
 def clean_rescore(
     data: pd.DataFrame | Prepared,
     errors: pd.DataFrame | str,
@@ -294,5 +295,8 @@ def clean_rescore(
         notes.append(Note("no paired difference changes its conclusion on the clean questions",
                           code="gold-errors-no-change"))
     settings = {"unit": POINTS, "confidence_level": confidence_level, "n_resamples": n_resamples, "by": by}
-    return {"scores": stamp(scores, "clean_rescore", prep, notes=notes, **settings),
-            "differences": stamp(diffs, "clean_rescore", prep, notes=notes, **settings)}
+    kinds = declare(points=(*with_intervals("full", "clean"), "diff_full", "ci_low_full", "ci_high_full", "diff_clean",
+                            "ci_low_clean", "ci_high_clean", "benefit_rate_full", "tax_rate_full", "benefit_rate_clean",
+                            "tax_rate_clean"), p=("p_adj_full", "p_adj_clean"))
+    return {"scores": stamp(scores, "clean_rescore", prep, kinds=kinds, notes=notes, **settings),
+            "differences": stamp(diffs, "clean_rescore", prep, kinds=kinds, notes=notes, **settings)}

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from memdiag.core.kinds import declare, with_intervals
 from memdiag.core.notes import Note
 from memdiag.core.provenance import POINTS, stamp
 from memdiag.engine.inference import misclassification as mc
@@ -197,7 +198,9 @@ def judge_corrected(
     out = out.assign(sensitivity=q1, specificity=q0, n_correct=m1, n_incorrect=m0)
     notes = [Note(f"judge error from {source}; corrected = (raw + specificity − 1)/(sensitivity + specificity − 1)",
                   code="judge-error-source"), *_changes(out)]
-    return stamp(out, "judge_corrected", prep, notes=notes, unit=POINTS, confidence_level=confidence_level)
+    kinds = declare(points=(*with_intervals("raw"), "corrected", "se", "ci_low", "ci_high"), real=("df",),
+                    fraction=("calibration_share",), probability=("sensitivity", "specificity"))
+    return stamp(out, "judge_corrected", prep, kinds=kinds, notes=notes, unit=POINTS, confidence_level=confidence_level)
 
 
 def _raw_interval(raw: float, var: float, df: float | None, confidence_level: float) -> dict:
@@ -335,7 +338,9 @@ def ppi(
               else "normal interval as ppi_py.ppi_mean_ci")
     notes = [Note(f"PPI++ from label column '{label}' ({method}; λ {'power-tuned' if lam is None else lam})",
                   code="ppi-method"), *_changes(out)]
-    return stamp(out, "ppi", prep, notes=notes, unit=POINTS, confidence_level=confidence_level)
+    kinds = declare(points=(*with_intervals("raw"), "labelled_only", "corrected", "se", "ci_low", "ci_high"),
+                    real=("lam", "df"))
+    return stamp(out, "ppi", prep, kinds=kinds, notes=notes, unit=POINTS, confidence_level=confidence_level)
 
 
 def rogan_gladen(
@@ -387,7 +392,8 @@ def rogan_gladen(
     r = mc.rogan_gladen(accuracy / 100, specificity, sensitivity, n, n_incorrect, n_correct,
                         confidence_level=confidence_level)
     out = pd.DataFrame([{"raw": float(accuracy), **_points(r)}])
-    return stamp(out, "rogan_gladen", unit=POINTS, confidence_level=confidence_level, resampled=False)
+    kinds = declare(points=("raw", "corrected", "se", "ci_low", "ci_high"), fraction=("calibration_share",))
+    return stamp(out, "rogan_gladen", kinds=kinds, unit=POINTS, confidence_level=confidence_level, resampled=False)
 
 
 def calibration_size(
@@ -448,5 +454,6 @@ def calibration_size(
     notes = [] if np.isfinite(r["m"]) else [Note(
         "the test set alone gives a wider interval than the target: no calibration set is enough; "
         "judge more questions or accept a wider interval", code="calibration-infeasible", severity="caution")]
-    return stamp(out, "calibration_size", unit=POINTS, confidence_level=confidence_level, allocation=allocation,
+    kinds = declare(count=("n_incorrect", "n_correct", "n_calibration"), points=("corrected", "width"))
+    return stamp(out, "calibration_size", kinds=kinds, unit=POINTS, confidence_level=confidence_level, allocation=allocation,
                  notes=notes, resampled=False)

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from memdiag.core.kinds import declare, real
 from memdiag.core.notes import Note
 from memdiag.core.provenance import POINTS, stamp
 from memdiag.errors import VerdictError
@@ -177,7 +178,10 @@ def variance_components(data: pd.DataFrame, *, systems: Sequence[str] | None = N
                               "set to 0 (that level's variance is too small to measure)",
                               code="variance-component-truncated", severity="info"))
     out = pd.DataFrame(rows)
-    return stamp(out, "variance_components", notes=notes, unit=POINTS, resampled=False)
+    kinds = {**dict.fromkeys(("sigma2", "sigma2_raw", "var_mean"), real("points²")),
+             **declare(fraction=("share",), points=("se_mean", "estimate"),
+                       real=("n_runs", "n_judge_calls", "n_per_conversation"))}   # harmonic means of counts
+    return stamp(out, "variance_components", kinds=kinds, notes=notes, unit=POINTS, resampled=False)
 
 
 def repetition_scores(data: pd.DataFrame) -> pd.DataFrame:
@@ -229,7 +233,9 @@ def repetition_scores(data: pd.DataFrame) -> pd.DataFrame:
                "majority": 100 * float(votes), "n": int(len(wide))}
         row.update({f"call_{k + 1}": float(v) for k, v in enumerate(calls)})
         rows.append(row)
-    return stamp(pd.DataFrame(rows), "repetition_scores", unit=POINTS, resampled=False)
+    out = pd.DataFrame(rows)
+    kinds = declare(points=[c for c in out.columns if c in ("mean", "sd", "majority") or c.startswith("call_")])
+    return stamp(out, "repetition_scores", kinds=kinds, unit=POINTS, resampled=False)
 
 
 def plan_evaluation(
@@ -322,4 +328,4 @@ def plan_evaluation(
                              "detectable": float(mult * np.sqrt(var))})
     out = pd.DataFrame(rows).sort_values(["judgments", "detectable"], kind="stable").reset_index(drop=True)
     out["meets_target"] = out["detectable"] <= target if target is not None else False
-    return stamp(out, "plan_evaluation", unit=POINTS, alpha=alpha, power=power, target=target, resampled=False)
+    return stamp(out, "plan_evaluation", kinds=declare(points=("se", "detectable")), unit=POINTS, alpha=alpha, power=power, target=target, resampled=False)

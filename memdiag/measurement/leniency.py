@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
+from memdiag.core.kinds import declare, with_intervals
 from memdiag.core.notes import Note
 from memdiag.core.provenance import POINTS, stamp
 from memdiag.engine.inference.misclassification import clopper_pearson
@@ -106,7 +107,8 @@ def judge_leniency(data: pd.DataFrame, *, by: str | None = "category", confidenc
     notes = [Note("false-positive rate per judgment = accepted judgments / judgments; its Clopper–Pearson interval "
                   "treats the repeated judgments of an answer as independent (they are not): read the per-question "
                   "(majority) interval for inference", code="leniency-judgments-correlated", severity="caution")]
-    return stamp(out, "judge_leniency", notes=notes, unit=POINTS, confidence_level=confidence_level, by=by,
+    kinds = declare(points=("fpr", "ci_low", "ci_high", "fpr_majority", "ci_low_majority", "ci_high_majority"))
+    return stamp(out, "judge_leniency", kinds=kinds, notes=notes, unit=POINTS, confidence_level=confidence_level, by=by,
                  resampled=False)
 
 
@@ -198,7 +200,8 @@ def length_effect(data: pd.DataFrame, *, length: str | None = None, confidence_l
     dropped = int(answers["query_id"].nunique() - used["query_id"].nunique())
     notes = [Note(f"{dropped} questions whose answers all got the same verdict carry no within-question "
                   "information and are left out of the fit", code="length-uninformative-questions")]
-    return stamp(out, "length_effect", notes=notes, confidence_level=confidence_level, resampled=False)
+    kinds = declare(real=("coef", "se", "ci_low", "ci_high", "odds_ratio"), p=("p",))   # log-odds per doubling
+    return stamp(out, "length_effect", kinds=kinds, notes=notes, confidence_level=confidence_level, resampled=False)
 def leniency_bound(
     data: pd.DataFrame | Prepared,
     false_positive_rate: float | pd.DataFrame,
@@ -285,7 +288,8 @@ def leniency_bound(
                   f"s = {sensitivity:g}; the false-positive rate was measured on known-wrong answers, which may be "
                   "accepted more or less often than a system's own wrong answers", code="leniency-bound",
                   severity="caution")]
-    return stamp(out, "leniency_bound", prep, notes=notes, unit=POINTS, confidence_level=confidence_level,
+    kinds = declare(points=("raw", "fpr", "bound", "bound_low", "bound_high"))
+    return stamp(out, "leniency_bound", prep, kinds=kinds, notes=notes, unit=POINTS, confidence_level=confidence_level,
                  sensitivity=sensitivity)
 
 
@@ -393,5 +397,6 @@ def leniency_breakeven(
                   f"{100 * f:.2f}) would explain the difference {r.raw:+.2f} away",
                   code="leniency-breakeven", concerns=(r.system, r.reference))
              for r in out.itertuples() if np.isfinite(g := r.breakeven_gap)]
-    return stamp(out, "leniency_breakeven", prep, notes=notes, unit=POINTS, confidence_level=confidence_level,
+    kinds = declare(points=(*with_intervals("raw"), "breakeven_gap"))
+    return stamp(out, "leniency_breakeven", prep, kinds=kinds, notes=notes, unit=POINTS, confidence_level=confidence_level,
                  false_positive_rate=false_positive_rate)

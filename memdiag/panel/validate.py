@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import pandas as pd
 
+from memdiag.core.kinds import FRACTION
 from memdiag.core.notes import Note
+from memdiag.core.result import as_result
 from memdiag.errors import listing
 from memdiag.io.canonical import check
 from memdiag.io.schema import BINARY_LABELS, JUDGE, QUERY_ATTRIBUTES, RUN
@@ -95,7 +97,7 @@ def validate(df: pd.DataFrame) -> pd.DataFrame:
     notes.extend(label_disagreements(df))
     notes.extend(source_conventions(df))
     notes = read_notes + notes
-    summary = pd.DataFrame(rows)
+    summary = as_result(pd.DataFrame(rows), {"mean_score": FRACTION})
     summary.attrs["notes"] = notes
     summary.attrs["n_queries"] = len(all_queries)
     return summary
@@ -118,8 +120,9 @@ def _label_gaps(df: pd.DataFrame, rows: list[dict]) -> list[str]:
         for row in rows:
             row[f"missing_{column}"] = int(lacking.get(row["system"], 0))
         per = ", ".join(f"{name} {int(k)}" for name, k in lacking.items() if k)
-        notes.append(f"'{column}' is missing for some queries ({per}): the diagnostics that need it leave those "
-                     "queries out and say so (label_missing='error' / --label-missing error refuses them)")
+        notes.append(Note(f"'{column}' is missing for some queries ({per}): the diagnostics that need it leave those "
+                          "queries out and say so (label_missing='error' / --label-missing error refuses them)",
+                          code="label-missing", severity="caution"))
     return notes
 
 

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from memdiag.core.kinds import real
 from memdiag.core.notes import Note
 from memdiag.core.provenance import stamp
 from memdiag.engine.inference import adjust
@@ -148,7 +149,8 @@ def critical_difference(
             raw.append(1.0 if np.all(d == 0) else float(stats.wilcoxon(wide[a], wide[b]).pvalue))
         p_adj = adjust(np.array(raw), method="holm")
         differ = {pair: p <= alpha for pair, p in zip(pairs, p_adj)}
-        notes += [f"{a} vs {b}: Wilcoxon p = {p:.3g}, Holm p = {pa:.3g}" for (a, b), p, pa in zip(pairs, raw, p_adj)]
+        notes += [Note(f"{a} vs {b}: Wilcoxon p = {p:.3g}, Holm p = {pa:.3g}", code="wilcoxon-pair", concerns=(a, b))
+                  for (a, b), p, pa in zip(pairs, raw, p_adj)]
     rows = []
     for s in names:
         tied = [o for o in names if o != s and not differ.get((s, o), differ.get((o, s)))]
@@ -158,6 +160,6 @@ def critical_difference(
     notes.insert(0, Note(f"Friedman χ²_F = {chi2:.3g}, p = {p_friedman:.3g} ({k} systems × {n} settings); "
                          + (f"Nemenyi CD = {cd:.3f} (q = {q:.3f})" if method == "nemenyi"
                             else "Wilcoxon signed-rank, Holm"), code="cd-method"))
-    return stamp(pd.DataFrame(rows), "critical_difference", notes=notes, resampled=False, unit="ranks",
+    return stamp(pd.DataFrame(rows), "critical_difference", kinds={"mean_rank": real("rank")}, notes=notes, resampled=False, unit="ranks",
                  method=method, confidence_level=confidence_level, friedman_statistic=chi2, friedman_p=p_friedman,
                  cd=cd, q_alpha=q, k=k, n_settings=n)

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from memdiag.core.kinds import COUNT_OR_NONE, declare
 from memdiag.core.notes import Note
 from memdiag.core.provenance import stamp
 from memdiag.engine.inference.fragility import (
@@ -33,6 +34,10 @@ __all__ = ["FRAGILITY_COLUMNS", "fragility", "leader_fragility", "pair_fragility
 FRAGILITY_COLUMNS: tuple[str, ...] = (
     "flips_sign", "flips_significance", "p_after_flips", "removal_sign", "removal_significance",
     "removal_significance_lower", "removal_method")
+#: Their kinds: counts of flips or removed clusters, −1 where none changes the conclusion.
+FRAGILITY_KINDS = declare({name: COUNT_OR_NONE for name in ("flips_significance", "removal_sign",
+                                                             "removal_significance")},
+                          count=("flips_sign", "removal_significance_lower"), p=("p_after_flips",))
 
 
 def _cluster_codes(prepared: Prepared) -> np.ndarray | None:
@@ -279,5 +284,6 @@ def fragility(
                           "count removed clusters", code="fragility-no-flips"))
     if prepared.n_clusters is None:
         notes.append(Note("no clusters: the removal columns are empty", code="fragility-no-clusters"))
-    return stamp(out, "fragility", prepared, notes=notes, resampled=False, unit="points", metric=metric,
+    kinds = {**FRAGILITY_KINDS, **declare(points=("diff",), count=("benefit", "tax", "n", "n_clusters"))}
+    return stamp(out, "fragility", prepared, kinds=kinds, notes=notes, resampled=False, unit="points", metric=metric,
                  confidence_level=confidence_level, threshold=threshold, max_subsets=max_subsets)

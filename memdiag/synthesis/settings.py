@@ -18,6 +18,7 @@ import pandas as pd
 
 from memdiag.analyses.compare import compare
 from memdiag.analyses.overview import _prepared, _settings
+from memdiag.core.kinds import PERCENT, declare, real
 from memdiag.core.notes import Note
 from memdiag.core.provenance import stamp
 from memdiag.engine.inference.meta import INTERVALS, TAU2_METHODS, pool_effects
@@ -123,7 +124,8 @@ def setting_differences(
     if skipped:
         notes.append(Note(f"{len(skipped)} setting(s) without the reference {reference} left out: {', '.join(skipped)}",
                           code="settings-without-reference", severity="caution", concerns=tuple(skipped)))
-    return stamp(result, "setting_differences", notes=notes, resampled=True, unit="points", metric=metric,
+    return stamp(result, "setting_differences", kinds=declare(points=("diff", "se", "ci_low", "ci_high"),
+                                                              p=("p", "p_greater")), notes=notes, resampled=True, unit="points", metric=metric,
                  n_resamples=n_resamples, seed=seed, confidence_level=confidence_level, inference=inference)
 
 
@@ -264,5 +266,8 @@ def pool_settings(
                          + (f", CR2 robust over {clusters!r} clusters" if clusters else "")
                          + f"; u-of-N counts by {combine} partial conjunction at α = {alpha:g}",
                          code="pooling-method"))
-    return stamp(out, "pool_settings", notes=notes, resampled=False, unit="points",
+    kinds = declare({"tau2": real("points²"), "i2": PERCENT}, real=("df", "q"), p=("p", "q_p", "p_beats_one"),
+                    points=("estimate", "se", "ci_low", "ci_high", "tau", "pi_low", "pi_high",
+                            "fixed_estimate", "fixed_ci_low", "fixed_ci_high"))
+    return stamp(out, "pool_settings", kinds=kinds, notes=notes, resampled=False, unit="points",
                  confidence_level=confidence_level, correction=combine)
