@@ -211,3 +211,14 @@ def test_columns_all_keeps_every_column_of_every_table():
     assert json.loads(everything) == json.loads(whole)
     _, paper, _ = run(*base, "--columns", "paper")
     assert len(json.loads(paper)[0]["rows"][0]) < len(json.loads(everything)[0]["rows"][0])
+
+
+def test_the_terminal_shows_the_compact_table_and_columns_all_every_column():
+    base = ["flows", EXAMPLE, "--reference", "raw-rag", "--resamples", 100]
+    _, compact, _ = run(*base)
+    code, everything, err = run(*base, "--columns", "all")
+    assert code == 0, err
+    header = compact.splitlines()[0].split()
+    every = everything.splitlines()[0].split()
+    assert set(header) < set(every)
+    assert {"system", "benefit", "tax", "p_adj"} <= set(header) and "retention" in every and "retention" not in header

@@ -45,6 +45,8 @@ def emit(frames: pd.DataFrame | Sequence[pd.DataFrame], args: argparse.Namespace
     from memdiag.tables import html_document, render
 
     frames = shown(list(frames) if isinstance(frames, (list, tuple)) else [frames], args)
+    # --columns chose the columns already (shown); without it the terminal shows the compact table
+    columns = ALL if getattr(args, "columns", None) and args.format == "table" else None
     if args.format == "csv" and len(frames) > 1:
         if not args.output:
             names = ", ".join(str(f.attrs.get("function") or f.attrs.get("table") or "table") for f in frames)
@@ -59,9 +61,9 @@ def emit(frames: pd.DataFrame | Sequence[pd.DataFrame], args: argparse.Namespace
     if args.format == "html":
         text = html_document(frames)
     elif args.format in ("table", "md") and not getattr(args, "verbose", False):
-        text = with_notes_once(frames, args.format, quiet=getattr(args, "quiet", False))
+        text = with_notes_once(frames, args.format, quiet=getattr(args, "quiet", False), columns=columns)
     else:
-        texts = [render(f, args.format) for f in frames]
+        texts = [render(f, args.format, columns=columns) for f in frames]
         if args.format == "json" and len(texts) > 1:
             text = "[\n" + ",\n".join(texts) + "\n]"
         else:
@@ -98,11 +100,12 @@ def shown(frames: list[pd.DataFrame], args: argparse.Namespace) -> list[pd.DataF
     return frames
 
 
-def with_notes_once(frames: Sequence[pd.DataFrame], fmt: str, quiet: bool = False) -> str:
+def with_notes_once(frames: Sequence[pd.DataFrame], fmt: str, quiet: bool = False, columns: str | None = None) -> str:
     """The tables as ``fmt`` (``table`` or ``md``) with each distinct note printed once: a table's
     own notes under it, the notes several tables share after the last, with the number of tables
     they apply to; each group warnings first, then cautions, then information (only warnings
-    with ``quiet``)."""
+    with ``quiet``). ``columns`` goes to :func:`memdiag.tables.render` (None: the compact terminal
+    table; ``"all"``: every column)."""
     from memdiag.core.escape import markdown
     from memdiag.core.notes import Note
     from memdiag.reporting.notes import applies, report_notes, without_notes
@@ -117,7 +120,7 @@ def with_notes_once(frames: Sequence[pd.DataFrame], fmt: str, quiet: bool = Fals
 
     texts = []
     for k, frame in enumerate(frames):
-        body, sign = render(without_notes(frame), fmt).rstrip("\n").rsplit("\n", 1)
+        body, sign = render(without_notes(frame), fmt, columns=columns).rstrip("\n").rsplit("\n", 1)
         own = lines([(n, "") for n in split.own[str(k)]])
         texts.append("\n".join([body.rstrip("\n"), "", *own, *([""] if own and fmt == "md" else []), sign]))
     shared = lines([(n, f" ({applies(count)})") for n, count in split.shared])

@@ -12,6 +12,7 @@ from memdiag.cli.emit import emit
 from memdiag.cli.reading import read
 from memdiag.cli.usage import UsageError
 from memdiag.core.checks import alpha_of
+from memdiag.core.notes import Note
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -55,7 +56,7 @@ def _summaries(args: argparse.Namespace) -> int:
         for name, detail in table.attrs["details"].items():
             if detail is not None:
                 detail = detail.copy()
-                detail.attrs = {**detail.attrs, "notes": [f"check {name}"] + list(detail.attrs.get("notes", []))}
+                detail.attrs = {**detail.attrs, "notes": [Note(f"check {name}", code="summary-check")] + list(detail.attrs.get("notes", []))}
                 frames.append(detail)
     emit(frames, args)
     return 1 if (table["verdict"] == "flagged").any() else 0

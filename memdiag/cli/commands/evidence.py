@@ -11,6 +11,7 @@ from memdiag.cli.choices import options, prepared
 from memdiag.cli.emit import emit
 from memdiag.cli.reading import read
 from memdiag.cli.usage import UsageError
+from memdiag.core.notes import Note
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -63,7 +64,8 @@ def run(args: argparse.Namespace) -> int:
         matrix = md.pairwise_matrix(pairs[pairs["metric"] == "coverage"], pairs[pairs["metric"] == "utilization"])
         matrix = matrix.reset_index(names="row − column")
         matrix.attrs["function"] = "pairwise_matrix"
-        matrix.attrs["notes"] = ["upper triangle: coverage, lower triangle: utilization (paper Tables 27/28)",
+        matrix.attrs["notes"] = [Note("upper triangle: coverage, lower triangle: utilization (paper Tables 27/28)",
+                                      code="matrix-triangles"),
                                  *matrix.attrs["notes"]]  # the reading, with the correction of --correction
         frames += [omni, pairs, matrix]
     if "evidence_tokens" in raw:

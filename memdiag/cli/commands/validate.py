@@ -19,12 +19,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """:func:`memdiag.validate` of the verdicts, with what was read counted in its first note."""
     from memdiag.analyses.clusters import validation_notes
+    from memdiag.core.notes import Note
 
     df = read(args)
     summary = md.validate(df)
     files = df["source_file"].nunique() if "source_file" in df else 0
-    summary.attrs["notes"] = ([f"{files} files, {len(df)} verdict rows, {summary.attrs['n_queries']} "
-                               f"distinct queries, {len(summary)} systems"] + summary.attrs["notes"]
+    summary.attrs["notes"] = ([Note(f"{files} files, {len(df)} verdict rows, {summary.attrs['n_queries']} "
+                                    f"distinct queries, {len(summary)} systems", code="read")] + summary.attrs["notes"]
                               + validation_notes(df))
     if not args.verbose:  # the relabelled categories counted in one line; --verbose lists them
         from memdiag.reporting.notes import condensed
