@@ -11,9 +11,7 @@ that needs them is called. Implementation modules have private names (``memdiag.
 ``memdiag.analyses.compare``, ...) so that no public name is both a module and a function.
 """
 
-from __future__ import annotations
-
-import importlib
+import importlib as _importlib
 from typing import TYPE_CHECKING
 
 from memdiag.errors import SchemeError, VerdictError
@@ -87,20 +85,22 @@ _SUBMODULES: tuple[str, ...] = ("errors", "plots", "tables")
 def __getattr__(name: str) -> object:
     """Import a public name from its module on first use and cache it here."""
     if name in _SUBMODULES:
-        value = importlib.import_module(f"memdiag.{name}")
+        value = _importlib.import_module(f"memdiag.{name}")
         globals()[name] = value
         return value
     module = _WHERE.get(name)
     if module is None:
         raise AttributeError(f"module 'memdiag' has no attribute {name!r}")
-    imported = importlib.import_module(module)
+    imported = _importlib.import_module(module)
     value = imported if name == "plot" else getattr(imported, name)
     globals()[name] = value
     return value
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_WHERE) | set(_SUBMODULES))
+    """The documented names only: the public API and the public submodules (not the helpers of
+    this module, nor the subpackages that implement the API)."""
+    return sorted({*__all__, *_SUBMODULES})
 
 
 if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
@@ -203,3 +203,5 @@ if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
         simulate_memoryagentbench,
         simulate_systems_table,
     )
+
+del TYPE_CHECKING
