@@ -435,6 +435,19 @@ def add_note(fig: Figure, lines: Sequence[str], width: float | None = None, y: f
     return text_size(text)[1] + 0.08
 
 
+def footer(fig: Figure, lines: Sequence[str], gid: str = "footer") -> None:
+    """Write the non-empty ``lines`` (e.g. the warnings of the result drawn) under a figure the
+    constrained layout lays out: the figure grows by their height, so its plot keeps its size, and
+    they are its x label, wrapped to its width. Nothing when there are none."""
+    text = "\n".join(line for line in lines if line)
+    if not text:
+        return
+    width, height = fig.get_size_inches()
+    text = wrap(text, width - 0.12)
+    fig.set_size_inches(width, height + text_size(text)[1] + 0.08)
+    fig.supxlabel(text, fontsize=SMALL_FONT_SIZE, gid=gid, x=0.06 / width, ha="left", linespacing=LINE_SPACING)
+
+
 def note_height(lines: Sequence[str], width: float) -> float:
     """The height in inches :func:`add_note` needs for ``lines`` in a figure ``width`` inches wide."""
     text = "\n".join(line for line in lines if line)
