@@ -195,3 +195,26 @@ def test_draw_is_view_then_figure(data):
     fig = md.plot.draw("forest", data, reference=REF, options=OPTIONS, labels=LABELS)
     labels = {t.get_text() for t in fig.axes[0].get_yticklabels()}
     assert {"MemoryX", "MemoryY"} <= labels
+
+
+def _sweep() -> pd.DataFrame:
+    return md.simulate(n_queries=200, systems=("rag final_k=5", "rag final_k=15", "rag final_k=30"),
+                       reference="rag final_k=15", n_clusters=8, seed=2)
+
+
+def _settings() -> pd.DataFrame:
+    return pd.concat([md.simulate(n_queries=120, systems=("rag", "memx", "memy"), reference="rag", n_clusters=6,
+                                  seed=seed).assign(benchmark=name) for seed, name in ((1, "x"), (2, "y"), (3, "z"))])
+
+
+@pytest.mark.parametrize(("kind", "make", "given"), [
+    ("sensitivity", _sweep, {"reference": "rag final_k=15"}),
+    ("critical", _settings, {}),
+    ("overview", _settings, {"reference": "rag", "pooled": True}),
+])
+def test_the_views_across_runs_and_settings_state_the_options_level(tmp_path, kind, make, given):
+    shown = md.plot.view(kind, make(), options=LEVEL90, **given)
+    text = svg_text(shown.figure(), tmp_path, kind) + "\n" + shown.caption
+    assert "90% interval" in text or "α = 0.10" in text, text
+    assert not re.search(r"95%|0\.05\b", text), text
+    assert all(float(v) == 0.1 for v in re.findall(r"α = (0\.\d+)", text))

@@ -19,7 +19,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import NullLocator
 
-from memdiag.plots._reading import labels_of, warning_lines
+from memdiag.plots._reading import labels_of, level, warning_lines
 from memdiag.plots.style import (
     ONE_COLUMN,
     PALETTE,
@@ -205,6 +205,8 @@ def sensitivity(
         (top if top is not None else ax).legend(
             handles=handles, loc="lower left", bbox_to_anchor=(0, 1.01), borderaxespad=0,
             ncols=-(-len(handles) // legend_rows), columnspacing=1.0, handlelength=1.6)
-    if own:
-        footer(fig, warning_lines(frame, labels_of(frame, labels)), gid="sensitivity-warnings")
+    if own:  # the level the frame states, and its warnings
+        bars = [f"Bars: paired {level(frame)}s of the difference from the default."] \
+            if "confidence_level" in frame.attrs else []
+        footer(fig, bars + warning_lines(frame, labels_of(frame, labels)), gid="sensitivity-notes")
     return fig

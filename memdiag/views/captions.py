@@ -30,12 +30,18 @@ def intervals(frame: pd.DataFrame, one: bool = False) -> str:
     >>> f = pd.DataFrame(); f.attrs.update(confidence_level=0.9, design="cluster", n_clusters=10)
     >>> intervals(f), intervals(f, one=True)
     ('90% intervals (cluster design, 10 clusters)', '90% interval (cluster design, 10 clusters)')
+    >>> f.attrs["n_clusters"] = [10, 9, 10]  # a by= frame
+    >>> intervals(f)
+    '90% intervals (cluster design, 9–10 clusters)'
     """
     attrs = frame.attrs
     design = attrs.get("design")
     where = ""
     if design:
         clusters = attrs.get("n_clusters")
+        if isinstance(clusters, (list, tuple)):  # a by= frame: each group its own clusters
+            low, high = min(clusters, default=0), max(clusters, default=0)
+            clusters = f"{low}–{high}" if low != high else low
         where = f" ({design} design" + (f", {clusters} clusters" if clusters and design in CLUSTER_DESIGNS else "") + ")"
     return f"{level(frame)}{'' if one else 's'}{where}"
 

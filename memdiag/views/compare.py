@@ -62,8 +62,9 @@ def _forest(inputs: Inputs, *, metric: str, by: str | None, arrange: str) -> Sho
         text = (f"{what} with its {intervals(table, one=True)}; filled markers: {significance(table)} over the "
                 f"comparisons with {reference}.")
     else:
-        text = (f"{what} within each {by} with its {intervals(table, one=True)}, under a heading naming the {by} "
-                f"(a category by its integer and name); filled markers: {significance(table)} within the {by}.")
+        heading = "the category's integer and name" if by == "category" else f"the {by}"
+        text = (f"{what} within each {by} with its {intervals(table, one=True)}, under a heading with {heading}; "
+                f"filled markers: {significance(table)} within the {by}.")
     warned = warnings_of(drawn)
     return Shown("forest", {table_name(by): table},
                  partial(plots.forest, drawn, reference=reference, all_systems=inputs.systems,

@@ -99,7 +99,8 @@ def _bubble(inputs: Inputs, *, cost: str | None, size: str | None) -> Shown:
     if len(table) < 2:
         raise Unavailable("bubble", f"fewer than two systems have a cost ({source})")
     table.attrs = {"notes": [f"cost: {source}"] + ([f"no cost for {', '.join(lacking)}: not drawn"] if lacking else [])}
-    drawn = with_warnings(accuracy, cluster_warnings(inputs, list(table["system"])))
+    reference = inputs.reference if inputs.reference in prepared.systems else None
+    drawn = with_warnings(accuracy, cluster_warnings(inputs, list(table["system"]), reference))
     area = f"bubble area ∝ {size.replace('_', ' ')}" if size else "equal bubbles: no store size reported"
     text = (f"Accuracy with its {intervals(accuracy, one=True)} against {cost.replace('_', ' ')} ({source}); {area}; "
             "the dashed step line is the Pareto front.")
