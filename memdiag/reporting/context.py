@@ -26,7 +26,7 @@ from memdiag.panel.verdicts import check
 from memdiag.plots._jobs import Draw, FigureJobs
 from memdiag.plots._reading import alpha_text, level_alpha
 from memdiag.reporting.provenance import Settings
-from memdiag.views import VIEWS, Inputs, Shown
+from memdiag.views import VIEWS, Inputs, Shown, Unavailable
 
 
 @dataclass
@@ -168,6 +168,17 @@ TABLE_TITLES: dict[str, str] = {
 def omit(section: Section, why: str) -> Section:
     """``section`` omitted, with the one line saying why."""
     section.omitted = why
+    return section
+
+
+def with_view(ctx: Context, section: Section, kind: str, name: str | None = None, **parameters: object) -> Section:
+    """``section`` showing the view ``kind`` (its tables and its figure, named ``name``), or omitted
+    with the reason the data cannot support the view."""
+    try:
+        shown = ctx.view(kind, **parameters)
+    except Unavailable as error:
+        return omit(section, error.reason)
+    section.show(shown, name)
     return section
 
 

@@ -15,8 +15,7 @@ from memdiag.analyses.costs import (
     system_costs,
 )
 from memdiag.analyses.evidence import evidence, evidence_length, path_given_result
-from memdiag.reporting.context import Context, Section, omit
-from memdiag.views import Unavailable
+from memdiag.reporting.context import Context, Section, omit, with_view
 from memdiag.views.compare import labelled_systems
 
 
@@ -56,12 +55,7 @@ def store_gap_section(ctx: Context) -> Section:
                       "everything it stored (complete store) and the shared raw-evidence control: how much "
                       "better access recovers and the gap that remains (Raw-RAG paper §5.3, Figure 5, "
                       "Table 29).")
-    try:
-        shown = ctx.view("store-gap")
-    except Unavailable as error:
-        return omit(section, error.reason)
-    section.show(shown, "store_gap")
-    return section
+    return with_view(ctx, section, "store-gap", "store_gap")
 
 
 def costs_section(ctx: Context) -> Section:
@@ -70,12 +64,7 @@ def costs_section(ctx: Context) -> Section:
                       "Each system's accuracy (with its interval) against its cost per query, the "
                       "bubble area giving the memory-store size where known, and the Pareto front "
                       "(SPEC §8; Memory Tax review, Figure 1).")
-    try:
-        shown = ctx.view("bubble")
-    except Unavailable as error:
-        return omit(section, error.reason)
-    section.show(shown, "bubble")
-    return section
+    return with_view(ctx, section, "bubble", "bubble")
 
 
 def efficiency_section(ctx: Context) -> Section:

@@ -13,7 +13,7 @@ from memdiag.analyses.power import comparison_power
 from memdiag.analyses.replay import replay
 from memdiag.audit import audit_independence, leaderboard, rank_stability
 from memdiag.core.notes import with_code
-from memdiag.reporting.context import Context, Section, omit
+from memdiag.reporting.context import Context, Section, omit, with_view
 from memdiag.views import Unavailable
 
 
@@ -94,12 +94,7 @@ def sensitivity_section(ctx: Context) -> Section:
                       "Each setting of a swept parameter (runs named PARAM=VALUE) against the default setting — "
                       "the reference — with paired intervals, and the score of each setting (Raw-RAG paper "
                       "Figure 4, C.6).")
-    try:
-        shown = ctx.view("sensitivity")
-    except Unavailable as error:
-        return omit(section, error.reason)
-    section.show(shown, "sensitivity")
-    return section
+    return with_view(ctx, section, "sensitivity")
 
 
 def clustering_section(ctx: Context) -> Section:
