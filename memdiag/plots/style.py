@@ -368,6 +368,11 @@ def text_size(text: str, fontsize: float = SMALL_FONT_SIZE, weight: str = "norma
     return width, len(lines) * fontsize * LINE_SPACING / 72
 
 
+#: How far the summed width of a line's words may be from its measured width: :func:`wrap` measures
+#: a whole line only when the sum is this close (as a fraction) to the width it must fit.
+_ESTIMATE_MARGIN = 0.05
+
+
 def wrap(text: str, width: float, fontsize: float = SMALL_FONT_SIZE) -> str:
     """``text`` broken at spaces into lines no wider than ``width`` inches (a word wider than the
     width is broken after its separators, :func:`break_label`).
@@ -375,19 +380,28 @@ def wrap(text: str, width: float, fontsize: float = SMALL_FONT_SIZE) -> str:
     >>> wrap("grey circle: queries the reference answers", 1.2)
     'grey circle: queries the\\nreference answers'
     """
+    def wider(candidate: str, estimate: float) -> bool:
+        # the sum of the pieces' widths is within a few percent of the line's: only a line near
+        # the width is measured whole (measuring every growing line costs quadratic time)
+        if abs(estimate - width) > _ESTIMATE_MARGIN * width:
+            return estimate > width
+        return text_size(candidate, fontsize)[0] > width
+
     lines: list[str] = []
     for paragraph in text.split("\n"):
-        line = ""
+        line, estimate = "", 0.0
         for word in paragraph.split(" "):
-            candidate = f"{line} {word}" if line else word
-            if line and text_size(candidate, fontsize)[0] > width:
+            piece = f" {word}" if line else word
+            grown = estimate + text_size(piece, fontsize)[0]
+            if line and wider(line + piece, grown):
                 lines.append(line)
-                line = word
+                line, estimate = word, text_size(word, fontsize)[0]
             else:
-                line = candidate
-            if text_size(line, fontsize)[0] > width:  # a word wider than the width: break it
+                line, estimate = line + piece, grown
+            if wider(line, estimate):  # a word wider than the width: break it
                 *full, line = break_label(line, width, fontsize).split("\n")
                 lines += full
+                estimate = text_size(line, fontsize)[0]
         lines.append(line)
     return "\n".join(lines)
 
