@@ -22,7 +22,7 @@ __version__ = "0.3.0"
 _WHERE: dict[str, str] = {
     name: module
     for module, names in {
-        "memdiag.plots": ("plot",),
+        "memdiag.views": ("plot",),
         "memdiag.measurement.agreement": ("agreement", "missing_verdict_effect"),
         "memdiag.analyses.attribution": ("attribute_change",),
         "memdiag.analyses.augmentation": ("augmentation",),
@@ -104,7 +104,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
-    from memdiag import plots as plot
+    from memdiag import views as plot
     from memdiag.analyses.attribution import attribute_change
     from memdiag.analyses.augmentation import augmentation
     from memdiag.analyses.clusters import cluster_accuracy

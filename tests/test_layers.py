@@ -27,6 +27,7 @@ LAYERS: dict[str, int] = {
     "audit": 8,            # claims, aggregates, rankings, published numbers
     "tables": 9,           # result frames -> text tables
     "plots": 10,           # result frames -> figures
+    "views": 11,           # one view per diagnostic: its result, figure and caption (plot, report, md.plot)
     "reporting": 12,       # a whole analysis -> a folder
     "cli": 13,             # the memdiag command
 }

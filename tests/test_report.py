@@ -26,12 +26,12 @@ EXAMPLE = REPO / "data" / "example"
 
 FIGURES = ("venn", "venn3", "forest", "forest_by_category", "matrix", "evidence_matrix", "bubble", "ingestion",
            "mutation_rates", "write_actions")
-TABLES = ("inputs", "validation", "scores", "accuracy", "flows", "flows_by_category", "augmentation", "pairwise",
+TABLES = ("answers", "inputs", "validation", "scores", "accuracy", "flows", "flows_by_category", "augmentation", "pairwise",
           "pairwise_vs_reference", "omnibus", "rank_stability", "power", "independence", "contrasts_by_category",
           "leaderboard", "evidence", "evidence_omnibus", "evidence_pairs", "evidence_length", "costs", "cost_summary",
           "cost_ratios", "system_costs", "ingestion",
           "agreement", "write_audit", "claims")
-SECTIONS = ("Data and validation", "Official scores", "Memory benefit and tax against raw-rag", "Source augmentation",
+SECTIONS = ("Answers: each system against raw-rag", "Data and validation", "Official scores", "Memory benefit and tax against raw-rag", "Source augmentation",
             "Pairwise tests, omnibus and ranking", "Clustered queries: which iid conclusions survive",
             "Per-category differences and ties with the best", "Evidence diagnostics", "Cost and accuracy",
             "Cost and latency",
@@ -135,7 +135,7 @@ def test_report_md_says_every_note_once_most_severe_first(demo):
     repeated = sorted({line for line in notes if notes.count(line) > 1})
     assert not repeated, repeated
     start = lines.index("Notes shared by several tables (each said once, here):")
-    headings = [line for line in lines[start:lines.index("## 1. Data and validation")] if line.endswith(":")]
+    headings = [line for line in lines[start:lines.index("## 2. Data and validation")] if line.endswith(":")]
     order = ["Warnings:", "Cautions:", "Information:"]
     assert headings[1:] == sorted(headings[1:], key=order.index) and "Information:" in headings
     shared = [line for line in lines[start:] if re.search(r" \(applies to \d+ tables\)$", line)]
@@ -410,8 +410,8 @@ def test_sections_without_data_are_omitted_with_one_line(small_report):
                        ("Write-action audit", "no memory decision log"), ("Claims audit", "no claims file"),
                        ("Judge error: corrected scores and differences", "no calibration labels"),
                        ("Across settings: pooled differences and the u-of-N count", "one setting")]:
-        assert re.search(rf"^\*{title} — omitted: [^\n]*{re.escape(why)}[^\n]*\*$", text, re.M), title
-    assert "## 4. Pairwise tests, omnibus and ranking" in text
+        assert re.search(rf"^\*{title} — omitted: [^\n]*{re.escape(why)}[^\n]*\*$", text, re.MULTILINE), title
+    assert "## 5. Pairwise tests, omnibus and ranking" in text
     doc = json.loads((small_report / "analysis.json").read_text(encoding="utf-8"))
     assert [s["key"] for s in doc["sections"] if s["omitted"]] == ["augmentation", "sensitivity", "evidence",
                                                                    "store_gap", "costs", "efficiency", "agreement",

@@ -244,13 +244,13 @@ def test_readme_quotes_the_augmentation_numbers_of_the_example(example):
 
 
 def test_the_reports_sweep_is_the_runs_of_the_references_system_and_parameter():
-    from memdiag.reporting.sections import _sweep
+    from memdiag.views.sweeps import sweep
 
     systems = ("raw-rag final_k=5", "raw-rag final_k=15", "raw-rag final_k=30", "mem0 final_k=5", "zep")
-    assert _sweep(systems, "raw-rag final_k=15") == ("final_k", "15",
-                                                     ["raw-rag final_k=5", "raw-rag final_k=15", "raw-rag final_k=30"])
-    assert _sweep(systems, "zep") is None                   # the reference is no setting
-    assert _sweep(systems[:2], "raw-rag final_k=15") is None  # one other setting is no sweep
+    assert sweep(systems, "raw-rag final_k=15") == ("final_k", "15",
+                                                    ["raw-rag final_k=5", "raw-rag final_k=15", "raw-rag final_k=30"])
+    assert sweep(systems, "zep") is None                   # the reference is no setting
+    assert sweep(systems[:2], "raw-rag final_k=15") is None  # one other setting is no sweep
 
 
 def test_report_cost_section_without_a_pair_to_compare_keeps_its_table(tmp_path):

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 
 from memdiag.core.escape import one_line
 
@@ -193,3 +194,47 @@ def name_key(labels: Mapping[str, str], aliases: Mapping[str, str] | None = None
     pairs = [f"{label} = {one_line(system)}" for system, label in labels.items()
              if label != one_line(system) and system not in aliases]  # names drawn as data, too
     return f"Names: {'; '.join(pairs)}." if pairs else ""
+
+
+#: Characters that continue a system name in running text: a name with one of these beside it is part
+#: of a longer token (``mem0`` in ``mem0+raw``, ``rag`` in ``raw-rag``), not that name.
+_NAME_CHARS = r"\w+\-/@=."
+
+
+@lru_cache(maxsize=64)
+def _names_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
+    alternatives = "|".join(re.escape(n) for n in sorted(names, key=lambda n: (-len(n), n)))
+    return re.compile(rf"(?<![{_NAME_CHARS}])(?:{alternatives})(?![{_NAME_CHARS.replace('.', '')}]|\.\w)")
+
+
+def in_text(text: str, labels: Mapping[str, str] | None) -> str:
+    """``text`` with every system name that stands as a whole token replaced by its label.
+
+    How a title, a sentence, a caption or a note names a system for people: a name counts where
+    the characters on either side of it are not word characters or the name characters
+    ``+ - / @ = .`` (a full stop that ends a sentence does not join the name), and longer names
+    are matched first, so ``mem0+raw`` is never read as ``mem0`` nor ``raw-rag`` as ``rag``.
+
+    Parameters
+    ----------
+    text
+        Any text for people.
+    labels
+        ``{system: label}``; None or empty: ``text`` as it is.
+
+    Returns
+    -------
+    str
+        The text with the labels in place of the names.
+
+    Examples
+    --------
+    >>> in_text("mem0 − raw-rag: mem0+raw beats rag.", {"mem0": "Mem0", "raw-rag": "RAG", "rag": "R"})
+    'Mem0 − RAG: mem0+raw beats R.'
+    >>> in_text("the reference raw-rag's conv-3 (0/12)", {"raw-rag": "RAG"})
+    "the reference RAG's conv-3 (0/12)"
+    """
+    changed = {str(k): str(v) for k, v in (labels or {}).items() if str(k) and str(k) != str(v)}
+    if not changed or not text:
+        return text
+    return _names_pattern(tuple(sorted(changed))).sub(lambda m: changed[m.group(0)], text)

@@ -4,7 +4,9 @@ STYLE: a figure never writes "Holm" (or 95%, or a test's name) unless the frame'
 columns say so (:mod:`memdiag.core.provenance`). These helpers turn ``attrs["correction"]``,
 ``attrs["confidence_level"]``, the p-value columns and the ``test`` column into the words of
 legends and axis labels, and fail soft: a frame without the key gets neutral wording ("adjusted
-p", "interval").
+p", "interval"). The significance level of markers and stars is α = 1 − the frame's confidence
+level (:func:`alpha`), and the warnings attached to a result (its notes of severity
+``"warning"``) are lines of the figure that draws it (:func:`warning_lines`).
 """
 
 from __future__ import annotations
@@ -16,8 +18,11 @@ import pandas as pd
 
 from memdiag.core.checks import CORRECTION_NAMES
 from memdiag.core.escape import one_line
+from memdiag.core.notes import most_severe_first
+from memdiag.plots._names import in_text
 
-#: Significance level of the markers and stars (a frame's ``attrs["alpha"]`` overrides it).
+#: Significance level of the markers and stars of a frame that states neither ``attrs["alpha"]``
+#: nor ``attrs["confidence_level"]``.
 ALPHA = 0.05
 #: Short names for column headers.
 CORRECTION_SHORT: dict[str, str] = {"holm": "Holm", "bonferroni": "Bonferroni", "fdr_bh": "BH"}
@@ -27,9 +32,50 @@ MINUS = "\u2212"
 
 
 def alpha(frame: pd.DataFrame) -> float:
-    """The significance level: ``attrs["alpha"]`` when set, else 0.05."""
-    return float(frame.attrs.get("alpha", ALPHA))
+    """The significance level: ``attrs["alpha"]`` when set, else 1 − ``attrs["confidence_level"]``
+    (the level the frame's intervals and tests were made at), else 0.05.
 
+    >>> f = pd.DataFrame(); f.attrs["confidence_level"] = 0.9
+    >>> alpha(f), alpha(pd.DataFrame())
+    (0.1, 0.05)
+    """
+    if "alpha" in frame.attrs:
+        return float(frame.attrs["alpha"])
+    value = frame.attrs.get("confidence_level")
+    return ALPHA if value is None else level_alpha(value)
+
+
+def level_alpha(confidence_level: float) -> float:
+    """α = 1 − the confidence level, without the binary rounding error (``1 - 0.95`` is
+    0.050000000000000044; this is 0.05).
+
+    >>> level_alpha(0.95), level_alpha(0.9), level_alpha(0.99)
+    (0.05, 0.1, 0.01)
+    """
+    return round(1.0 - float(confidence_level), 12)
+
+
+def alpha_text(value: float) -> str:
+    """α as a text states it: two decimals (``0.05``, ``0.10``), more only when two would change it.
+
+    >>> [alpha_text(a) for a in (0.05, 0.1, 0.01, 0.001, 0.0025, 0.2)]
+    ['0.05', '0.10', '0.01', '0.001', '0.0025', '0.20']
+    """
+    text = f"{value:.2f}"
+    return text if float(text) == value else f"{value:g}"
+
+
+def warning_lines(frame: pd.DataFrame, labels: Mapping[str, str] | None = None) -> list[str]:
+    """The warnings attached to a result — its notes of severity ``"warning"``, each once — as the
+    lines a figure drawing it adds to its notes (``"Warning: ..."``), the systems under their labels.
+
+    >>> from memdiag.core.notes import Note
+    >>> f = pd.DataFrame(); f.attrs["notes"] = ["B = 200", Note("rag fails conv-3", severity="warning")]
+    >>> warning_lines(f, {"rag": "RAG"})
+    ['Warning: RAG fails conv-3']
+    """
+    return [f"Warning: {in_text(one_line(str(n)), labels)}" for n in most_severe_first(frame.attrs.get("notes", []))
+            if n.severity == "warning"]
 
 def labels_of(frame: pd.DataFrame, labels: Mapping[str, str] | None) -> dict[str, str] | None:
     """The aliases to draw: ``labels`` when given, else ``frame.attrs["labels"]`` (or None)."""

@@ -28,7 +28,7 @@ from matplotlib.transforms import Bbox
 from memdiag.errors import VerdictError
 from memdiag.plots._labels import FAR_RINGS, place_labels
 from memdiag.plots._names import name_key
-from memdiag.plots._reading import labels_of, level
+from memdiag.plots._reading import labels_of, level, warning_lines
 from memdiag.plots.style import (
     ONE_COLUMN,
     REFERENCE_COLOR,
@@ -327,7 +327,7 @@ def bubble(
         _size_legend(ax, sizes, largest, size)
     order = sorted(range(len(names)), key=lambda i: (names[i] != reference, -y[i], x[i]))
     key = "; ".join(f"{k + 1} = {styles[names[i]].label}" for k, i in enumerate(order)) + "."
-    notes.append(name_key({s: styles[s].label for s in names}, aliases))
+    notes += [name_key({s: styles[s].label for s in names}, aliases), *warning_lines(scores_frame, aliases)]
     plot_height = fig.get_size_inches()[1]
     if own_figure:
         _reserve(fig, plot_height, notes)

@@ -15,7 +15,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from memdiag.plots._names import name_key
-from memdiag.plots._reading import labels_of
+from memdiag.plots._reading import alpha_text, labels_of, level_alpha, warning_lines
 from memdiag.plots.style import (
     ONE_COLUMN,
     SMALL_FONT_SIZE,
@@ -111,9 +111,10 @@ def critical_difference(frame: pd.DataFrame, ax: Axes | None = None, all_systems
         str(frame.attrs.get("method", "")), "the pairwise tests")
     level = frame.attrs.get("confidence_level")
     note = (f"Mean rank over {int(frame['n_settings'].iloc[0])} settings (1 = best); bars join systems "
-            f"not shown to differ ({method}" + (f", α = {1 - level:g}" if level else "") + ")."
+            f"not shown to differ ({method}" + (f", α = {alpha_text(level_alpha(level))}" if level else "") + ")."
             if "n_settings" in frame else "")
-    note = " ".join(t for t in (note, name_key({s: styles[s].label for s in names}, aliases)) if t)
+    note = " ".join(t for t in (note, name_key({s: styles[s].label for s in names}, aliases),
+                                *warning_lines(frame, aliases)) if t)
     new = ax is None
     height = top + 0.12 + _ROW * (left + 0.5) + 0.06 * n_groups + (note_height([note], ONE_COLUMN) if new else 0)
     fig, ax = figure_and_axes(ax, ONE_COLUMN, height)

@@ -4,8 +4,9 @@ One row per comparison, sorted by effect (largest on top) or in a given order: t
 points as a marker, its interval as a bar with end caps drawn *over* the marker (so a narrow
 interval stays visible), a dashed zero line, and beside the plot the estimate with its interval
 and the adjusted p-value as text. Significance has one encoding, stated in the legend: a filled
-marker when the family-adjusted p is below 0.05, hollow otherwise; the adjustment named is the
-one in the frame's ``attrs["correction"]``. When one effect dwarfs the rest (the widest gap
+marker when the family-adjusted p is below α = 1 − the frame's confidence level, hollow
+otherwise; the adjustment named is the one in the frame's ``attrs["correction"]``. The warnings
+attached to the frame (notes of severity ``"warning"``) are printed under the plot. When one effect dwarfs the rest (the widest gap
 between the intervals is over half the range) the axis is split in two at the gap, on one scale.
 A ``compare(..., by=)`` frame is drawn group by group under headings that give the category
 integer beside its name — stacked, or as small multiples on one x scale (one panel per group)
@@ -31,6 +32,7 @@ from memdiag.plots._names import name_key
 from memdiag.plots._reading import (
     adjusted_p_column,
     alpha,
+    alpha_text,
     correction,
     group_label,
     labels_of,
@@ -38,6 +40,7 @@ from memdiag.plots._reading import (
     named_tests,
     p_header,
     p_text,
+    warning_lines,
 )
 from memdiag.plots.style import (
     FONT_SIZE,
@@ -287,7 +290,8 @@ def forest(
 
     Notes
     -----
-    Filled marker: adjusted p < 0.05 over the family of the compare call (paper C.6; within each
+    Filled marker: adjusted p < α (``attrs["alpha"]``, else 1 − ``attrs["confidence_level"]``, else
+    0.05) over the family of the compare call (paper C.6; within each
     group for a ``by=`` frame, as the notes say), the adjustment read from ``attrs["correction"]``; the bars are the frame's intervals at
     ``attrs["confidence_level"]``, per comparison. SPEC §5 and §8.
 
@@ -322,7 +326,7 @@ def forest(
     if missing:
         raise ValueError(f"system(s) {', '.join(missing)} are not in all_systems.")
     content = _content(compare_frame, rows, reference, styles,
-                       name_key({s: styles[s].label for s in present}, aliases))
+                       name_key({s: styles[s].label for s in present}, aliases), aliases)
     if layout not in LAYOUTS:
         raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}, not {layout!r}.")
     grid = "group" in rows and (layout == "grid" or (layout == "auto" and _ROW * content.slots > PAGE_PLOT_HEIGHT))
@@ -386,7 +390,7 @@ def _family_note(frame: pd.DataFrame, adjusted: str, tests: str) -> str:
 
 
 def _content(frame: pd.DataFrame, rows: pd.DataFrame, reference: str | None, styles: dict,
-             key: str) -> _Content:
+             key: str, aliases: Mapping[str, str] | None) -> _Content:
     pairwise = reference is None
     grouped = "group" in rows
     names = [f"{a} {MINUS} {b}" if pairwise else a for a, b in zip(rows["system"], rows["other"])]
@@ -417,8 +421,8 @@ def _content(frame: pd.DataFrame, rows: pd.DataFrame, reference: str | None, sty
     if grouped and "category_id" in rows and frame.attrs.get("convention"):
         notes.append(f"Categories: the dataset's integers with the {frame.attrs['convention']} names "
                      "(SPEC §6.2).")
-    notes.append(key)
-    legend = [f"{adjusted} < {threshold:g}", "not significant"]
+    notes += [key, *warning_lines(frame, aliases)]
+    legend = [f"{adjusted} < {alpha_text(threshold)}", "not significant"]
     return _Content(rows, shown, colors, y, slots, heads, headers, columns, widths, xlabel, legend,
                     notes, threshold)
 
@@ -458,7 +462,7 @@ def _own_figure(c: _Content) -> Figure:
                   [text_size(text, weight="bold")[0] - 0.06 for _, text, _ in c.heads])
     text_w = _MARGIN + label_w + 0.06 + _GAP + sum(w + _GAP for w in c.widths) + _MARGIN
     width = at_least(ONE_COLUMN if text_w + _MIN_PLOT <= ONE_COLUMN else
-                     TWO_COLUMN if text_w + _MIN_PLOT <= TWO_COLUMN else text_w + _MIN_PLOT)
+                     max(TWO_COLUMN, text_w + _MIN_PLOT))
     plot_w = width - text_w
     left = _MARGIN + label_w + 0.06
     middle = left + plot_w / 2  # the x label is centred under the plot and stays in the figure

@@ -20,7 +20,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator
 
 from memdiag.plots._names import name_key
-from memdiag.plots._reading import labels_of
+from memdiag.plots._reading import labels_of, warning_lines
 from memdiag.plots.style import (
     FONT_SIZE,
     ONE_COLUMN,
@@ -181,7 +181,8 @@ def ingestion(
              + (f" (stopped at item {int(i):,})" if i < longest else "")
              for s, t, i in zip(present, finals, ends["item"])]
     key = name_key({s: styles[s].label for s in present}, aliases)
-    notes = [key, "×: the run stopped before the last item." if (ends["item"] < longest).any() else ""]
+    notes = [key, "×: the run stopped before the last item." if (ends["item"] < longest).any() else "",
+             *warning_lines(curve, aliases)]
     if ax is not None:
         fig = root_figure(ax)
         _draw(ax, curve, present, styles, size, log, longest, reference)

@@ -12,8 +12,8 @@ fit two columns the intervals are left out (the notes say so) before the figure 
 The star and the interval always come from the same adjustment: when the frame carries
 family-adjusted intervals (``ci_low_adj``, ``ci_high_adj``) they are drawn with a star for the
 adjusted p (``p_adj``); otherwise the per-comparison intervals are drawn with a star for the
-per-comparison p (``p``) and the cell text is **bold** when the family-adjusted p is below 0.05
-too. The notes under the matrix name the test and the adjustment as the frame's ``test`` column
+per-comparison p (``p``) and the cell text is **bold** when the family-adjusted p is below α
+too (α = 1 − the frame's confidence level). The notes under the matrix name the test and the adjustment as the frame's ``test`` column
 and ``attrs["correction"]`` give them. The frames are :func:`memdiag.analyses.compare` outputs with
 ``pairs="all"``; the function only orients and draws them.
 """
@@ -37,10 +37,12 @@ from memdiag.plots._names import name_key
 from memdiag.plots._reading import (
     adjusted_p_column,
     alpha,
+    alpha_text,
     correction,
     labels_of,
     level,
     named_tests,
+    warning_lines,
 )
 from memdiag.plots.style import (
     MINUS,
@@ -116,15 +118,15 @@ def reading(frame: pd.DataFrame) -> Reading:
     head = f"Cell: row {MINUS} column, points [{level(frame)}]. "
     if {"ci_low_adj", "ci_high_adj"} <= set(frame.columns) and family is not None:
         return Reading("ci_low_adj", "ci_high_adj", family, None,
-                       f"{head}Intervals and * ({correction(frame)} < {a:g}) adjusted over the "
+                       f"{head}Intervals and * ({correction(frame)} < {alpha_text(a)}) adjusted over the "
                        f"{pairs}.{test}")
     if "p" in frame.columns:
-        bold = (f"; bold: {correction(frame)} < {a:g} over the {pairs}"
+        bold = (f"; bold: {correction(frame)} < {alpha_text(a)} over the {pairs}"
                 if family is not None else "")
         return Reading("ci_low", "ci_high", "p", family,
-                       f"{head}* p < {a:g} per comparison, as the intervals{bold}.{test}")
+                       f"{head}* p < {alpha_text(a)} per comparison, as the intervals{bold}.{test}")
     return Reading("ci_low", "ci_high", family, None,
-                   f"{head}* {correction(frame)} < {a:g} over the {pairs}; the intervals are per "
+                   f"{head}* {correction(frame)} < {alpha_text(a)} over the {pairs}; the intervals are per "
                    f"comparison (the frame has no per-comparison p).{test}")
 
 
@@ -298,17 +300,19 @@ def matrix(
     notes = [f"Upper triangle: {metric[0]}; lower triangle: {metric[1]}." if two
              else f"Both triangles: {metric[0]}, each cell read row {MINUS} column."]
     notes += [r.legend for i, r in enumerate(reads) if i == 0 or r.legend != reads[0].legend]
-    notes.append(name_key({s: styles[s].label for s in names}, aliases))
+    key = name_key({s: styles[s].label for s in names}, aliases)
+    warned = list(dict.fromkeys(w for f in frames for w in warning_lines(f, aliases)))
     short = "Intervals left out for space: see the pairwise table."
     if ax is None:
-        fig, ax, interval, bars = _layout(k, texts, tick, notes + [short], bar_labels)
+        fig, ax, interval, bars = _layout(k, texts, tick, notes + [short, key, *warned], bar_labels)
     else:
         fig, bars = root_figure(ax), [None] * len(scales)
         interval = _fit_axes(fig, ax, k, texts)
     if not interval:
         for f in frames:  # the legend no longer promises intervals
             notes = [n.replace(f"points [{level(f)}]", "points") for n in notes]
-        notes.insert(len(notes) - 1, short)
+        notes.append(short)
+    notes += [key, *warned]
     tidy_axes(ax)
     for tri, (cmap, norm) in enumerate(scales):
         grid = np.full((k, k), np.nan)
@@ -367,7 +371,7 @@ def _layout(k: int, texts: Mapping, ticks: Sequence[str], notes: Sequence[str],
             break
     label_w = [text_size(_bar_label(b))[0] for b in bar_labels]
     need = max(side + k * max(cell_w, tick_h + 0.04) + _MARGIN, max(label_w) + 2 * _MARGIN)
-    width = at_least(ONE_COLUMN if need <= ONE_COLUMN else TWO_COLUMN if need <= TWO_COLUMN else need)
+    width = at_least(ONE_COLUMN if need <= ONE_COLUMN else max(TWO_COLUMN, need))
     cell_w = (width - side - _MARGIN) / k  # spread into the chosen width
     cell_h = max(min(max(cell_h, 0.7 * cell_w), cell_h + 0.12, 0.6), tick_h + 0.04)
     bar_w = [max(min(2.2, width - 2 * _MARGIN), w) for w in label_w]

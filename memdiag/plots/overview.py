@@ -22,7 +22,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from memdiag.plots._names import name_key
-from memdiag.plots._reading import labels_of, level
+from memdiag.plots._reading import labels_of, level, warning_lines
 from memdiag.plots.style import (
     ONE_COLUMN,
     SMALL_FONT_SIZE,
@@ -162,7 +162,7 @@ def overview(
     shown = [styles[s].label for s in order]
     label_w = max(text_size(t)[0] for t in shown)
     need = 2 * _MARGIN + label_w + 0.08 + ncols * _MIN_PANEL + (ncols - 1) * _GAP
-    width = at_least(ONE_COLUMN if need <= ONE_COLUMN else TWO_COLUMN if need <= TWO_COLUMN else need)
+    width = at_least(ONE_COLUMN if need <= ONE_COLUMN else max(TWO_COLUMN, need))
     panel_w = (width - 2 * _MARGIN - label_w - 0.08 - (ncols - 1) * _GAP) / ncols
     if pooled is not None:
         ref = str(pooled["reference"].iloc[0])
@@ -173,7 +173,8 @@ def overview(
     notes = [f"Dots: official scores (points); bars: {level(frame)}s; each panel on its own scale. "
              "Systems in order of their mean rank over the settings they were run in; the best score of each "
              "panel is written.",
-             name_key({s: styles[s].label for s in order}, aliases)]
+             name_key({s: styles[s].label for s in order}, aliases),
+             *dict.fromkeys(w for f in (frame, pooled) if f is not None for w in warning_lines(f, aliases))]
     if pooled is not None:
         methods = ", ".join(sorted({f"τ² {t}, {i} interval" for t, i in zip(pooled.get("tau2_method", []),
                                                                             pooled.get("interval", []))

@@ -19,7 +19,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import NullLocator
 
-from memdiag.plots._reading import labels_of
+from memdiag.plots._reading import labels_of, level, warning_lines
 from memdiag.plots.style import (
     ONE_COLUMN,
     PALETTE,
@@ -27,6 +27,7 @@ from memdiag.plots.style import (
     at_least,
     break_label,
     figure_and_axes,
+    footer,
     new_figure,
     require,
     styled,
@@ -152,7 +153,7 @@ def sensitivity(
     legend_h = sum(max((text_size(e)[1] for e in entries[i::legend_rows]), default=0)
                    for i in range(legend_rows))  # an upper bound: every row as tall as its tallest
     base = (2.4 if len(names) <= 6 else 3.2) + legend_h + 0.05 * legend_rows
-    top = None
+    top, own = None, ax is None
     if ax is None and total and "estimate" in frame.columns and frame["estimate"].notna().any():
         fig = new_figure(width, base + 1.5)
         top, ax = fig.subplots(2, 1, sharex=True, height_ratios=(1.0, 1.3))
@@ -204,4 +205,8 @@ def sensitivity(
         (top if top is not None else ax).legend(
             handles=handles, loc="lower left", bbox_to_anchor=(0, 1.01), borderaxespad=0,
             ncols=-(-len(handles) // legend_rows), columnspacing=1.0, handlelength=1.6)
+    if own:  # the level the frame states, and its warnings
+        bars = [f"Bars: paired {level(frame)}s of the difference from the default."] \
+            if "confidence_level" in frame.attrs else []
+        footer(fig, bars + warning_lines(frame, labels_of(frame, labels)), gid="sensitivity-notes")
     return fig

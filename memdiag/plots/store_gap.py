@@ -23,7 +23,14 @@ from matplotlib.patches import Patch
 from matplotlib.transforms import blended_transform_factory
 
 from memdiag.plots._names import name_key
-from memdiag.plots._reading import correction, labels_of, level, p_header, p_text
+from memdiag.plots._reading import (
+    correction,
+    labels_of,
+    level,
+    p_header,
+    p_text,
+    warning_lines,
+)
 from memdiag.plots.style import (
     FONT_SIZE,
     ONE_COLUMN,
@@ -130,7 +137,7 @@ def store_gap(frame: pd.DataFrame, ax: Axes | None = None, all_systems: Sequence
     label_w = max(text_size(t)[0] for t in shown)
     text_w = _MARGIN + label_w + 0.06 + _GAP + sum(w + _GAP for w in widths) + _MARGIN
     width = at_least(ONE_COLUMN if text_w + _MIN_PLOT <= ONE_COLUMN else
-                     TWO_COLUMN if text_w + _MIN_PLOT <= TWO_COLUMN else text_w + _MIN_PLOT)
+                     max(TWO_COLUMN, text_w + _MIN_PLOT))
     plot_w = width - text_w
     left = _MARGIN + label_w + 0.06
     raw = float(rows["raw"].iloc[0])
@@ -142,7 +149,7 @@ def store_gap(frame: pd.DataFrame, ax: Axes | None = None, all_systems: Sequence
              f"differences with {level(frame)}s"
              + (f"; p: {tests + ', ' if tests else ''}{correction(frame).removesuffix(' p')} over the {len(rows)} "
                 "systems." if p_column else "."),
-             name_key({s: styles[s].label for s in present}, aliases)]
+             name_key({s: styles[s].label for s in present}, aliases), *warning_lines(frame, aliases)]
     header_h = max(text_size(h, weight="bold")[1] for h in headers) + 0.08
     legend_h = 0.2
     notes_h = note_height(notes, width)

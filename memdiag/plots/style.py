@@ -368,6 +368,11 @@ def text_size(text: str, fontsize: float = SMALL_FONT_SIZE, weight: str = "norma
     return width, len(lines) * fontsize * LINE_SPACING / 72
 
 
+#: How far the summed width of a line's words may be from its measured width: :func:`wrap` measures
+#: a whole line only when the sum is this close (as a fraction) to the width it must fit.
+_ESTIMATE_MARGIN = 0.05
+
+
 def wrap(text: str, width: float, fontsize: float = SMALL_FONT_SIZE) -> str:
     """``text`` broken at spaces into lines no wider than ``width`` inches (a word wider than the
     width is broken after its separators, :func:`break_label`).
@@ -375,19 +380,28 @@ def wrap(text: str, width: float, fontsize: float = SMALL_FONT_SIZE) -> str:
     >>> wrap("grey circle: queries the reference answers", 1.2)
     'grey circle: queries the\\nreference answers'
     """
+    def wider(candidate: str, estimate: float) -> bool:
+        # the sum of the pieces' widths is within a few percent of the line's: only a line near
+        # the width is measured whole (measuring every growing line costs quadratic time)
+        if abs(estimate - width) > _ESTIMATE_MARGIN * width:
+            return estimate > width
+        return text_size(candidate, fontsize)[0] > width
+
     lines: list[str] = []
     for paragraph in text.split("\n"):
-        line = ""
+        line, estimate = "", 0.0
         for word in paragraph.split(" "):
-            candidate = f"{line} {word}" if line else word
-            if line and text_size(candidate, fontsize)[0] > width:
+            piece = f" {word}" if line else word
+            grown = estimate + text_size(piece, fontsize)[0]
+            if line and wider(line + piece, grown):
                 lines.append(line)
-                line = word
+                line, estimate = word, text_size(word, fontsize)[0]
             else:
-                line = candidate
-            if text_size(line, fontsize)[0] > width:  # a word wider than the width: break it
+                line, estimate = line + piece, grown
+            if wider(line, estimate):  # a word wider than the width: break it
                 *full, line = break_label(line, width, fontsize).split("\n")
                 lines += full
+                estimate = text_size(line, fontsize)[0]
         lines.append(line)
     return "\n".join(lines)
 
@@ -433,6 +447,19 @@ def add_note(fig: Figure, lines: Sequence[str], width: float | None = None, y: f
     fig.text(0.06 / fig_w, (y + 0.04) / fig_h, text, ha="left", va="bottom",
              fontsize=SMALL_FONT_SIZE, gid=gid, linespacing=LINE_SPACING)
     return text_size(text)[1] + 0.08
+
+
+def footer(fig: Figure, lines: Sequence[str], gid: str = "footer") -> None:
+    """Write the non-empty ``lines`` (e.g. the warnings of the result drawn) under a figure the
+    constrained layout lays out: the figure grows by their height, so its plot keeps its size, and
+    they are its x label, wrapped to its width. Nothing when there are none."""
+    text = "\n".join(line for line in lines if line)
+    if not text:
+        return
+    width, height = fig.get_size_inches()
+    text = wrap(text, width - 0.12)
+    fig.set_size_inches(width, height + text_size(text)[1] + 0.08)
+    fig.supxlabel(text, fontsize=SMALL_FONT_SIZE, gid=gid, x=0.06 / width, ha="left", linespacing=LINE_SPACING)
 
 
 def note_height(lines: Sequence[str], width: float) -> float:

@@ -31,7 +31,7 @@ from matplotlib_venn.layout.venn3 import DefaultLayoutAlgorithm as _Venn3Layout
 
 from memdiag.plots._labels import overlap_area
 from memdiag.plots._names import name_key
-from memdiag.plots._reading import group_note, labels_of, level
+from memdiag.plots._reading import group_note, labels_of, level, warning_lines
 from memdiag.plots.style import (
     LINE_SPACING,
     MINUS,
@@ -369,7 +369,8 @@ def venn(
                  f"{_net_line(rows.loc[s], cell_w - 2 * _SIDE)}" for s in names}
     title_h = max(text_size(t, _TITLE_FONT)[1] for t in titles.values()) + 0.08
     notes = [_key(styles[reference].label, level(flows_frame), shared_scale, systems is None),
-             group_note(flows_frame), name_key({s: styles[s].label for s in [reference, *names]}, aliases)]
+             group_note(flows_frame), name_key({s: styles[s].label for s in [reference, *names]}, aliases),
+             *warning_lines(flows_frame, aliases)]
     key_h = note_height(notes, width)
     if fig is None:
         fig = new_figure(width, nrows * (title_h + _DIAGRAM_H + _BELOW_H) + key_h, constrained=False)
@@ -542,7 +543,8 @@ def venn3(
     ax.annotate(wrap(tax, fig.get_size_inches()[0] - 0.2), xy=(0.5, 0), xycoords=below, xytext=(0, -1),
                 textcoords="offset points", ha="center", va="top", fontsize=SMALL_FONT_SIZE, gid="venn3-tax")
     ax.set_title(f"n = {n} queries", fontsize=SMALL_FONT_SIZE + 1, gid="venn3-title")
-    key = name_key({s: styles[s].label for s in systems}, aliases)
+    key = "\n".join(t for t in (name_key({s: styles[s].label for s in systems}, aliases),
+                                 *warning_lines(verdicts, aliases)) if t)
     if key:
         fig.supxlabel(wrap(key, fig.get_size_inches()[0] - 0.12), fontsize=SMALL_FONT_SIZE,
                       gid="venn3-names")

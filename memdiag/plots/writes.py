@@ -21,12 +21,13 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
 
-from memdiag.plots._reading import level
+from memdiag.plots._reading import level, warning_lines
 from memdiag.plots.style import (
     ONE_COLUMN,
     TWO_COLUMN,
     at_least,
     figure_and_axes,
+    footer,
     plain,
     require,
     styled,
@@ -111,6 +112,7 @@ def mutation_rates(write_audit_frame: pd.DataFrame, ax: Axes | None = None) -> F
                          "(md.write_audit output).")
     clusters, overall = _sorted_clusters(write_audit_frame)
     k = len(clusters)
+    own = ax is None
     fig, ax = figure_and_axes(ax, at_least(ONE_COLUMN if k <= 8 else TWO_COLUMN), 2.8)
     tidy_axes(ax)
     x = np.arange(1, k + 1, dtype=float)
@@ -146,6 +148,8 @@ def mutation_rates(write_audit_frame: pd.DataFrame, ax: Axes | None = None) -> F
         ax.set_xlabel(f"clusters sorted by proposed rate (n = {k})")
     ax.legend(loc="lower left", bbox_to_anchor=(0, 1.01), ncols=2, borderaxespad=0,
               columnspacing=1.0, handlelength=1.8)  # above the axes, never over the data
+    if own:
+        footer(fig, warning_lines(write_audit_frame), gid="writes-warnings")
     return fig
 
 
@@ -216,6 +220,7 @@ def write_actions(write_audit_frame: pd.DataFrame, ax: Axes | None = None) -> Fi
     if "n_malformed" in rows and (rows["n_malformed"].astype(float) > 0).any():
         roles.append("malformed")
     k = len(rows)
+    own = ax is None
     fig, ax = figure_and_axes(ax, at_least(ONE_COLUMN if k <= 9 else TWO_COLUMN), 2.6)
     tidy_axes(ax)
     x = np.arange(k, dtype=float)
@@ -244,4 +249,6 @@ def write_actions(write_audit_frame: pd.DataFrame, ax: Axes | None = None) -> Fi
     ax.legend(loc="lower left", bbox_to_anchor=(0, 1.01), borderaxespad=0, columnspacing=1.0,
               handlelength=1.2,
               ncols=max(1, min(len(roles), int((fig.get_size_inches()[0] - 0.3) // entry))))
+    if own:
+        footer(fig, warning_lines(write_audit_frame), gid="writes-warnings")
     return fig

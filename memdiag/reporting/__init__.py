@@ -22,11 +22,13 @@ file in it is in its manifest (:mod:`~memdiag.reporting.publish`). Nothing in th
 same inputs and seed give byte-identical tables and analysis.json. :func:`demo` runs the whole
 report on the bundled ``data/example``.
 
-The package keeps one job per module: :mod:`~memdiag.reporting.sections` computes each section,
-:mod:`~memdiag.reporting.provenance` records the inputs and writes analysis.json,
-:mod:`~memdiag.reporting.render` writes Markdown, HTML (``templates/report.html.j2``), tables and
-figures, and :mod:`~memdiag.reporting.publish` stages the folder and renames it into place. This
-module holds the public functions and the run that ties them together.
+The package keeps one job per module: :mod:`~memdiag.reporting.context` holds what the sections
+read and return, :mod:`~memdiag.reporting.sections` computes each section (its figures and captions
+from the views, :mod:`memdiag.views`), :mod:`~memdiag.reporting.answers` reads from them the
+answers the report leads with, :mod:`~memdiag.reporting.provenance` records the inputs and writes
+analysis.json, :mod:`~memdiag.reporting.render` writes Markdown, HTML (``templates/report.html.j2``),
+tables and figures, and :mod:`~memdiag.reporting.publish` stages the folder and renames it into
+place. This module holds the public functions and the run that ties them together.
 """
 
 from __future__ import annotations
@@ -50,6 +52,8 @@ from memdiag.io.verdicts import read_verdicts
 from memdiag.io.write_log import read_write_log
 from memdiag.panel.schemes import Scheme
 from memdiag.plots._jobs import FigureJobs
+from memdiag.reporting.answers import answers_section
+from memdiag.reporting.context import Analysis, context, policies
 from memdiag.reporting.provenance import (
     ANALYSIS_FORMAT,
     Settings,
@@ -71,7 +75,7 @@ from memdiag.reporting.publish import (
     resolve_target,
 )
 from memdiag.reporting.render import _figure_files, _save_figures
-from memdiag.reporting.sections import SECTIONS, Analysis, _context, _policies
+from memdiag.reporting.sections import SECTIONS
 from memdiag.tables.aliases import aliases
 
 __all__ = ["demo", "report", "report_from_json"]
@@ -88,7 +92,7 @@ EXAMPLE = Path(__file__).resolve().parent.parent.parent / "data" / "example"
 def _analyse(df: pd.DataFrame, settings: Settings, inputs: dict, scheme: Scheme | None,
              systems_table, claims, write_log, bar: tqdm, ingestion_log=None,
              labels: Mapping[str, str] | None = None) -> Analysis:
-    ctx, why, n_queries = _context(df, settings, scheme, systems_table, claims, write_log, ingestion_log)
+    ctx, why, n_queries = context(df, settings, scheme, systems_table, claims, write_log, ingestion_log)
     ctx.labels = dict(labels or {})
     signature_attrs = {"scheme": scheme.name if scheme else None, "design": ctx.design,
                        "n_clusters": ctx.prepared.n_clusters,
@@ -107,6 +111,7 @@ def _analyse(df: pd.DataFrame, settings: Settings, inputs: dict, scheme: Scheme 
                     figures.submit(name, draw)
                 sections.append(section)
                 bar.update()
+            sections.insert(0, answers_section(sections, ctx))  # the answers lead, read from the sections
     except BaseException:
         figures.stop()
         raise
@@ -115,7 +120,7 @@ def _analyse(df: pd.DataFrame, settings: Settings, inputs: dict, scheme: Scheme 
         "settings": asdict(settings), "inputs": inputs,
         "design": {"used": ctx.design, "why": why},
         "systems": list(ctx.systems), "n_queries": n_queries,
-        "policies": _policies(ctx, why, n_queries),
+        "policies": policies(ctx, why, n_queries),
         "warnings": list(dict.fromkeys(str(w.message) for w in caught)),
     }
     return Analysis(sections, provenance, signature_attrs, figures, ctx.labels)

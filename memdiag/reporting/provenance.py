@@ -30,8 +30,8 @@ from memdiag.panel.cluster_labels import CLUSTER_MISSING
 from memdiag.panel.schemes import Scheme, get_scheme
 from memdiag.tables import render
 
-if TYPE_CHECKING:  # pragma: no cover - the type only; sections import this module
-    from memdiag.reporting.sections import Analysis
+if TYPE_CHECKING:  # pragma: no cover - the type only; the context imports this module
+    from memdiag.reporting.context import Analysis
 
 #: Version of the analysis.json layout read by :func:`report_from_json`.
 ANALYSIS_FORMAT = 1
@@ -336,6 +336,7 @@ def _analysis_json(analysis: Analysis, folder: Path) -> str:
                    for name, (_, caption) in section.figures.items()}
         replay = [f"replay/{name}" for name in REPLAY_FILES] if section.replay is not None else []
         sections.append({"key": section.key, "title": section.title, "sentence": section.sentence,
+                         **({"lines": section.lines} if section.lines else {}),
                          "omitted": section.omitted, "tables": tables, "figures": figures,
                          **({"replay": replay} if replay else {})})
     provenance = dict(analysis.provenance)

@@ -40,6 +40,7 @@ from tqdm import tqdm
 from memdiag import __version__
 from memdiag.io.outputs import identity, recorded
 from memdiag.io.signals import Interrupted, interruptible  # noqa: F401 - Interrupted: raised by report()
+from memdiag.reporting.context import Analysis
 from memdiag.reporting.provenance import _analysis_json
 from memdiag.reporting.render import (
     _html,
@@ -48,7 +49,6 @@ from memdiag.reporting.render import (
     _write_tables,
     _write_text,
 )
-from memdiag.reporting.sections import Analysis
 
 #: Writing steps after the analysis (for the progress bar).
 WRITE_STEPS: tuple[str, ...] = ("tables", "figures", "report")
