@@ -235,4 +235,4 @@ def test_plot_forest_layout_draws_small_multiples_and_needs_by(tmp_path):
     assert 'id="forest-estimate-header"' not in svg
     code, _, err = run("plot", "forest", VERDICTS, "--reference", "raw-rag", "--arrange", "grid",
                        "-o", str(tmp_path / "none.svg"))
-    assert code == 2 and "--arrange lays out the groups of --by" in err
+    assert code == 2 and "arrange= (--arrange) lays out the groups of by= (--by)" in err

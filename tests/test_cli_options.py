@@ -157,14 +157,15 @@ def baselines(f: dict[str, str]) -> dict[str, list[list[str]]]:
         "agreement": [["agreement", v, *res]],
         "plot venn": [[*plot, "venn", v, *r, *res, "--no-shared-scale", "--scheme", "locomo"]],
         "plot forest": [[*plot, "forest", v, *r, *res, "--by", "category", "--alias", "mem0=M", "--width", "page", "--arrange", "grid"]],
-        "plot matrix": [["plot", "matrix", v, *res, "--lower", "score", "-o", fig, "--force"]],
+        "plot matrix": [["plot", "matrix", v, *r, *res, "--lower", "score", "-o", fig, "--force"]],
+        "plot evidence-matrix": [[*plot, "evidence-matrix", v, *res]],
         "plot bubble": [[*plot, "bubble", v, *r, *res, "--systems-table", f["systems"], "--cost", "tokens_per_query",
                          "--size", "store_tokens"]],
-        "plot venn3": [[*plot, "venn3", v, *r, "--systems", "mem0"]],
+        "plot venn3": [[*plot, "venn3", v, *r, "--memory", "mem0", "--augmented", "mem0+raw"]],
         "plot overview": [[*plot, "overview", *r, *res, "--setting", f"one={v}", "--setting", f"two={v}"],
                           [*plot, "overview", f["settings"], *r, *res, "--pooled"]],
         "plot critical": [[*plot, "critical", f["settings"], "--ci", "0.9"]],
-        "plot writes": [[*plot, "writes", f["writes"]]],
+        "plot writes": [[*plot, "writes", f["writes"], "--ci", "0.9"]],
         "plot actions": [["plot", "actions", f["writes"], "-o", fig, "--force", "--width", "page"]],
         "plot ingestion": [[*plot, "ingestion", f["ingestion"], *r]],
         "plot sensitivity": [[*plot, "sensitivity", f["sweep"], "--default", "15", "--parameter", "final_k", *res]],
@@ -270,9 +271,9 @@ def test_plot_ci_sets_the_interval_drawn(files, tmp_path):
 
 
 def test_plot_figures_without_an_interval_offer_no_resampling_options(files, capsys):
-    code = cli.main(["plot", "writes", files["writes"], "--ci", "0.8", "-o", "x.png"])
-    assert code == 2 and capsys.readouterr().err == ("memdiag plot writes: error: unrecognized arguments: --ci 0.8 "
-                                                     "(see memdiag plot writes --help)\n")
+    code = cli.main(["plot", "actions", files["writes"], "--ci", "0.8", "-o", "x.png"])
+    assert code == 2 and capsys.readouterr().err == ("memdiag plot actions: error: unrecognized arguments: --ci 0.8 "
+                                                     "(see memdiag plot actions --help)\n")
 
 
 def _listed(help_text: str) -> set[str]:
@@ -295,22 +296,32 @@ def test_plot_kind_help_lists_exactly_the_options_of_the_kind(kind, capsys, monk
     assert _listed(_help(["plot", kind], capsys)) == options
     # and these are the options the kind reads (test_every_offered_option_is_read): here by name
     resampling = {"--design", "--resamples", "--seed", "--ci"}
-    no_interval = kind in ("venn3", "writes", "actions", "ingestion")
+    no_interval = kind in ("venn3", "actions", "ingestion")
     assert ("--pooled" in options) == (kind == "overview")
     assert ("--shared-scale" in options) == (kind == "venn")
-    assert ("--by" in options) == (kind == "forest")
+    assert ("--by" in options) == ("--arrange" in options) == (kind == "forest")
     assert ("--lower" in options) == (kind == "matrix")
     assert ("--cost" in options) == ("--size" in options) == (kind == "bubble")
     assert ("--default" in options) == ("--parameter" in options) == (kind == "sensitivity")
+    assert ("--memory" in options) == ("--augmented" in options) == (kind == "venn3")
     assert ("--setting" in options) == (kind in ("overview", "critical"))
-    # critical ranks point estimates: nothing is resampled, --ci is the critical difference's level
-    assert options & resampling == (set() if no_interval else {"--ci"} if kind == "critical" else resampling)
-    assert ("--inference" in options) == (kind in ("venn", "forest", "matrix", "bubble", "overview"))
-    assert ("--alias" in options) == ("--scheme" in options) == (kind not in ("overview", "critical", "writes",
-                                                                              "actions", "ingestion"))
+    # critical ranks point estimates: nothing is resampled, --ci is the critical difference's level; the
+    # write audit's intervals have a level and nothing else
+    assert options & resampling == (set() if no_interval else {"--ci"} if kind in ("critical", "writes")
+                                    else resampling)
+    assert ("--inference" in options) == (kind in ("venn", "forest", "matrix", "evidence-matrix", "bubble",
+                                                   "overview", "store-gap"))
+    # p_adj is drawn (forest, matrix, Venn titles' tests, the evidence tests, the store gap's gains): the
+    # correction reaches the figure; the bubble's intervals of each system's score are not tested
+    assert ("--correction" in options) == (kind in ("venn", "forest", "matrix", "evidence-matrix", "store-gap"))
+    assert ("--alias" in options) == ("--scheme" in options) == ("--systems-table" in options) == (
+        kind not in ("overview", "critical", "writes", "actions", "ingestion"))
     assert ("--recipe" in options) == (kind not in ("writes", "actions", "ingestion"))
-    assert ("--reference" in options) == (kind not in ("matrix", "store-gap", "sensitivity", "writes", "actions",
+    # a reference is compared with (venn, venn3, forest: required) or drawn first or grey when given
+    assert ("--reference" in options) == (kind not in ("evidence-matrix", "store-gap", "writes", "actions",
                                                        "critical"))
+    required = {o for a in parser._actions if a.required for o in a.option_strings}
+    assert ("--reference" in required) == (kind in ("venn", "venn3", "forest"))
     assert {"-o", "--output", "--force", "--width", "-h", "--help"} <= options
 
 

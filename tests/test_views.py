@@ -22,7 +22,7 @@ from matplotlib.collections import PathCollection
 from statsmodels.stats.proportion import proportion_confint
 
 import memdiag as md
-from memdiag.cli import FIGURES
+from memdiag.cli.commands.plot import FIGURES
 from memdiag.reporting import EXAMPLE
 from memdiag.views import VIEWS, Inputs, Unavailable
 

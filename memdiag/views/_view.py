@@ -23,6 +23,10 @@ from memdiag.plots._names import in_text
 
 #: A figure with its frames bound: called (in a worker process, or here) it draws the figure.
 Draw = Callable[[], Figure]
+#: The fields of :class:`memdiag.Options` a view's result can depend on (all of them, by default).
+OPTION_FIELDS: tuple[str, ...] = ("design", "inference", "n_resamples", "seed", "confidence_level", "correction")
+#: How a view uses the reference: it needs one, draws one when given (grey, first), or has none.
+REFERENCE_USES: tuple[str, ...] = ("required", "optional", "unused")
 T = TypeVar("T")
 
 
@@ -199,8 +203,14 @@ class View:
     parameters
         The view's own options, with the report's defaults.
     needs
-        The inputs it reads, of ``verdicts``, ``reference``, ``systems_table``, ``write_log``,
-        ``ingestion_log``, ``settings`` (the command line offers the matching options).
+        The inputs it reads, of ``verdicts``, ``systems_table``, ``write_log``, ``ingestion_log``,
+        ``settings`` (the command line offers the matching options).
+    reference
+        ``required`` (every system is compared with it), ``optional`` (drawn first or grey when
+        given) or ``unused``.
+    options
+        The fields of :class:`memdiag.Options` its result depends on (the command line offers
+        exactly these: an option offered must have an effect).
     """
 
     name: str
@@ -208,6 +218,16 @@ class View:
     build: Callable[..., Shown]
     parameters: tuple[Parameter, ...] = ()
     needs: tuple[str, ...] = ("verdicts",)
+    reference: str = "optional"
+    options: tuple[str, ...] = OPTION_FIELDS
+
+    def __post_init__(self) -> None:
+        if self.reference not in REFERENCE_USES:
+            raise ValueError(f"view {self.name!r}: reference is one of {', '.join(REFERENCE_USES)}, not "
+                             f"{self.reference!r}.")
+        unknown = sorted(set(self.options) - set(OPTION_FIELDS))
+        if unknown:
+            raise ValueError(f"view {self.name!r}: no option field {', '.join(unknown)}.")
 
     def show(self, inputs: Inputs, **parameters: Any) -> Shown:
         """The view's tables, figure and caption from ``inputs``; a parameter not given takes its default.

@@ -11,6 +11,7 @@ import pandas as pd
 from memdiag import plots
 from memdiag.analyses.compare import compare
 from memdiag.analyses.evidence import evidence_tests
+from memdiag.errors import VerdictError
 from memdiag.panel.prepare import Prepared, metric_column
 from memdiag.plots._reading import alpha, alpha_text
 from memdiag.plots.matrix import max_matrix_systems
@@ -52,7 +53,8 @@ def _forest(inputs: Inputs, *, metric: str, by: str | None, arrange: str) -> Sho
     prepared = compared(inputs, "forest")
     reference = inputs.compared_with("forest")
     if arrange != "auto" and by is None:
-        raise ValueError("arrange= (--arrange) lays out the groups of by= (--by); without by there is one block.")
+        raise VerdictError("arrange= (--arrange) lays out the groups of by= (--by); without by there is one "
+                           "block. Give by, or drop arrange.")
     table = inputs.once(("compare", "reference", reference, metric, by),
                         lambda: compare(for_metric(prepared, metric), metric=metric, by=by, pairs="reference",
                                         reference=reference, options=inputs.options))
@@ -156,7 +158,7 @@ register(View(
      Parameter("by", None, "one block per group of this column (e.g. category), adjusted within each"),
      Parameter("arrange", "auto", "with by: the groups stacked, or small multiples on one x scale (auto: small "
                                   "multiples when stacking would not fit a page)", ARRANGEMENTS)),
-    needs=("verdicts", "reference")))
+    reference="required"))
 register(View(
     "matrix", "pairwise differences of every pair: metric above the diagonal, lower below (the reference first)",
     _matrix,
@@ -164,4 +166,4 @@ register(View(
      Parameter("lower", None, "metric of the lower triangle (e.g. utilization; default: the upper one)"))))
 register(View(
     "evidence-matrix", "pairwise coverage (upper triangle) and utilization (lower) differences of the evidence tests",
-    _evidence_matrix))
+    _evidence_matrix, reference="unused"))

@@ -134,6 +134,6 @@ register(View(
                              "latency)"),
      Parameter("size", None, "store-size column of the systems table (default: store_tokens, else store_size, else "
                              "equal bubbles)")),
-    needs=("verdicts", "systems_table")))
+    needs=("verdicts", "systems_table"), options=("design", "inference", "n_resamples", "seed", "confidence_level")))
 register(View("ingestion", "cumulative ingestion time of each system, from an ingestion log", _ingestion,
-              needs=("ingestion_log",)))
+              needs=("ingestion_log",), options=()))

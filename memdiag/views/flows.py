@@ -64,10 +64,10 @@ register(View(
     "venn", "benefit/tax Venn panels of each system against the reference (the flows)", _venn,
     (Parameter("shared_scale", True, "circle areas to scale, comparable across panels (the report's); False: every "
                                      "panel with the same layout"),),
-    needs=("verdicts", "reference")))
+    reference="required"))
 register(View(
     "venn3", "three-set Venn: the reference, a memory system and the memory system with raw evidence", _venn3,
     (Parameter("memory", None, "the memory system (default: the first system named MEMORY+raw beside its memory "
                                "system)"),
      Parameter("augmented", None, "the memory system with raw evidence (default: MEMORY+raw)")),
-    needs=("verdicts", "reference")))
+    reference="required", options=()))

@@ -70,6 +70,6 @@ register(View(
     "overview", "every system's score in every benchmark × model setting (pooled: and the pooled difference)",
     _overview,
     (Parameter("pooled", False, "add the pooled difference from the reference and the u-of-N count (SPEC §10)"),),
-    needs=("settings",)))
+    needs=("settings",), options=("design", "inference", "n_resamples", "seed", "confidence_level")))
 register(View("critical", "mean ranks across settings and the groups not shown to differ (critical differences)",
-              _critical, needs=("settings",)))
+              _critical, needs=("settings",), reference="unused", options=("confidence_level",)))

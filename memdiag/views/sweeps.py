@@ -77,7 +77,10 @@ def _sensitivity(inputs: Inputs, *, parameter: str | None, default: object, metr
 
 def _store_gap(inputs: Inputs) -> Shown:
     prepared, table = inputs.verdicts("store-gap"), inputs.systems_table
-    if table is None or "variant" not in table or not table["variant"].notna().any():
+    if table is None:
+        raise Unavailable("store-gap", "it needs a systems table that tags each run by its variant (columns system, "
+                                       "base, variant: native, complete or raw; systems_table=, --systems-table CSV)")
+    if "variant" not in table or not table["variant"].notna().any():
         raise Unavailable("store-gap", "the systems table tags no runs by variant (native, complete, raw)")
     gap = store_gap(prepared, table, options=inputs.options)
     drawn = with_warnings(gap, cluster_warnings(inputs, [s for s in table["system"] if s in prepared.systems]))
@@ -94,7 +97,8 @@ register(View(
     _sensitivity,
     (Parameter("parameter", None, "the parameter in the run names PARAM=VALUE (default: the reference's)"),
      Parameter("default", None, "the parameter's default value (default: the reference's)"),
-     Parameter("metric", "accuracy", "metric of the scores and differences"))))
+     Parameter("metric", "accuracy", "metric of the scores and differences")),
+    options=("design", "n_resamples", "seed", "confidence_level")))
 register(View(
     "store-gap", "native vs complete-store scores per memory system and the gap to raw evidence", _store_gap,
-    needs=("verdicts", "systems_table")))
+    needs=("verdicts", "systems_table"), reference="unused"))

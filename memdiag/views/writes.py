@@ -39,6 +39,6 @@ def _actions(inputs: Inputs) -> Shown:
 
 
 register(View("writes", "proposed and effective mutation rates per cluster, from a memory decision log", _writes,
-              needs=("write_log",)))
+              needs=("write_log",), reference="unused", options=("confidence_level",)))
 register(View("actions", "the distribution of ADD / UPDATE / DELETE / NONE decisions, from a memory decision log",
-              _actions, needs=("write_log",)))
+              _actions, needs=("write_log",), reference="unused", options=()))

@@ -1,30 +1,30 @@
-"""``memdiag plot KIND``: one publication figure (PDF + SVG + PNG), each kind a subcommand with the
-options it reads; what each draws is :func:`memdiag.cli.figures.figure`."""
+"""``memdiag plot KIND``: one publication figure (PDF + SVG + PNG) of a view of
+:mod:`memdiag.views` — the figure the report draws, with the report's defaults and options.
+
+Each kind is a subcommand built from its view: the inputs it reads (verdicts, settings, a log, a
+systems table), the reference when it uses one, the fields of :class:`memdiag.Options` its result
+depends on, and its own parameters (``--by``, ``--lower``, ...). Running it is: look the view up,
+compute, draw, save.
+"""
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from memdiag.cli import groups
 from memdiag.cli.usage import Parser
-from memdiag.core.checks import alpha_of
+from memdiag.views import VIEWS
+
+if TYPE_CHECKING:  # pragma: no cover
+    from memdiag.views import Inputs, View
 
 #: The figure kinds of ``memdiag plot``, each with the line ``memdiag plot --help`` shows.
-FIGURES = {
-    "venn": "benefit/tax Venn panels of each system against --reference (the flows)",
-    "venn3": "three-set Venn: the reference, a memory system and the memory system with raw evidence",
-    "forest": "differences from --reference with intervals and adjusted p (one block per --by group)",
-    "matrix": "pairwise differences of every pair: --metric above the diagonal, --lower below",
-    "bubble": "accuracy against a cost of --systems-table, area by memory-store size, Pareto front",
-    "overview": "every system's score in every benchmark × model setting (--pooled: and the pooled difference)",
-    "critical": "mean ranks across settings and the groups not shown to differ (critical differences)",
-    "writes": "proposed and effective mutation rates per cluster, from a memory decision log",
-    "actions": "the distribution of ADD / UPDATE / DELETE / NONE decisions, from a memory decision log",
-    "ingestion": "cumulative ingestion time of each system, from an ingestion log",
-    "sensitivity": "score and difference from --default across a parameter's values (systems PARAM=VALUE)",
-    "store-gap": "native vs complete-store scores per memory system and the gap to raw evidence",
-}
+FIGURES: dict[str, str] = {name: view.summary for name, view in VIEWS.items()}
+#: What ``--reference`` does in a kind that needs one, and in a kind that draws one when given.
+REFERENCE_HELP = {"required": "reference system: the other systems are compared with it",
+                  "optional": "reference system, drawn first or grey"}
 
 
 class KindParser(Parser):
@@ -65,130 +65,109 @@ def add_figure_files(p: argparse.ArgumentParser, kind: bool) -> None:
                         "least the two-column page width (7.2 in)")
 
 
-#: ``--systems-table`` of the figures that read it for its ``label`` column alone.
-LABEL_TABLE = "system-level table whose label column names the systems drawn"
+def _add_inputs(p: argparse.ArgumentParser, view: View) -> None:
+    """The inputs ``view`` reads: verdict files (with ``--scheme``, the short names and an optional
+    ``--systems-table``), settings, or one log file."""
+    needs = set(view.needs)
+    if "verdicts" in needs:
+        groups.add_input(p)
+        groups.add_choices(p)
+        p.add_argument("--scheme", help="official aggregation (locomo, meme, FILE.yaml; default: the one the rows "
+                                        "imply, else mean)")
+        what = ("its costs (tokens_per_query, ...) and store size (store_tokens or store_size; none: equal bubbles)"
+                if view.name == "bubble" else "the variant of each run (system, base, variant: native, complete "
+                "or raw)" if view.name == "store-gap" else "")
+        p.add_argument("--systems-table", metavar="CSV",
+                       help="system-level table, one row per system: " + (f"{what}, and " if what else "")
+                            + "an optional label column naming the systems drawn")
+        groups.add_alias(p)
+    elif "settings" in needs:
+        groups.add_input(p)
+        groups.add_choices(p)
+        groups.add_setting(p)
+    else:
+        log = "the memory decision log" if "write_log" in needs else "per-item ingestion durations"
+        p.add_argument("log", metavar="LOG", help=f"{log} (CSV or JSONL)")
 
 
-def add_verdicts(p: argparse.ArgumentParser, table: str = LABEL_TABLE, required_table: bool = False) -> None:
-    """The verdict files a figure reads, the ``--scheme`` it scores them under, and the short
-    names it draws (``--alias``; ``--systems-table``: its ``label`` column, and what ``table`` says)."""
-    groups.add_input(p)
-    groups.add_choices(p)
-    p.add_argument("--scheme", help="official aggregation (locomo, meme, FILE.yaml; default: the one the rows "
-                                    "imply, else mean)")
-    p.add_argument("--systems-table", metavar="CSV", required=required_table, help=table)
-    groups.add_alias(p)
+def _add_options(p: argparse.ArgumentParser, view: View) -> None:
+    """The shared options of the :class:`memdiag.Options` fields ``view``'s result depends on."""
+    fields = set(view.options)
+    if "n_resamples" in fields:
+        groups.add_resampling(p, inference="inference" in fields, design="design" in fields,
+                              ci="confidence_level" in fields)
+    elif "confidence_level" in fields:
+        groups.add_level(p)
+    if "correction" in fields:
+        groups.add_correction(p)
 
 
-def add_settings(p: argparse.ArgumentParser) -> None:
-    """The benchmark × model settings of ``overview`` and ``critical``: ``--setting NAME=PATH`` or FILES."""
-    groups.add_input(p)
-    groups.add_choices(p)
-    groups.add_setting(p)
-
-
-def add_log(p: argparse.ArgumentParser, what: str) -> None:
-    """The one log file a figure of the memory's writes or ingestion draws."""
-    p.add_argument("log", metavar="LOG", help=f"{what} (CSV or JSONL)")
+def _add_parameters(p: argparse.ArgumentParser, view: View) -> None:
+    """One option per parameter of ``view`` (``shared_scale`` -> ``--shared-scale``), with its default."""
+    for parameter in view.parameters:
+        flag = "--" + parameter.name.replace("_", "-")
+        if isinstance(parameter.default, bool):
+            p.add_argument(flag, dest=parameter.name, action=argparse.BooleanOptionalAction,
+                           default=parameter.default, help=f"{parameter.help} (default: {'on' if parameter.default else 'off'})")
+        else:
+            shown = "" if parameter.default is None else f" (default {parameter.default})"
+            p.add_argument(flag, dest=parameter.name, default=parameter.default, choices=parameter.choices,
+                           metavar=None if parameter.choices else parameter.name.upper(),
+                           help=parameter.help + shown)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    """The figure files, then one subcommand per figure of :data:`FIGURES`."""
-    p.description = ("One publication figure, written as OUT.pdf, OUT.svg and OUT.png. -o, --force and --width go "
-                     "before or after the kind; every other option after it (memdiag plot KIND --help).")
+    """The figure files, then one subcommand per view of :data:`memdiag.views.VIEWS`."""
+    p.description = ("One publication figure, written as OUT.pdf, OUT.svg and OUT.png: the figure the report draws, "
+                     "with its defaults. -o, --force and --width go before or after the kind; every other option "
+                     "after it (memdiag plot KIND --help).")
     add_figure_files(p, kind=False)
     kinds = p.add_subparsers(dest="figure", required=True, metavar="KIND", action=FigureKinds,
                              parser_class=KindParser, help="the figure to draw")
-
-    def kind(name: str) -> argparse.ArgumentParser:
-        """The subcommand ``memdiag plot NAME``, described by its line of :data:`FIGURES`."""
-        return kinds.add_parser(name, help=FIGURES[name], description=f"{FIGURES[name][0].upper()}"
-                                                                      f"{FIGURES[name][1:]}.")
-
-    reference = "reference system: the other systems are compared with it"
-    k = kind("venn")
-    add_verdicts(k)
-    k.add_argument("--reference", required=True, metavar="NAME", help=reference)
-    k.add_argument("--shared-scale", action=argparse.BooleanOptionalAction, default=True,
-                   help="circle areas to scale, comparable across panels (default, as in the report); "
-                        "--no-shared-scale draws every panel with the same layout")
-    groups.add_resampling(k)
-
-    k = kind("venn3")
-    add_verdicts(k)
-    k.add_argument("--reference", metavar="NAME", help="the reference system (or the first of three --systems)")
-    k.add_argument("--systems", nargs="+", metavar="NAME",
-                   help="MEMORY [AUGMENTED] with --reference (default AUGMENTED: MEMORY+raw), or REFERENCE MEMORY "
-                        "AUGMENTED (after FILES); default: the first system named MEMORY+raw")
-
-    k = kind("forest")
-    add_verdicts(k)
-    k.add_argument("--reference", required=True, metavar="NAME", help=reference)
-    k.add_argument("--metric", default="accuracy", help="metric of the differences (default accuracy)")
-    k.add_argument("--by", metavar="COLUMN",
-                   help="one block per group of this column (e.g. --by category), adjusted within each")
-    k.add_argument("--arrange", choices=("auto", "stacked", "grid"), default="auto",
-                   help="with --by: the groups stacked, or small multiples on one x scale (auto, the default: "
-                        "small multiples when stacking would not fit a page)")
-    groups.add_resampling(k)
-
-    k = kind("matrix")
-    add_verdicts(k)
-    k.add_argument("--metric", default="accuracy", help="metric of the upper triangle (default accuracy)")
-    k.add_argument("--lower", help="metric of the lower triangle (e.g. utilization; default: none)")
-    groups.add_resampling(k)
-
-    k = kind("bubble")
-    add_verdicts(k, "system-level table: one row per system with its costs (tokens_per_query, ...) and "
-                    "store size (store_size or store_tokens), and an optional label column", required_table=True)
-    k.add_argument("--reference", metavar="NAME", help="reference system, drawn grey")
-    k.add_argument("--cost", default="tokens_per_query", help="cost column (default tokens_per_query)")
-    k.add_argument("--size", help="bubble-area column (default: store_size, else store_tokens)")
-    groups.add_resampling(k)
-
-    k = kind("overview")
-    add_settings(k)
-    k.add_argument("--reference", metavar="NAME", help="reference system, drawn grey (needed by --pooled)")
-    k.add_argument("--pooled", action="store_true",
-                   help="add the pooled difference from --reference and the u-of-N count (SPEC §10)")
-    groups.add_resampling(k)
-
-    k = kind("critical")          # ranks of point estimates: nothing is resampled
-    add_settings(k)
-    groups.add_level(k, "confidence level of the critical difference",
-              f": α = {alpha_of(groups.DEFAULTS.confidence_level):g}")
-
-    add_log(kind("writes"), "the memory decision log")
-    add_log(kind("actions"), "the memory decision log")
-    k = kind("ingestion")
-    add_log(k, "per-item ingestion durations")
-    k.add_argument("--reference", metavar="NAME", help="reference system, drawn grey")
-
-    k = kind("sensitivity")
-    add_verdicts(k)
-    k.add_argument("--parameter", default="final_k", help="parameter in the system names PARAM=VALUE "
-                                                          "(default final_k)")
-    k.add_argument("--default", required=True, help="the default value of the parameter (e.g. --default 15)")
-    k.add_argument("--metric", default="accuracy", help="metric (default accuracy)")
-    groups.add_resampling(k, inference=False)
-
-    k = kind("store-gap")
-    add_verdicts(k, "system-level table with columns system, base and variant (native, complete or raw), "
-                    "and an optional label column", required_table=True)
-    groups.add_resampling(k, inference=False)
-
-    for k in kinds.choices.values():
+    for name, view in VIEWS.items():
+        k = kinds.add_parser(name, help=view.summary, description=f"{view.summary[0].upper()}{view.summary[1:]}.")
+        _add_inputs(k, view)
+        if view.reference != "unused":
+            k.add_argument("--reference", metavar="NAME", required=view.reference == "required",
+                           help=REFERENCE_HELP[view.reference])
+        _add_parameters(k, view)
+        _add_options(k, view)
         add_figure_files(k, kind=True)
 
 
+def inputs(args: argparse.Namespace, view: View) -> Inputs:
+    """What ``view`` computes from, read and prepared once from the command's options."""
+    import memdiag as md
+    from memdiag.cli.choices import options, prepared, prepared_settings
+    from memdiag.cli.reading import labels, read
+    from memdiag.cli.settings import setting_verdicts
+    from memdiag.io.systems_table import read_systems_table
+    from memdiag.views import Inputs
+
+    needs = set(view.needs)
+    data = names = settings = None
+    if "verdicts" in needs:
+        df = read(args)
+        data, names = prepared(args, df), labels(args, df)
+    elif "settings" in needs:
+        settings = prepared_settings(args, setting_verdicts(args))
+    table = getattr(args, "systems_table", None)
+    return Inputs(prepared=data, options=options(args), reference=getattr(args, "reference", None),
+                  labels=names or {}, systems_table=read_systems_table(table) if table else None,
+                  write_log=md.read_write_log(args.log) if "write_log" in needs else None,
+                  ingestion_log=md.read_ingestion_log(args.log) if "ingestion_log" in needs else None,
+                  settings=settings)
+
+
 def run(args: argparse.Namespace) -> int:
-    """The figure of ``args.figure`` drawn under the width preset and saved; prints each file written."""
+    """The view of ``args.figure`` computed, drawn under the width preset and saved; prints each file written."""
     from memdiag import plots
-    from memdiag.cli.figures import figure
     from memdiag.plots.style import width_preset
 
+    view = VIEWS[args.figure]
+    shown = view.show(inputs(args, view), **{p.name: getattr(args, p.name) for p in view.parameters})
     with width_preset(args.width):
-        fig = figure(args)
+        fig = shown.figure()
     for path in plots.save(fig, args.output):
         print(path)
     return 0
