@@ -11,6 +11,7 @@ import pandas as pd
 from memdiag import plots
 from memdiag.analyses.compare import bootstrap
 from memdiag.analyses.ingestion import ingestion, ingestion_curve
+from memdiag.core.notes import Note
 from memdiag.errors import VerdictError
 from memdiag.views._view import Inputs, Parameter, Shown, Unavailable, View, register
 from memdiag.views.captions import (
@@ -98,7 +99,9 @@ def _bubble(inputs: Inputs, *, cost: str | None, size: str | None) -> Shown:
     lacking = [s for s in prepared.systems if s not in set(table["system"])]
     if len(table) < 2:
         raise Unavailable("bubble", f"fewer than two systems have a cost ({source})")
-    table.attrs = {"notes": [f"cost: {source}"] + ([f"no cost for {', '.join(lacking)}: not drawn"] if lacking else [])}
+    table.attrs = {"notes": [Note(f"cost: {source}", code="bubble-cost")]
+                   + ([Note(f"no cost for {', '.join(lacking)}: not drawn", code="bubble-no-cost", severity="caution",
+                            concerns=lacking)] if lacking else [])}
     reference = inputs.reference if inputs.reference in prepared.systems else None
     drawn = with_warnings(accuracy, cluster_warnings(inputs, list(table["system"]), reference))
     area = f"bubble area ∝ {size.replace('_', ' ')}" if size else "equal bubbles: no store size reported"

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from fnmatch import fnmatchcase
 from pathlib import Path
 
+from memdiag.core.notes import Note
 from memdiag.errors import VerdictError, listing
 from memdiag.io.opening import logical_suffix
 
@@ -43,7 +44,8 @@ def _walk(root: Path, notes: list[str], depth: int | None = None) -> list[Path]:
         try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
         except OSError as error:
-            notes.append(f"{folder}: cannot be listed ({error.strerror}); skipped")
+            notes.append(Note(f"{folder}: cannot be listed ({error.strerror}); skipped", code="folder-unreadable",
+                              severity="caution"))
             continue
         subfolders = []
         for entry in entries:
@@ -58,8 +60,9 @@ def _walk(root: Path, notes: list[str], depth: int | None = None) -> list[Path]:
                 continue
         stack.extend(reversed(subfolders))
     if loops:
-        notes.append(f"{root}: {len(loops)} folder link{'s' if len(loops) != 1 else ''} back into folders "
-                     f"already read skipped (a symlink loop or a second link): {listing(loops, 3)}")
+        notes.append(Note(f"{root}: {len(loops)} folder link{'s' if len(loops) != 1 else ''} back into folders "
+                          f"already read skipped (a symlink loop or a second link): {listing(loops, 3)}",
+                          code="folder-loop-skipped"))
     return sorted(files)
 
 
@@ -146,8 +149,9 @@ def expand(items: str | Path | Iterable[str | Path], base: Path | None = None) -
                 raise VerdictError(f"{path}: folder holds no .json/.jsonl/.csv/.tsv/.parquet file (compressed "
                                    "or not)" + (f"; it holds {listing(skipped, 3)}" if skipped else "") + ".")
             if skipped:
-                notes.append(f"{path}: {len(skipped)} file{'s' if len(skipped) != 1 else ''} skipped (not "
-                             f".json/.jsonl/.csv/.tsv/.parquet, compressed or not): {listing(skipped)}")
+                notes.append(Note(f"{path}: {len(skipped)} file{'s' if len(skipped) != 1 else ''} skipped (not "
+                                  f".json/.jsonl/.csv/.tsv/.parquet, compressed or not): {listing(skipped)}",
+                                  code="files-skipped"))
             out.extend(files)
         elif path.is_file():
             out.append(path)

@@ -45,6 +45,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from memdiag.core.notes import Note
 from memdiag.errors import VerdictError, listing, where
 from memdiag.io.opening import stem
 from memdiag.io.readers import _locomo
@@ -588,11 +589,12 @@ def apply_joins(df: pd.DataFrame, joins: Iterable[Join], base: Path) -> tuple[pd
         if lacking.any():
             answers = df.loc[lacking, ["system", "query_id"]].drop_duplicates()
             per = ", ".join(f"{name} {k}" for name, k in answers.groupby("system").size().items())
-            notes.append(f"{join.origin}: {len(answers)} answers are not in the side files (per system: {per}); "
-                         f"their {', '.join(columns)} stay missing: {listing(pd.unique(answers['query_id']))}")
+            notes.append(Note(f"{join.origin}: {len(answers)} answers are not in the side files (per system: {per}); "
+                              f"their {', '.join(columns)} stay missing: {listing(pd.unique(answers['query_id']))}",
+                              code="join-unmatched-answers", severity="caution"))
         if unused.any():
-            notes.append(f"{join.origin}: {int(unused.sum())} side records match no verdict and are not used: "
-                         f"{listing(side.loc[unused, 'query_id'])}")
+            notes.append(Note(f"{join.origin}: {int(unused.sum())} side records match no verdict and are not used: "
+                              f"{listing(side.loc[unused, 'query_id'])}", code="join-unused-records"))
     return df, notes
 
 
