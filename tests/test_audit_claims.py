@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
@@ -14,10 +13,7 @@ from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 from statsmodels.stats.multitest import multipletests
 
 import memdiag as md
-from memdiag.audit import audit_claims
-from memdiag.audit.claims import _half_unit
 from memdiag.errors import VerdictError
-from memdiag.io.claims import CLAIM_FIELDS, read_claims
 
 TRPC = "trpc-group__trpc-agent-go/data_nohistory_gpt4omini"
 EXAMPLE = Path(__file__).resolve().parents[1] / "data" / "example"
@@ -53,7 +49,7 @@ def trpc(real_data) -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def audited(trpc) -> pd.DataFrame:
-    return audit_claims(trpc, CLAIMS, options=dict(n_resamples=2_000)).set_index("id")
+    return md.audit_claims(trpc, CLAIMS, options=dict(n_resamples=2_000)).set_index("id")
 
 
 def test_claims_on_trpc_locomo_get_every_verdict(audited):
@@ -92,17 +88,15 @@ def test_comparison_numbers_match_crosstab_statsmodels_and_holm(trpc, audited):
 
 
 def test_detectable_effect_and_power_beside_each_comparison(trpc, audited):
-    from memdiag.audit import detectable_effect, mcnemar_power
-
     wide = trpc.pivot(index="query_id", columns="system", values="score") > 0.5
     a, b = wide["auto_pgvector"], wide["auto_mysql"]
     benefit, tax = int((a & ~b).sum()), int((~a & b).sum())
     psi = (benefit + tax) / 1986
     row = audited.loc["pgvector-beats-mysql"]
     # three claims in the family: the detectable effect is at α/3 (Holm's first step)
-    assert row["detectable_effect"] == pytest.approx(100 * detectable_effect(1986, psi, alpha=0.05 / 3), rel=1e-9)
+    assert row["detectable_effect"] == pytest.approx(100 * md.detectable_effect(1986, psi, alpha=0.05 / 3), rel=1e-9)
     delta = (benefit - tax) / 1986
-    assert row["power"] == pytest.approx(mcnemar_power(1986, (psi + delta) / 2, (psi - delta) / 2, alpha=0.05 / 3))
+    assert row["power"] == pytest.approx(md.mcnemar_power(1986, (psi + delta) / 2, (psi - delta) / 2, alpha=0.05 / 3))
     assert row["power"] < 0.1 and row["power_basis"] == "observed diff, exact McNemar"
 
 
@@ -125,24 +119,24 @@ def test_unknown_system_or_metric_is_not_checkable_with_the_reason(audited):
 
 
 def test_binary_threshold_claim_uses_the_exact_binomial_test(trpc):
-    out = audit_claims(trpc,
-                       [{"id": "t", "system_a": "long_context", "threshold": 50, "direction": "greater",
-                         "design": "iid"}],
-                       options=dict(n_resamples=500)).iloc[0]
+    out = md.audit_claims(trpc,
+                          [{"id": "t", "system_a": "long_context", "threshold": 50, "direction": "greater",
+                            "design": "iid"}],
+                          options=dict(n_resamples=500)).iloc[0]
     expected = stats.binomtest(1073, 1986, 0.5).pvalue      # 1,073 of 1,986 correct
     assert out["test"] == "exact binomial" and out["p"] == pytest.approx(expected, rel=1e-12)
     assert out["verdict"] == "supported"
 
 
 def test_benchmark_selects_rows_and_its_official_scheme(trpc):
-    out = audit_claims(trpc,
-                       [{"id": "b", "benchmark": "locomo", "system_a": "long_context",
-                               "system_b": "auto_mysql", "direction": "greater"},
-                              {"id": "s", "scheme": "no-such-scheme", "system_a": "long_context",
-                               "system_b": "auto_mysql", "direction": "greater"},
-                              {"id": "x", "benchmark": "longmemeval", "system_a": "long_context",
-                               "system_b": "auto_mysql", "direction": "greater"}],
-                       options=dict(n_resamples=500)).set_index("id")
+    out = md.audit_claims(trpc,
+                          [{"id": "b", "benchmark": "locomo", "system_a": "long_context",
+                                  "system_b": "auto_mysql", "direction": "greater"},
+                                 {"id": "s", "scheme": "no-such-scheme", "system_a": "long_context",
+                                  "system_b": "auto_mysql", "direction": "greater"},
+                                 {"id": "x", "benchmark": "longmemeval", "system_a": "long_context",
+                                  "system_b": "auto_mysql", "direction": "greater"}],
+                          options=dict(n_resamples=500)).set_index("id")
     assert out.loc["b", "scheme"] == "locomo" and out.loc["b", "n"] == 1540   # adversarial questions excluded
     assert out.loc["s", "verdict"] == "not checkable" and "unknown scheme 'no-such-scheme'" in out.loc["s", "reason"]
     assert out.loc["x", "reason"] == "no verdicts of benchmark 'longmemeval' in the data"
@@ -150,7 +144,7 @@ def test_benchmark_selects_rows_and_its_official_scheme(trpc):
 
 def test_example_claims_file_on_the_example_data():
     df = md.read_verdicts(EXAMPLE / "verdicts")
-    out = audit_claims(df, EXAMPLE / "claims_example.yaml", options=dict(n_resamples=2_000)).set_index("id")
+    out = md.audit_claims(df, EXAMPLE / "claims_example.yaml", options=dict(n_resamples=2_000)).set_index("id")
     assert set(out["verdict"]) == {"supported", "contradicted", "not significant", "value mismatch", "not checkable"}
     assert out.loc["mem0-beats-rag", "verdict"] == "contradicted"
     assert out.loc["mem0-published-score", "verdict"] == "value mismatch"
@@ -166,8 +160,10 @@ def test_read_claims_from_yaml_csv_and_frame_agree(tmp_path):
     yaml_path.write_text(yaml.safe_dump({"claims": CLAIMS}))
     csv_path = tmp_path / "claims.csv"
     pd.DataFrame(CLAIMS).to_csv(csv_path, index=False)
-    a, b, c = read_claims(yaml_path), read_claims(csv_path), read_claims(pd.DataFrame(CLAIMS))
-    assert list(a.columns) == list(CLAIM_FIELDS)
+    a, b, c = md.read_claims(yaml_path), md.read_claims(csv_path), md.read_claims(pd.DataFrame(CLAIMS))
+    assert list(a.columns) == ["id", "family", "scheme", "benchmark", "metric", "system_a", "system_b", "threshold",
+                               "direction", "margin", "design", "reported_value", "reported_diff", "reported_p",
+                               "tolerance"]   # docs/spec.md §7.6
     for other in (b, c):
         pd.testing.assert_frame_equal(a.astype(str), other.astype(str))
 
@@ -185,38 +181,44 @@ def test_malformed_claims_are_errors_naming_claim_and_field(tmp_path, claim, mes
     path = tmp_path / "bad.yaml"
     path.write_text(yaml.safe_dump([claim]))
     with pytest.raises(VerdictError, match=message):
-        read_claims(path)
+        md.read_claims(path)
 
 
 def test_a_design_the_data_cannot_support_is_not_checkable():
     df = pd.DataFrame({"system": ["a"] * 4 + ["b"] * 4, "query_id": list("wxyz") * 2,
                        "score": [1, 1, 0, 1, 0, 1, 0, 0]})
-    out = audit_claims(df,
-                       [{"id": "c", "system_a": "a", "system_b": "b", "direction": "greater",
-                         "design": "cluster"}],
-                       options=dict(n_resamples=200)).iloc[0]
+    out = md.audit_claims(df,
+                          [{"id": "c", "system_a": "a", "system_b": "b", "direction": "greater",
+                            "design": "cluster"}],
+                          options=dict(n_resamples=200)).iloc[0]
     assert out["verdict"] == "not checkable" and "no 'cluster' column" in out["reason"]
 
 
 def test_repeated_claim_ids_are_an_error():
     with pytest.raises(VerdictError, match="'c' is used 2 times"):
-        read_claims([{"id": "c", "system_a": "a", "threshold": 1, "direction": "greater"}] * 2)
+        md.read_claims([{"id": "c", "system_a": "a", "threshold": 1, "direction": "greater"}] * 2)
 
 
 def test_default_tolerance_is_half_a_unit_in_the_last_written_decimal():
-    assert _half_unit(66.88) == pytest.approx(0.005)
-    assert _half_unit(52.3) == pytest.approx(0.05)
-    assert _half_unit(67) == pytest.approx(0.5)
-    assert math.isclose(_half_unit(0.125), 0.0005)
+    # a has 3 of 8 right: 37.50 points. A reported value written with k decimals may be off by 0.5·10^-k.
+    df = pd.DataFrame({"system": "a", "query_id": list("abcdefgh"), "score": [1, 1, 1, 0, 0, 0, 0, 0]})
+    tolerances = {66.88: "0.005", 52.3: "0.05", 67: "0.5", 0.125: "0.0005"}
+    claims = [{"id": str(value), "system_a": "a", "threshold": 50, "direction": "less", "design": "iid",
+               "reported_value": value} for value in [*tolerances, 38, 37.6]]
+    out = md.audit_claims(df, claims, options=dict(n_resamples=200)).set_index("id")
+    for value, tolerance in tolerances.items():
+        assert out.loc[str(value), "verdict"] == "value mismatch"
+        assert f"reported value {value:g} vs recomputed 37.50" in out.loc[str(value), "reason"]
+        assert f", tolerance {tolerance})" in out.loc[str(value), "reason"]
+    assert out.loc["38", "verdict"] != "value mismatch"        # 38 − 37.5 = 0.5: within half a unit
+    assert "tolerance 0.05)" in out.loc["37.6", "reason"]       # 37.6 − 37.5 = 0.1 > 0.05
 
 
 def test_claims_default_to_the_cluster_design_with_its_test_and_power(trpc):
     """Without a stated design LoCoMo's conversations are clusters: the claim carries the pair's
     row of md.compare under the cluster design, and power comes from the design's t test."""
-    from memdiag.engine.inference import design_detectable_effect, design_power
-
     claims = [{k: v for k, v in c.items() if k != "design"} for c in CLAIMS[:3]]
-    out = audit_claims(trpc, claims, options=dict(n_resamples=2_000)).set_index("id")
+    out = md.audit_claims(trpc, claims, options=dict(n_resamples=2_000)).set_index("id")
     assert (out["design"] == "cluster").all()
     assert out["test"].str.startswith("wild cluster bootstrap-t").all()
     pairs = md.compare(trpc, options=dict(n_resamples=2_000)).set_index(["system_a", "system_b"])
@@ -225,8 +227,8 @@ def test_claims_default_to_the_cluster_design_with_its_test_and_power(trpc):
     assert claim["diff"] == pytest.approx(-row["diff"]) and claim["p"] == row["p"]
     assert claim["ci_low"] == pytest.approx(-row["ci_high"]) and claim["ci_high"] == pytest.approx(-row["ci_low"])
     assert claim["power_basis"] == "observed diff, t on 9 df with the cluster jackknife SE"
-    assert claim["detectable_effect"] == pytest.approx(design_detectable_effect(row["se"], 9, alpha=0.05 / 3))
-    assert claim["power"] == pytest.approx(design_power(abs(row["diff"]), row["se"], 9, alpha=0.05 / 3))
+    assert claim["detectable_effect"] == pytest.approx(md.design_detectable_effect(row["se"], 9, alpha=0.05 / 3))
+    assert claim["power"] == pytest.approx(md.design_power(abs(row["diff"]), row["se"], 9, alpha=0.05 / 3))
     # the conversations make the detectable effect larger than McNemar's for independent queries
-    iid = audit_claims(trpc, CLAIMS[:3], options=dict(n_resamples=500)).set_index("id")
+    iid = md.audit_claims(trpc, CLAIMS[:3], options=dict(n_resamples=500)).set_index("id")
     assert claim["detectable_effect"] > iid.loc["pgvector-beats-mysql", "detectable_effect"]

@@ -27,7 +27,6 @@ from scipy import stats
 
 import memdiag as md
 from memdiag.engine.designs import Design
-from memdiag.engine.inference import mcnemar
 from memdiag.engine.resampling import bootstrap_sums, paired_binary_bootstrap
 
 pytestmark = pytest.mark.slow
@@ -146,7 +145,7 @@ def exact_mcnemar_size(n: int, q: float, alpha: float = 0.05) -> float:
     size = 0.0
     for m in range(n + 1):
         b = np.arange(m + 1)
-        reject = np.array([mcnemar(benefit=int(k), tax=int(m - k)).p_value <= alpha for k in b])
+        reject = np.array([md.mcnemar(benefit=int(k), tax=int(m - k)).p_value <= alpha for k in b])
         size += stats.binom.pmf(m, n, 2 * q) * stats.binom.pmf(b[reject], m, 0.5).sum()
     return float(size)
 
@@ -160,7 +159,7 @@ def test_exact_mcnemar_size_is_at_most_alpha_under_the_null():
     # and by simulation: 20,000 data sets of 100 pairs with P(benefit) = P(tax) = 0.1
     rng = np.random.default_rng(11)
     cells = rng.multinomial(100, [0.45, 0.1, 0.1, 0.35], size=20_000)
-    rejections = sum(mcnemar(benefit=int(b), tax=int(c)).p_value <= 0.05 for b, c in cells[:, 1:3])
+    rejections = sum(md.mcnemar(benefit=int(b), tax=int(c)).p_value <= 0.05 for b, c in cells[:, 1:3])
     print(f"simulated size (n = 100, q = 0.1, 20,000 sets): {rejections / 20_000:.4f}")
     assert stats.binomtest(rejections, 20_000, 0.05, alternative="greater").pvalue >= LEVEL
 

@@ -17,15 +17,8 @@ from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 import memdiag as md
 from memdiag.analyses.flows import RATES
 from memdiag.engine.designs import Design, resolve_design
-from memdiag.engine.inference.cluster import (
-    bell_mccaffrey_df,
-    clustered_mcnemar,
-    cr1_variance,
-    cr2_variance,
-    jackknife_variance,
-)
+from memdiag.engine.inference.cluster import bell_mccaffrey_df, cr1_variance, cr2_variance, jackknife_variance
 from memdiag.engine.inference.intervals import infer, jackknife, linearize
-from memdiag.engine.inference.power import design_detectable_effect, design_power
 from memdiag.engine.inference.wild import (
     _WEBB,
     weights_for,
@@ -156,11 +149,11 @@ def test_durkalski_with_one_query_per_cluster_is_mcnemar_and_obuchowski_is_its_g
         benefit = np.r_[np.ones(b), np.zeros(c)]
         tax = np.r_[np.zeros(b), np.ones(c)]
         chi2 = sm_mcnemar([[cells[0], c], [b, cells[3]]], exact=False, correction=False)
-        durkalski = clustered_mcnemar(benefit, tax, np.ones(b + c), method="durkalski")
+        durkalski = md.clustered_mcnemar(benefit, tax, np.ones(b + c), method="durkalski")
         assert durkalski.statistic == pytest.approx(chi2.statistic, rel=1e-12)
         assert durkalski.p_value == pytest.approx(chi2.pvalue, rel=1e-10)
         G = b + c
-        assert clustered_mcnemar(benefit, tax).statistic == pytest.approx((G - 1) / G * chi2.statistic, rel=1e-12)
+        assert md.clustered_mcnemar(benefit, tax).statistic == pytest.approx((G - 1) / G * chi2.statistic, rel=1e-12)
 
 
 def test_obuchowski_is_the_ratio_estimator_variance_about_the_pooled_proportion():
@@ -176,7 +169,7 @@ def test_obuchowski_is_the_ratio_estimator_variance_about_the_pooled_proportion(
     pooled = (x1.sum() + x2.sum()) / (2 * N)
     variance = G / ((G - 1) * N ** 2) * (((x1 - n * pooled) - (x2 - n * pooled)) ** 2).sum()
     expected = ((x1.sum() - x2.sum()) / N) ** 2 / variance
-    assert clustered_mcnemar(b, c).statistic == pytest.approx(expected, rel=1e-12)
+    assert md.clustered_mcnemar(b, c).statistic == pytest.approx(expected, rel=1e-12)
 
 
 # --------------------------------------------------------------------------------------------
@@ -343,11 +336,11 @@ def test_design_power_matches_simulated_noncentral_t_and_inverts():
     z = rng.standard_normal(200_000) + delta / se
     t = z / np.sqrt(rng.chisquare(df, 200_000) / df)
     simulated = np.mean(np.abs(t) > stats.t.ppf(0.975, df))
-    assert design_power(delta, se, df) == pytest.approx(simulated, abs=4e-3)
-    detectable = design_detectable_effect(se, df, power=0.8)
-    assert design_power(detectable, se, df) == pytest.approx(0.8, abs=1e-9)
-    assert design_detectable_effect(se, np.inf) == pytest.approx(se * (stats.norm.isf(0.025) + stats.norm.ppf(0.8)),
-                                                                 rel=1e-3)
+    assert md.design_power(delta, se, df) == pytest.approx(simulated, abs=4e-3)
+    detectable = md.design_detectable_effect(se, df, power=0.8)
+    assert md.design_power(detectable, se, df) == pytest.approx(0.8, abs=1e-9)
+    assert md.design_detectable_effect(se, np.inf) == pytest.approx(se * (stats.norm.isf(0.025) + stats.norm.ppf(0.8)),
+                                                                    rel=1e-3)
 
 
 def test_the_default_design_and_its_reason():

@@ -10,7 +10,6 @@ import pytest
 
 import memdiag as md
 from memdiag.cli import main
-from memdiag.core.notes import with_code
 
 
 def verdicts(system: str, per_cluster: dict[str, list[int]]) -> pd.DataFrame:
@@ -55,7 +54,7 @@ def test_flows_name_a_reference_that_fails_whole_clusters():
     ref = verdicts("rag", {"a": [0] * 12, "b": [1, 0] * 6, "c": [0, 1] * 6})
     mem = verdicts("mem", {"a": [1, 0] * 6, "b": [1, 0] * 6, "c": [0, 1] * 6})
     out = md.flows(pd.concat([ref, mem]), reference="rag", options=dict(n_resamples=200))
-    [note] = with_code(out.attrs["notes"], "reference-fails-clusters")
+    [note] = [n for n in out.attrs["notes"] if n.code == "reference-fails-clusters"]
     assert note.startswith("the reference rag answers whole clusters") and "a (0/12, all wrong)" in note
     assert note.severity == "warning" and note.concerns == ("rag",)
     clean = md.flows(pd.concat([mem.assign(system="rag"), mem]), reference="rag", options=dict(n_resamples=200))

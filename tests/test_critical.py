@@ -11,19 +11,27 @@ from statsmodels.stats.multitest import multipletests
 
 import memdiag as md
 from memdiag.errors import VerdictError
-from memdiag.synthesis.critical import nemenyi_cd, nemenyi_q
 
 
 def test_nemenyi_q_matches_demsar_table_5():
     # Demšar (2006), Table 5(a) (α = .05) and 5(b) (α = .10), k = 2..10; the table's third decimal is
-    # off by up to 0.001 (2.343 for 2.3437, 2.949 for 2.9483)
+    # off by up to 0.001 (2.343 for 2.3437, 2.949 for 2.9483). The critical difference md reports is
+    # q_α·√(k(k + 1)/(6N)), N = 14 settings here.
     a05 = [1.960, 2.343, 2.569, 2.728, 2.850, 2.949, 3.031, 3.102, 3.164]
     a10 = [1.645, 2.052, 2.291, 2.459, 2.589, 2.693, 2.780, 2.855, 2.920]
+    rng = np.random.default_rng(0)
     for k, want05, want10 in zip(range(2, 11), a05, a10):
-        assert nemenyi_q(k, 0.05) == pytest.approx(want05, abs=1e-3)
-        assert nemenyi_q(k, 0.10) == pytest.approx(want10, abs=1e-3)
+        scores = pd.DataFrame([(f"s{n}", f"x{j}", rng.normal()) for n in range(14) for j in range(k)],
+                              columns=["setting", "system", "estimate"])
+        for level, want in ((0.95, want05), (0.90, want10)):
+            out = md.critical_difference(scores, confidence_level=level)
+            assert out.attrs["q_alpha"] == pytest.approx(want, abs=1e-3)
+            assert out.attrs["cd"] == pytest.approx(out.attrs["q_alpha"] * np.sqrt(k * (k + 1) / (6 * 14)), rel=1e-12)
     # Demšar's worked example: k = 4 classifiers on N = 14 data sets, CD = 2.569·√(4·5/(6·14)) = 1.25
-    assert nemenyi_cd(4, 14) == pytest.approx(2.569 * np.sqrt(20 / 84), abs=1e-3) and round(nemenyi_cd(4, 14), 2) == 1.25
+    scores = pd.DataFrame([(f"s{n}", f"x{j}", rng.normal()) for n in range(14) for j in range(4)],
+                          columns=["setting", "system", "estimate"])
+    cd = md.critical_difference(scores).attrs["cd"]
+    assert cd == pytest.approx(2.569 * np.sqrt(20 / 84), abs=1e-3) and round(cd, 2) == 1.25
 
 
 def _scores():
@@ -41,7 +49,8 @@ def test_mean_ranks_friedman_and_nemenyi():
     f = stats.friedmanchisquare(wide["x"], wide["y"], wide["z"])
     assert out.attrs["friedman_statistic"] == pytest.approx(f.statistic) and out.attrs["friedman_p"] == pytest.approx(f.pvalue)
     # CD = 2.343·√(3·4/36) = 1.353: x–z differ (1.83), x–y (1.17) and y–z (0.67) do not
-    assert out.attrs["cd"] == pytest.approx(nemenyi_q(3) * np.sqrt(12 / 36))
+    q = stats.studentized_range.ppf(0.95, 3, np.inf) / np.sqrt(2)     # q_0.05 for k = 3 (Demšar: 2.343)
+    assert out.attrs["cd"] == pytest.approx(q * np.sqrt(12 / 36), rel=1e-6)
     assert out.set_index("system")["tied_with"].to_dict() == {"x": "y", "y": "x, z", "z": "y"}
     assert out.set_index("system").loc["x", "significantly_better_than"] == "z"
     low = md.critical_difference(s.assign(estimate=-s["estimate"]), higher_is_better=False)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from html.parser import HTMLParser
 
 import pandas as pd
@@ -20,7 +21,6 @@ from pylatexenc.latexwalker import (
     LatexWalker,
 )
 
-from memdiag.core.escape import code_span, csv_cell, latex, markdown, one_line
 from memdiag.tables import render
 
 #: Names a hostile (or unlucky) user can give: links, images, HTML, LaTeX commands, formulas,
@@ -43,6 +43,29 @@ HOSTILE = [
     "C:\\Users\\me\\..\\x",
     "[leading bracket",
     "- list\u2028# heading\u2029> quote",
+    "<img src=x onerror=alert(1)>",
+]
+
+#: Each name as a cell or note shows it, on one line: line breaks and tabs become a space, a space
+#: at either end and other control characters are written as escapes (\x20, \x1b, ...).
+SHOWN = [
+    "x](javascript:alert(1)) <script>alert(1)</script>",
+    "![img](http://evil/x.png)",
+    "a \\input{/etc/passwd}",
+    "b \\immediate\\write18{rm -rf /}",
+    "=HYPERLINK(\"http://evil\",\"click\")",
+    "+1+cmd|' /C calc'!A0",
+    "-2+3",
+    "@SUM(1,1)",
+    "\\x20TAB",
+    "c | d *e* _f_ `g` ~~h~~ &amp; #i",
+    "[ref]: http://evil",
+    "100% $x^2$ {y} ~ ^",
+    "\\x1b[31mred\\x1b[0m\\x07",
+    "lone carriage return",
+    "C:\\Users\\me\\..\\x",
+    "[leading bracket",
+    "- list # heading > quote",
     "<img src=x onerror=alert(1)>",
 ]
 
@@ -100,9 +123,9 @@ def test_markdown_table_shows_every_name_as_text_and_nothing_else():
     assert {tag for tag, _ in parsed.tags} <= {"table", "thead", "tbody", "tr", "th", "td", "ul", "li", "p", "code"}
     assert len(parsed.cells) == (len(df) + 1) * 4  # system, diff [95% CI], n, the named column
     cells = parsed.cells[4:]
-    assert [flat(c) for c in cells[0::4]] == [flat(one_line(n)) for n in HOSTILE]
-    assert [flat(c) for c in cells[3::4]] == [flat(one_line(n)) for n in HOSTILE[::-1]]
-    assert flat(parsed.cells[3]) == flat(one_line(HOSTILE[0]))
+    assert [flat(c) for c in cells[0::4]] == [flat(n) for n in SHOWN]
+    assert [flat(c) for c in cells[3::4]] == [flat(n) for n in SHOWN[::-1]]
+    assert flat(parsed.cells[3]) == flat(SHOWN[0])
 
 
 def test_markdown_notes_and_signature_stay_one_list_item_and_one_paragraph_each():
@@ -113,13 +136,28 @@ def test_markdown_notes_and_signature_stay_one_list_item_and_one_paragraph_each(
 
 
 @pytest.mark.parametrize("name", HOSTILE)
-def test_markdown_escape_and_code_span_round_trip_through_commonmark(name):
-    for text in (markdown(name), code_span(name)):
-        parser = _Tags()
-        parser.feed(MarkdownIt("commonmark").render(text))
-        assert {tag for tag, _ in parser.tags} <= {"p", "code"}
-        body = MarkdownIt("commonmark").render(text)
-        assert "<script" not in body and "<a " not in body and "<img" not in body
+def test_a_name_as_cell_and_as_note_round_trips_through_commonmark(name):
+    df = pd.DataFrame({"system": [name], "n": [1]})
+    df.attrs["notes"] = [name]
+    body = MarkdownIt("commonmark").enable("table").render(render(df, "md"))
+    parser = _Tags()
+    parser.feed(body)
+    assert {tag for tag, _ in parser.tags} <= {"table", "thead", "tbody", "tr", "th", "td", "ul", "li", "p", "code"}
+    assert "<script" not in body and "<a " not in body and "<img" not in body
+    shown = SHOWN[HOSTILE.index(name)]
+    assert flat(parser.cells[2]) == flat(shown)                         # the cell under the header
+    items = body.split("<li>")[1].split("</li>")[0]
+    assert flat(_text(items)) == flat(shown)                            # the note
+
+
+def _text(html: str) -> str:
+    """The text of an HTML fragment (entities decoded, tags dropped)."""
+    parser = HTMLParser(convert_charrefs=True)
+    parts: list[str] = []
+    parser.handle_data = parts.append
+    parser.feed(html)
+    parser.close()
+    return "".join(parts)
 
 
 def _walk(nodes):
@@ -155,22 +193,27 @@ def test_latex_escape_reads_back_as_the_name():
     from pylatexenc.latex2text import LatexNodes2Text
 
     name = "a_b 95% {x} \\input{y} & $z$ #1"
-    assert LatexNodes2Text().latex_to_text(latex(name)) == name
-    assert latex("[x]").startswith("{[}")
+    rows = render(pd.DataFrame({"system": [name, "[x]"], "n": [1, 2]}), "latex")
+    rows = rows.split("\\midrule\n")[1].split("\\bottomrule")[0].strip().split("\n")
+    first = re.split(r"(?<!\\)&", rows[0])[0].strip()              # the cell before the first column separator
+    assert LatexNodes2Text().latex_to_text(first) == name
+    assert rows[1].startswith("{[}x]")                              # not an optional argument of \\
 
 
 def test_csv_neutralises_formulas_in_text_cells_only():
     df = hostile_frame()
     rows = list(csv.reader(io.StringIO(render(df, "csv"))))
     header, body = rows[0], rows[1:]
-    assert header[-1] == csv_cell(HOSTILE[0])
+    assert header[-1] == HOSTILE[0]                   # text that starts no formula is unchanged
     names = [row[0] for row in body]
     assert len(body) == len(HOSTILE)  # a carriage return in a name does not end its row
     for shown, name in zip(names, HOSTILE):
         lf = name.replace("\r\n", "\n").replace("\r", "\n")
         assert shown == ("'" + lf if name[0] in "=+-@\t\r" else lf)
     assert [float(row[1]) for row in body] == [-0.5 + k for k in range(len(HOSTILE))]  # numbers untouched
-    assert csv_cell("-0.5") == "-0.5" and csv_cell("+3e-2") == "+3e-2"
+    # text that is a number is not a formula; text that starts like one is
+    rows = list(csv.reader(io.StringIO(render(pd.DataFrame({"system": ["-0.5", "+3e-2", "-x"], "n": [1, 2, 3]}), "csv"))))
+    assert [row[0] for row in rows[1:4]] == ["-0.5", "+3e-2", "'-x"]
 
 
 def test_terminal_table_has_no_control_characters_and_one_line_per_row():

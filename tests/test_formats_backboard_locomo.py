@@ -7,13 +7,13 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from locomo_facts import PAPER_CATEGORIES
 
+import memdiag as md
 from memdiag.errors import VerdictError
-from memdiag.io.readers import read_file
-from memdiag.io.schema import LOCOMO_CATEGORIES
 
 BACKBOARD = "Backboard-io__Backboard-Locomo-Benchmark"
-CODE = {name: code for code, name in LOCOMO_CATEGORIES.items()}
+CODE = {name: code for code, name in PAPER_CATEGORIES.items()}
 
 
 def percent(x: float) -> str:
@@ -22,7 +22,7 @@ def percent(x: float) -> str:
 
 @pytest.fixture(scope="module")
 def backboard(real_data) -> pd.DataFrame:
-    return pd.concat([read_file(real_data / BACKBOARD / f"locomo_conversation_{k}.json") for k in range(1, 11)])
+    return pd.concat([md.read_verdicts(real_data / BACKBOARD / f"locomo_conversation_{k}.json") for k in range(1, 11)])
 
 
 def test_backboard_overall_and_category_accuracy_match_readme(backboard):
@@ -53,7 +53,7 @@ def _conversation(**evaluation) -> dict:
 def test_failed_evaluation_gives_nan_and_row_is_kept(tmp_path, evaluation):
     path = tmp_path / "locomo_conversation_2.json"
     path.write_text(json.dumps(_conversation(**evaluation)))
-    df = read_file(path)
+    df = md.read_verdicts(path)
     assert len(df) == 1 and np.isnan(df["score"].iloc[0])
     assert df["query_id"].iloc[0] == "locomo:conv-30:000"
 
@@ -62,10 +62,10 @@ def test_file_name_and_conversation_id_that_disagree_are_an_error(tmp_path):
     path = tmp_path / "locomo_conversation_3.json"
     path.write_text(json.dumps(_conversation()))
     with pytest.raises(VerdictError, match=r"conversation_id.*'conv-30'.*conv-41"):
-        read_file(path)
+        md.read_verdicts(path)
 
 
 def test_renamed_file_uses_conversation_id(tmp_path):
     path = tmp_path / "second.json"
     path.write_text(json.dumps(_conversation()))
-    assert read_file(path)["cluster"].tolist() == ["conv-30"]
+    assert md.read_verdicts(path)["cluster"].tolist() == ["conv-30"]

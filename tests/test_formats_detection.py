@@ -1,4 +1,6 @@
-"""Layout detection and file-level errors of memdiag.io.readers.read_file."""
+"""Layout detection and file-level errors of md.read_verdicts, one file at a time.
+
+That every real file is claimed by exactly one layout's sniffer is in tests/test_internals_io.py."""
 
 from __future__ import annotations
 
@@ -6,42 +8,29 @@ import json
 
 import pytest
 
+import memdiag as md
 from memdiag.errors import VerdictError
-from memdiag.io.readers import FORMATS, known_formats, load, read_file
 
-EXPECTED = {
-    "Backboard-io__Backboard-Locomo-Benchmark": "backboard-locomo",
-    "getzep__zep-papers": "zep-locomo",
-    "memodb-io__memobase": "mem0-locomo",
-    "saxenauts__persona": "persona-longmemeval",
-    "trpc-group__trpc-agent-go": "trpc-locomo",
-}
-
-
-def test_every_real_file_is_claimed_by_exactly_its_own_layout(real_data):
-    # The verdict releases of EXPECTED (other folders of ../shared/data/real hold datasets, audits and
-    # judge studies that no verdict layout claims; they are read through recipes).
-    files = sorted(p for folder in EXPECTED for p in (real_data / folder).rglob("*")
-                   if p.is_file() and p.name != "SOURCE.md")
-    assert len(files) == 32
-    for path in files:
-        content = load(path)
-        claimed = [fmt.NAME for fmt in FORMATS if fmt.sniff(path, content)]
-        assert claimed == [EXPECTED[path.relative_to(real_data).parts[0]]], path
-
-
-def test_known_formats_lists_every_layout_once_with_generic_ones_last():
-    names = [name for name, _ in known_formats()]
+def test_known_formats_are_listed_once_with_generic_ones_last_and_each_describes_itself_on_one_line(tmp_path):
+    path = tmp_path / "runs.csv"
+    path.write_text("system,query_id,score\na,q1,1\n")
+    with pytest.raises(VerdictError, match=r"unknown format 'zep'") as error:
+        md.read_verdicts(path, format="zep")
+    names = str(error.value).split("one of: ")[1].rstrip(".").split(", ")
     assert names == ["mem0-locomo", "zep-locomo", "backboard-locomo", "trpc-locomo", "persona-longmemeval",
                      "longmemeval-autoeval", "wide", "long", "mapped"]
-    assert all(description and "\n" not in description for _, description in known_formats())
+    # a layout the file does not fit names itself with its one-line description
+    for name in names[:-2]:
+        with pytest.raises(VerdictError, match=rf"is not a {name} file \([^\n)]") as error:
+            md.read_verdicts(path, format=name)
+        assert "\n" not in str(error.value)
 
 
 def test_unknown_layout_says_what_the_file_is_and_points_to_inspect_and_fields(tmp_path):
     path = tmp_path / "mystery.json"
     path.write_text(json.dumps([{"id": 1, "ok": True}]))
     with pytest.raises(VerdictError) as error:
-        read_file(path)
+        md.read_verdicts(path)
     message = str(error.value)
     assert message.startswith(f"{path}: unknown layout (a list of 1 records, the first with id, ok)")
     assert f"memdiag inspect {path}" in message
@@ -56,52 +45,52 @@ def test_empty_file_is_an_error(tmp_path, name, text):
     path = tmp_path / name
     path.write_text(text)
     with pytest.raises(VerdictError, match=r"the file is empty"):
-        read_file(path)
+        md.read_verdicts(path)
 
 
 def test_unparsable_json_names_line_and_column(tmp_path):
     path = tmp_path / "bad.json"
     path.write_text('{\n  "0": [\n    {"question": "q",, }\n  ]\n}\n')
     with pytest.raises(VerdictError, match=r"bad\.json: not valid JSON at line 3, column 22"):
-        read_file(path)
+        md.read_verdicts(path)
 
 
 def test_broken_json_line_names_the_line(tmp_path):
     path = tmp_path / "bad.jsonl"
     path.write_text('{"system": "a", "query_id": "q1", "score": 1}\n{"system": "a", "query_id": \n')
     with pytest.raises(VerdictError, match=r"bad\.jsonl, line 2: not valid JSON at column \d+"):
-        read_file(path)
+        md.read_verdicts(path)
 
 
 def test_json_lines_in_a_json_file_are_read(tmp_path):
     path = tmp_path / "lines.json"
     path.write_text('{"system": "a", "query_id": "q1", "score": 1}\n{"system": "a", "query_id": "q2", "score": 0}\n')
-    assert read_file(path)["score"].tolist() == [1.0, 0.0]
+    assert md.read_verdicts(path)["score"].tolist() == [1.0, 0.0]
 
 
 def test_named_format_must_exist_and_fit_the_file(real_data, tmp_path):
     grades = real_data / "getzep__zep-papers" / "zep_locomo_grades.json"
-    assert read_file(grades, format="zep-locomo").attrs["format"] == "zep-locomo"
+    assert md.read_verdicts(grades, format="zep-locomo").attrs["format"] == "zep-locomo"
     with pytest.raises(VerdictError, match=r"unknown format 'zep'.*zep-locomo"):
-        read_file(grades, format="zep")
+        md.read_verdicts(grades, format="zep")
     with pytest.raises(VerdictError, match=r"is not a trpc-locomo file"):
-        read_file(grades, format="trpc-locomo")
+        md.read_verdicts(grades, format="trpc-locomo")
 
 
 def test_missing_file_is_an_error(tmp_path):
     with pytest.raises(VerdictError, match="no such file"):
-        read_file(tmp_path / "nope.csv")
+        md.read_verdicts(tmp_path / "nope.csv")
 
 
 def test_jsonl_line_with_two_values_is_an_error(tmp_path):
     path = tmp_path / "two.jsonl"
     path.write_text('{"system": "a", "query_id": "q1", "score": 1}, {"system": "a", "query_id": "q2", "score": 0}\n')
     with pytest.raises(VerdictError, match="line 1: not valid JSON at column 46 \\(Extra data\\)"):
-        read_file(path)
+        md.read_verdicts(path)
 
 
 def test_ragged_csv_row_is_an_error_naming_the_line(tmp_path):
     path = tmp_path / "ragged.csv"
     path.write_text("system,query_id,score\na,q1,1\na,q2,0,extra\n")
     with pytest.raises(VerdictError, match=r"ragged\.csv: (cannot be read as a long table: |is not a readable CSV ).*line 3"):
-        read_file(path)
+        md.read_verdicts(path)

@@ -7,9 +7,9 @@ import unicodedata
 
 import pandas as pd
 import pytest
+from locomo_facts import CONVERSATIONS, query_id
 
-from memdiag.io.readers import read_file
-from memdiag.io.schema import LOCOMO_CONVERSATIONS, locomo_query_id
+import memdiag as md
 
 NON_ADVERSARIAL = [152, 81, 152, 199, 178, 123, 150, 191, 156, 158]  # per conversation, 1,540 in all
 
@@ -23,23 +23,23 @@ def normalise(text: str) -> str:
 def sources(real_data) -> dict[str, pd.DataFrame]:
     trpc = real_data / "trpc-group__trpc-agent-go"
     frames = {
-        "zep": read_file(real_data / "getzep__zep-papers" / "zep_locomo_grades.json"),
-        "memobase-0710": read_file(real_data / "memodb-io__memobase" / "memobase_eval_0710_3000.json"),
-        "memobase-0503": read_file(real_data / "memodb-io__memobase" / "memobase_eval_0503_3000.json"),
-        "backboard": pd.concat([read_file(p) for p in sorted((real_data / "Backboard-io__Backboard-Locomo-Benchmark").glob("*.json"))]),
+        "zep": md.read_verdicts(real_data / "getzep__zep-papers" / "zep_locomo_grades.json"),
+        "memobase-0710": md.read_verdicts(real_data / "memodb-io__memobase" / "memobase_eval_0710_3000.json"),
+        "memobase-0503": md.read_verdicts(real_data / "memodb-io__memobase" / "memobase_eval_0503_3000.json"),
+        "backboard": pd.concat([md.read_verdicts(p) for p in sorted((real_data / "Backboard-io__Backboard-Locomo-Benchmark").glob("*.json"))]),
     }
     for path in sorted(trpc.glob("*/*/results.json")):
-        frames[f"trpc/{path.parent.parent.name}/{path.parent.name}"] = read_file(path)
+        frames[f"trpc/{path.parent.parent.name}/{path.parent.name}"] = md.read_verdicts(path)
     return frames
 
 
 def test_every_locomo_source_has_the_same_1540_non_adversarial_ids(sources):
-    expected = {locomo_query_id(k, i) for k, n in enumerate(NON_ADVERSARIAL) for i in range(n)}
+    expected = {query_id(k, i) for k, n in enumerate(NON_ADVERSARIAL) for i in range(n)}
     assert len(sources) == 4 + 15
     for name, df in sources.items():
         ids = df.loc[df["category"] != "adversarial", "query_id"]
         assert ids.is_unique and set(ids) == expected, name
-        assert df["benchmark"].eq("locomo").all() and set(df["cluster"]) == set(LOCOMO_CONVERSATIONS), name
+        assert df["benchmark"].eq("locomo").all() and set(df["cluster"]) == set(CONVERSATIONS), name
 
 
 def test_question_text_agrees_at_every_id_across_sources(sources):

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import memdiag as md
 from memdiag.errors import VerdictError
-from memdiag.io.readers import read_file
 
 FRAME = pd.DataFrame({
     "system": ["raw-rag", "raw-rag", "mem0", "mem0"],
@@ -41,7 +41,7 @@ def _write(frame: pd.DataFrame, path) -> None:
 def test_every_container_reads_to_the_same_canonical_frame(tmp_path, suffix):
     path = tmp_path / f"verdicts{suffix}"
     _write(FRAME, path)
-    df = read_file(path)
+    df = md.read_verdicts(path)
     assert df.attrs["format"] == "long"
     assert list(df.columns) == ["system", "query_id", "score", "repeat", "category", "latency_s",
                                 "judge_note", "source_file", "source_record"]
@@ -55,7 +55,7 @@ def test_verdict_words_and_booleans_become_zero_one_and_blank_is_nan(tmp_path):
     path = tmp_path / "v.csv"
     path.write_text("system,query_id,score,sufficient\n"
                     "a,q1,CORRECT,yes\na,q2,wrong,No\na,q3,True,false\na,q4,,\na,q5,0.25,1\n")
-    df = read_file(path)
+    df = md.read_verdicts(path)
     np.testing.assert_array_equal(df["score"], [1, 0, 1, np.nan, 0.25])
     np.testing.assert_array_equal(df["sufficient"], [1, 0, 0, np.nan, 1])
 
@@ -63,7 +63,7 @@ def test_verdict_words_and_booleans_become_zero_one_and_blank_is_nan(tmp_path):
 def test_score_text_that_is_no_verdict_is_missing_and_counted_in_a_note(tmp_path):
     path = tmp_path / "v.csv"
     path.write_text("system,query_id,score\na,q1,1\na,q2,CORRECT?\na,q3,Yes.\n")
-    df = read_file(path)
+    df = md.read_verdicts(path)
     np.testing.assert_array_equal(df["score"], [1, np.nan, 1])
     assert df.attrs["read_notes"] == [
         f"{path}, field 'score': 1 verdict text could not be read as a verdict ('CORRECT?' ×1; first "
@@ -74,10 +74,10 @@ def test_bad_repeat_and_missing_query_id_are_errors(tmp_path):
     path = tmp_path / "v.csv"
     path.write_text("system,query_id,score,repeat\na,q1,1,0.5\n")
     with pytest.raises(VerdictError, match=r"record 1, field 'repeat'"):
-        read_file(path)
+        md.read_verdicts(path)
     path.write_text("system,query_id,score\na,,1\n")
     with pytest.raises(VerdictError, match=r"record 1, field 'query_id': no query_id"):
-        read_file(path)
+        md.read_verdicts(path)
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".json", ".parquet"])
@@ -88,20 +88,20 @@ def test_missing_ids_and_attributes_stay_missing_in_every_format(tmp_path, suffi
     frame = pd.DataFrame({"system": ["a", "a"], "query_id": ["q1", "q2"], "score": [1.0, 0.0],
                           "category": ["temporal", None]})
     _write(frame, path)
-    df = read_file(path)
+    df = md.read_verdicts(path)
     assert df["category"].iloc[0] == "temporal" and pd.isna(df["category"].iloc[1])
     _write(frame.assign(query_id=["q1", None]), path)
     with pytest.raises(VerdictError, match=r"record 2, field 'query_id': no query_id"):
-        read_file(path)
+        md.read_verdicts(path)
 
 
 def test_system_argument_renames_one_system_and_refuses_to_merge_several(tmp_path):
     path = tmp_path / "v.csv"
     _write(FRAME[FRAME["system"] == "mem0"], path)
-    assert read_file(path, system="mem0-v2")["system"].eq("mem0-v2").all()
+    assert md.read_verdicts(path, system="mem0-v2")["system"].eq("mem0-v2").all()
     _write(FRAME, path)
     with pytest.raises(VerdictError, match="several systems"):
-        read_file(path, system="x")
+        md.read_verdicts(path, system="x")
 
 
 def test_one_million_csv_rows_read_in_well_under_five_seconds(tmp_path):
@@ -118,7 +118,7 @@ def test_one_million_csv_rows_read_in_well_under_five_seconds(tmp_path):
     path = tmp_path / "big.csv"
     pyarrow.csv.write_csv(pyarrow.Table.from_pandas(frame, preserve_index=False), path)  # fast writer
     start = time.perf_counter()
-    df = read_file(path)
+    df = md.read_verdicts(path)
     elapsed = time.perf_counter() - start
     assert len(df) == n and df["score"].sum() == frame["score"].sum()
     assert elapsed < 5, f"reading {n:,} rows took {elapsed:.2f} s"
@@ -131,6 +131,6 @@ def test_csv_round_trip_preserves_scores_and_order(tmp_path, scores):
                           "score": pd.array(scores, dtype=float)})
     path = tmp_path / "rt.csv"
     frame.to_csv(path, index=False)
-    df = read_file(path)
+    df = md.read_verdicts(path)
     np.testing.assert_allclose(df["score"], frame["score"], rtol=1e-15)
     assert df["query_id"].tolist() == frame["query_id"].tolist()

@@ -8,8 +8,8 @@ import re
 import numpy as np
 import pytest
 
+import memdiag as md
 from memdiag.errors import VerdictError
-from memdiag.io.readers import read_file
 
 
 def _write(path, records) -> None:
@@ -23,7 +23,7 @@ def test_labels_become_scores_and_system_comes_from_the_file_name(tmp_path):
         {"question_id": "e47becba", "hypothesis": "no", "autoeval_label": {"model": "gpt-4o-2024-08-06", "label": False}},
         {"question_id": "gpt4_2655b836_abs", "hypothesis": "?", "autoeval_label": {"model": "gpt-4o-2024-08-06", "label": None}},
     ])
-    df = read_file(path)
+    df = md.read_verdicts(path)
     assert df.attrs["format"] == "longmemeval-autoeval"
     assert df["system"].eq("mem0_run").all() and df["benchmark"].eq("longmemeval").all()
     assert df["query_id"].tolist() == ["gpt4_2655b836", "e47becba", "gpt4_2655b836_abs"]
@@ -35,7 +35,7 @@ def test_question_type_is_kept_as_category_when_present(tmp_path):
     path = tmp_path / "run.eval-results-gpt-4o-mini.jsonl"
     _write(path, [{"question_id": "q1", "question_type": "multi-session", "hypothesis": "x",
                    "autoeval_label": {"model": "gpt-4o-mini-2024-07-18", "label": True}}])
-    df = read_file(path, system="zep")
+    df = md.read_verdicts(path, system="zep")
     assert df["category"].tolist() == ["multi-session"] and df["system"].tolist() == ["zep"]
 
 
@@ -47,4 +47,4 @@ def test_a_null_question_id_is_an_error_naming_the_line_not_the_query_none(tmp_p
         {"question_id": None, "hypothesis": "b", "autoeval_label": {"model": "gpt-4o", "label": False}},
     ])
     with pytest.raises(VerdictError, match=rf"^{re.escape(str(path))}, record 2, field 'question_id': no query_id"):
-        read_file(path)
+        md.read_verdicts(path)

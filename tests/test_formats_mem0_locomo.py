@@ -6,9 +6,9 @@ import json
 
 import numpy as np
 import pytest
+from locomo_facts import PAPER_CATEGORIES
 
-from memdiag.io.readers import read_file
-from memdiag.io.schema import LOCOMO_CATEGORIES
+import memdiag as md
 
 MEMOBASE = "memodb-io__memobase"
 
@@ -26,19 +26,19 @@ def percent(x: float) -> str:
 
 @pytest.mark.parametrize("stem", sorted(PUBLISHED))
 def test_memobase_overall_and_category_accuracy_match_readme(real_data, stem):
-    df = read_file(real_data / MEMOBASE / f"{stem}.json")
+    df = md.read_verdicts(real_data / MEMOBASE / f"{stem}.json")
     overall, by_integer = PUBLISHED[stem]
     assert len(df) == 1540 and df["query_id"].is_unique
     assert percent(df["score"].mean()) == overall
     per_integer = df.groupby(df["source_category"].astype(int))["score"].mean()
     assert {k: percent(v) for k, v in per_integer.items()} == by_integer
     # the canonical category is the LoCoMo-paper name of the same integer
-    assert (df["category"] == df["source_category"].astype(int).map(LOCOMO_CATEGORIES)).all()
+    assert (df["category"] == df["source_category"].astype(int).map(PAPER_CATEGORIES)).all()
 
 
 def test_memobase_keeps_f1_bleu_and_defaults_system_to_file_stem(real_data):
     path = real_data / MEMOBASE / "memobase_eval_0710_3000.json"
-    df = read_file(path)
+    df = md.read_verdicts(path)
     raw = json.loads(path.read_text())
     first = raw["0"][0]
     row = df.iloc[0]
@@ -47,7 +47,7 @@ def test_memobase_keeps_f1_bleu_and_defaults_system_to_file_stem(real_data):
     assert (row["f1"], row["bleu"]) == (first["f1_score"], first["bleu_score"])
     assert row["source_record"] == "conversation 0, item 1"
     assert df["benchmark"].eq("locomo").all()
-    assert read_file(path, system="memobase-v0.0.37")["system"].eq("memobase-v0.0.37").all()
+    assert md.read_verdicts(path, system="memobase-v0.0.37")["system"].eq("memobase-v0.0.37").all()
 
 
 def test_unsorted_keys_are_read_as_conversation_indices(tmp_path):
@@ -55,7 +55,7 @@ def test_unsorted_keys_are_read_as_conversation_indices(tmp_path):
             "bleu_score": 0.5, "f1_score": 0.5, "llm_score": 1}
     path = tmp_path / "run.json"
     path.write_text(json.dumps({"2": [item], "0": [item, dict(item, category=1)]}))
-    df = read_file(path)
+    df = md.read_verdicts(path)
     assert df["query_id"].tolist() == ["locomo:conv-26:000", "locomo:conv-26:001", "locomo:conv-41:000"]
     assert df["category"].tolist() == ["single-hop", "multi-hop", "single-hop"]
 
@@ -64,6 +64,6 @@ def test_null_llm_score_becomes_nan_and_row_is_kept(tmp_path):
     item = {"question": "q", "category": "2", "bleu_score": 0, "f1_score": 0, "llm_score": None}
     path = tmp_path / "run.json"
     path.write_text(json.dumps({"0": [item, dict(item, llm_score=1)]}))
-    df = read_file(path)
+    df = md.read_verdicts(path)
     assert len(df) == 2
     assert np.isnan(df["score"].iloc[0]) and df["score"].iloc[1] == 1.0

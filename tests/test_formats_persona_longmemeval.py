@@ -7,16 +7,16 @@ import json
 import numpy as np
 import pytest
 
+import memdiag as md
 from memdiag.errors import VerdictError
-from memdiag.io.readers import read_file
 
 PERSONA = "saxenauts__persona"
 
 
 def test_correct_counts_match_evals_readme(real_data):
-    vector = read_file(real_data / PERSONA / "benchmark_mem0_vector_final.json")
-    both = read_file(real_data / PERSONA / "benchmark_persona_sampled_valid.json")
-    zep = read_file(real_data / PERSONA / "benchmark_zep_initial_single_session.json")
+    vector = md.read_verdicts(real_data / PERSONA / "benchmark_mem0_vector_final.json")
+    both = md.read_verdicts(real_data / PERSONA / "benchmark_persona_sampled_valid.json")
+    zep = md.read_verdicts(real_data / PERSONA / "benchmark_zep_initial_single_session.json")
     assert vector["system"].unique().tolist() == ["Mem0 (Vector)"]
     assert both["system"].unique().tolist() == ["Persona", "Mem0"]
     correct = both.groupby("system", sort=False)["score"].sum().to_dict()
@@ -32,8 +32,8 @@ def test_correct_counts_match_evals_readme(real_data):
 
 
 def test_query_ids_pair_the_two_80_question_files_and_carry_type(real_data):
-    vector = read_file(real_data / PERSONA / "benchmark_mem0_vector_final.json")
-    both = read_file(real_data / PERSONA / "benchmark_persona_sampled_valid.json")
+    vector = md.read_verdicts(real_data / PERSONA / "benchmark_mem0_vector_final.json")
+    both = md.read_verdicts(real_data / PERSONA / "benchmark_persona_sampled_valid.json")
     assert vector["query_id"].is_unique and vector["query_id"].str.match(r"^lme:[0-9a-f]{12}$").all()
     for system in ("Persona", "Mem0"):
         assert both.loc[both["system"] == system, "query_id"].tolist() == vector["query_id"].tolist()
@@ -42,10 +42,10 @@ def test_query_ids_pair_the_two_80_question_files_and_carry_type(real_data):
 
 
 def test_system_argument_renames_a_single_system_file_only(real_data):
-    renamed = read_file(real_data / PERSONA / "benchmark_mem0_vector_final.json", system="mem0-vector")
+    renamed = md.read_verdicts(real_data / PERSONA / "benchmark_mem0_vector_final.json", system="mem0-vector")
     assert renamed["system"].eq("mem0-vector").all()
     with pytest.raises(VerdictError, match=r"several systems \(Persona, Mem0\)"):
-        read_file(real_data / PERSONA / "benchmark_persona_sampled_valid.json", system="x")
+        md.read_verdicts(real_data / PERSONA / "benchmark_persona_sampled_valid.json", system="x")
 
 
 def test_null_grade_becomes_nan_and_row_is_kept(tmp_path):
@@ -53,7 +53,7 @@ def test_null_grade_becomes_nan_and_row_is_kept(tmp_path):
                {"question": "What is my job?", "X_ans": "b", "X_grade": 4}]
     path = tmp_path / "p.json"
     path.write_text(json.dumps(records))
-    df = read_file(path)
+    df = md.read_verdicts(path)
     assert len(df) == 2 and np.isnan(df["score"].iloc[0]) and df["score"].iloc[1] == 1.0
     assert df["category"].tolist() == ["unknown", "unknown"]
 
@@ -64,4 +64,4 @@ def test_two_records_with_the_same_question_are_an_error(tmp_path):
     path = tmp_path / "p.json"
     path.write_text(json.dumps(records))
     with pytest.raises(VerdictError, match=r"record 2, field 'question'.*same question.*record 1"):
-        read_file(path)
+        md.read_verdicts(path)

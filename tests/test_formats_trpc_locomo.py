@@ -6,9 +6,9 @@ import json
 
 import numpy as np
 import pytest
+from locomo_facts import PAPER_CATEGORIES
 
-from memdiag.io.readers import read_file
-from memdiag.io.schema import LOCOMO_CATEGORIES
+import memdiag as md
 
 TRPC = "trpc-group__trpc-agent-go"
 RUNS = [f"{run}/{system}/results.json"
@@ -35,7 +35,7 @@ REPORT = {
 
 @pytest.mark.parametrize("system", sorted(REPORT))
 def test_trpc_means_match_report_table(real_data, system):
-    df = read_file(real_data / TRPC / "data_nohistory_gpt4omini" / system / "results.json")
+    df = md.read_verdicts(real_data / TRPC / "data_nohistory_gpt4omini" / system / "results.json")
     assert len(df) == 1986 and df["system"].eq(system).all()
     means = tuple(round(df[c].mean(), 3) for c in ("f1", "bleu", "llm_confidence"))
     assert means == REPORT[system]
@@ -45,7 +45,7 @@ def test_trpc_means_match_report_table(real_data, system):
 def test_trpc_means_equal_the_files_own_summary(real_data, run):
     path = real_data / TRPC / run
     summary = json.loads(path.read_text())["summary"]
-    df = read_file(path)
+    df = md.read_verdicts(path)
     assert df["f1"].mean() == pytest.approx(summary["overall_f1"], abs=1e-12)
     assert df["bleu"].mean() == pytest.approx(summary["overall_bleu"], abs=1e-12)
     assert df["llm_confidence"].mean() == pytest.approx(summary["overall_llm_score"], abs=1e-12)
@@ -53,9 +53,9 @@ def test_trpc_means_equal_the_files_own_summary(real_data, run):
 
 
 def test_category_counts_follow_trpc_label_to_locomo_integer(real_data):
-    df = read_file(real_data / TRPC / RUNS[0])
+    df = md.read_verdicts(real_data / TRPC / RUNS[0])
     counts = df["category"].value_counts()
-    assert [counts[LOCOMO_CATEGORIES[k]] for k in range(1, 6)] == [282, 321, 96, 841, 446]
+    assert [counts[PAPER_CATEGORIES[k]] for k in range(1, 6)] == [282, 321, 96, 841, 446]
     pairs = set(zip(df["source_category"], df["category"]))
     assert pairs == {("single-hop", "multi-hop"), ("multi-hop", "temporal"), ("temporal", "open-domain"),
                      ("open-domain", "single-hop"), ("adversarial", "adversarial")}
@@ -65,14 +65,14 @@ def test_category_counts_follow_trpc_label_to_locomo_integer(real_data):
 
 def test_score_is_binary_llm_score_with_confidence_latency_and_tokens_kept(real_data):
     path = real_data / TRPC / RUNS[0]
-    df = read_file(path)
+    df = md.read_verdicts(path)
     first = json.loads(path.read_text())["sample_results"][0]["qa_results"][0]
     assert set(df["score"].unique()) == {0.0, 1.0}
     assert (df["score"] == (df["llm_confidence"] > 0)).all()
     assert df.loc[0, "latency_s"] == first["latency_ms"] / 1000
     assert df.loc[0, "tokens_used"] == first["tokens_used"]
     assert df.loc[0, "source_record"] == "locomo10_1, item 1"
-    assert "tokens_used" not in read_file(real_data / TRPC / "data_nohistory_gpt4omini/auto_mysql/results.json")
+    assert "tokens_used" not in md.read_verdicts(real_data / TRPC / "data_nohistory_gpt4omini/auto_mysql/results.json")
 
 
 def test_missing_llm_score_is_wrong_but_null_llm_score_is_no_verdict(tmp_path):
@@ -84,7 +84,7 @@ def test_missing_llm_score_is_wrong_but_null_llm_score_is_no_verdict(tmp_path):
     path = tmp_path / "my_run" / "results.json"
     path.parent.mkdir()
     path.write_text(json.dumps(content))
-    df = read_file(path)
+    df = md.read_verdicts(path)
     assert df["system"].eq("my_run").all()
     assert df["score"].tolist()[0] == 0.0 and np.isnan(df["score"].iloc[1]) and df["score"].iloc[2] == 1.0
     assert df["llm_confidence"].tolist()[0] == 0.0 and df["llm_confidence"].iloc[2] == 0.8

@@ -5,14 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import memdiag as md
 from memdiag.errors import VerdictError
-from memdiag.io.readers import read_file
 
 
 def test_wide_table_melts_to_one_row_per_system_and_query(tmp_path):
     path = tmp_path / "scores.csv"
     path.write_text("query_id,category,raw-rag,mem0\nq1,temporal,1,0\nq2,single-hop,0,\nq3,temporal,CORRECT,true\n")
-    df = read_file(path)
+    df = md.read_verdicts(path)
     assert df.attrs["format"] == "wide"
     assert df["system"].tolist() == ["raw-rag"] * 3 + ["mem0"] * 3
     assert df["query_id"].tolist() == ["q1", "q2", "q3"] * 2
@@ -24,7 +24,7 @@ def test_wide_table_melts_to_one_row_per_system_and_query(tmp_path):
 def test_cell_that_is_no_verdict_is_missing_and_named_with_file_row_and_column(tmp_path):
     path = tmp_path / "scores.csv"
     path.write_text("query_id,raw-rag,mem0\nq1,1,0\nq2,1,maybe\n")
-    df = read_file(path)
+    df = md.read_verdicts(path)
     assert df.loc[df["system"] == "mem0", "score"].isna().tolist() == [False, True]
     assert df.attrs["read_notes"] == [f"{path}, field 'mem0': 1 verdict text could not be read as a "
                                       "verdict ('maybe' ×1; first at record 2); kept as missing verdicts"]
@@ -33,8 +33,8 @@ def test_cell_that_is_no_verdict_is_missing_and_named_with_file_row_and_column(t
 def test_system_argument_renames_a_single_score_column_only(tmp_path):
     path = tmp_path / "scores.csv"
     path.write_text("query_id,repeat,score_a\nq1,0,1\nq1,1,0\n")
-    df = read_file(path, system="mem0")
+    df = md.read_verdicts(path, system="mem0")
     assert df["system"].eq("mem0").all() and df["repeat"].tolist() == [0, 1]
     path.write_text("query_id,a,b\nq1,1,0\n")
     with pytest.raises(VerdictError, match="several systems"):
-        read_file(path, system="mem0")
+        md.read_verdicts(path, system="mem0")

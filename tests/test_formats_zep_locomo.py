@@ -8,8 +8,8 @@ import shutil
 import numpy as np
 import pytest
 
+import memdiag as md
 from memdiag.errors import VerdictError
-from memdiag.io.readers import read_file
 
 ZEP = "getzep__zep-papers"
 
@@ -19,7 +19,7 @@ def percent(x: float) -> str:
 
 
 def test_zep_accuracy_and_per_integer_category_match_source(real_data):
-    df = read_file(real_data / ZEP / "zep_locomo_grades.json")
+    df = md.read_verdicts(real_data / ZEP / "zep_locomo_grades.json")
     assert len(df) == 1540 and df["score"].sum() == 1157
     assert percent(df["score"].mean()) == "75.13"
     per_integer = df.groupby(df["source_category"].astype(int))["score"].mean()
@@ -28,7 +28,7 @@ def test_zep_accuracy_and_per_integer_category_match_source(real_data):
 
 
 def test_latency_is_attached_from_the_responses_file_beside_it(real_data):
-    df = read_file(real_data / ZEP / "zep_locomo_grades.json")
+    df = md.read_verdicts(real_data / ZEP / "zep_locomo_grades.json")
     responses = json.loads((real_data / ZEP / "zep_locomo_responses.json").read_text())
     first = responses["locomo_experiment_user_0"][0]["duration_ms"]
     last = responses["locomo_experiment_user_9"][-1]["duration_ms"]
@@ -39,13 +39,13 @@ def test_latency_is_attached_from_the_responses_file_beside_it(real_data):
 
 def test_grades_alone_have_no_latency(real_data, tmp_path):
     shutil.copy(real_data / ZEP / "zep_locomo_grades.json", tmp_path / "zep_locomo_grades.json")
-    df = read_file(tmp_path / "zep_locomo_grades.json")
+    df = md.read_verdicts(tmp_path / "zep_locomo_grades.json")
     assert "latency_s" not in df and len(df) == 1540
 
 
 def test_responses_file_is_an_error_pointing_to_the_grades_file(real_data):
     with pytest.raises(VerdictError, match=r"zep_locomo_responses\.json.*no 'grade'.*zep_locomo_grades\.json"):
-        read_file(real_data / ZEP / "zep_locomo_responses.json")
+        md.read_verdicts(real_data / ZEP / "zep_locomo_responses.json")
 
 
 def test_companion_that_lists_other_questions_is_an_error(tmp_path):
@@ -54,14 +54,14 @@ def test_companion_that_lists_other_questions_is_an_error(tmp_path):
     (tmp_path / "x_grades.json").write_text(json.dumps(grades))
     (tmp_path / "x_responses.json").write_text(json.dumps(responses))
     with pytest.raises(VerdictError, match="same questions"):
-        read_file(tmp_path / "x_grades.json")
+        md.read_verdicts(tmp_path / "x_grades.json")
 
 
 def test_null_grade_becomes_nan_and_row_is_kept(tmp_path):
     grades = {"locomo_experiment_user_3": [{"question": "a", "grade": None, "category": 4},
                                            {"question": "b", "grade": False, "category": 4}]}
     (tmp_path / "g.json").write_text(json.dumps(grades))
-    df = read_file(tmp_path / "g.json")
+    df = md.read_verdicts(tmp_path / "g.json")
     assert len(df) == 2 and np.isnan(df["score"].iloc[0]) and df["score"].iloc[1] == 0.0
     assert df["query_id"].tolist() == ["locomo:conv-42:000", "locomo:conv-42:001"]
     assert df["source_record"].iloc[1] == "locomo_experiment_user_3, item 2"

@@ -206,13 +206,16 @@ def test_a_filled_field_beyond_the_header_is_an_error_naming_the_row(tmp_path):
     assert code == 2 and one_line(err) and str(path) in err and ("record 2" in err or "line 3" in err)
 
 
-def test_a_trailing_comma_in_a_systems_table_keeps_the_columns(tmp_path, small):
+def test_a_trailing_comma_in_a_systems_table_keeps_the_columns(tmp_path):
+    verdicts = tmp_path / "v.csv"
+    md.simulate(n_queries=24, systems=("raw-rag", "mem0"), n_clusters=6, seed=4).to_csv(verdicts, index=False)
     table = tmp_path / "systems.csv"
-    table.write_text("system,label\nraw-rag,R,\nmem0,M,\n", encoding="utf-8")
-    from memdiag.io.systems_table import read_systems_table
-
-    frame = read_systems_table(table)
-    assert frame["system"].tolist() == ["raw-rag", "mem0"] and frame["label"].tolist() == ["R", "M"]
+    table.write_text("system,label,hours\nraw-rag,R,1,\nmem0,M,2,\n", encoding="utf-8")
+    code, out, err = run("costs", verdicts, "--systems-table", table, "--reference", "raw-rag", "--resamples", 100,
+                         "--format", "json")
+    assert code == 0, err
+    rows = json.loads(out)[-1]["rows"]             # the systems table's costs: system names and hours as written
+    assert [(r["system"], r["quantity"], r["value"]) for r in rows] == [("raw-rag", "hours", 1), ("mem0", "hours", 2)]
 
 
 @pytest.mark.slow  # three (two) whole reports
@@ -287,10 +290,12 @@ def test_a_yaml_alias_bomb_is_refused_quickly_naming_the_limit(tmp_path):
         assert code == 2 and one_line(err) and "MEMDIAG_MAX_YAML_NODES" in err and "1,000,000 nodes" in err
 
 
-def test_yaml_merge_keys_still_override_and_are_no_duplicates():
-    from memdiag.io.strict import load_yaml
-
-    assert load_yaml("base: &b {x: 1, y: 2}\nthis:\n  <<: *b\n  y: 3\n")["this"] == {"x": 1, "y": 3}
+def test_yaml_merge_keys_still_override_and_are_no_duplicates(tmp_path):
+    claims = tmp_path / "claims.yaml"
+    claims.write_text("claims:\n  - &b {id: one, system_a: mem, system_b: rag, direction: greater}\n"
+                      "  - <<: *b\n    id: two\n    direction: less\n", encoding="utf-8")
+    read = md.read_claims(claims)[["id", "system_a", "system_b", "direction"]]
+    assert read.to_numpy().tolist() == [["one", "mem", "rag", "greater"], ["two", "mem", "rag", "less"]]
 
 
 @pytest.mark.parametrize("value", [".nan", ".inf", "-.inf"])
@@ -365,12 +370,11 @@ def gfm(text: str) -> str:
 
 @pytest.mark.parametrize("name", AUTOLINKS)
 def test_names_never_become_links_on_github(name):
-    from memdiag.core.escape import markdown
-
-    for context in (f"| {markdown(name)} |\n", f"| a |\n|---|\n| {markdown(name)} |\n", f"- {markdown(name)}\n"):
-        html = gfm(context)
-        assert "<a " not in html, html
-        assert name in html.replace("<code>@</code>", "@")  # shown as written
+    table = pd.DataFrame({"system": [name], "n": [1]})
+    table.attrs.update(notes=[name], scheme=name)
+    html = gfm(md.tables.render(table, "md"))     # the name in a table cell, a list item and a paragraph
+    assert "<a " not in html, html
+    assert html.replace("<code>@</code>", "@").count(name) == 3  # shown as written, each time
 
 
 def test_a_report_with_autolink_names_has_no_link_on_github(tmp_path):
@@ -406,11 +410,9 @@ def test_bidi_controls_zero_width_and_edge_spaces_are_visible_in_terminal_tables
 
 @pytest.mark.parametrize("name", INVISIBLE[:3])
 def test_bidi_controls_and_zero_width_characters_are_visible_in_figures(name):
-    from memdiag.plots._names import system_labels
-
-    labels = system_labels([name, "mem0"])
-    assert not any(ch in labels[name] for ch in "\u202e\u200b\u2067\u2069")
-    assert "\\u" in labels[name]
+    label = md.plot.system_styles([name, "mem0"])[name].label
+    assert not any(ch in label for ch in "\u202e\u200b\u2067\u2069")
+    assert "\\u" in label
     fig = md.plot.matrix(md.compare(pd.DataFrame(
         [{"system": s, "query_id": f"q{i}", "score": (i + k) % 2} for k, s in enumerate([name, "mem0", "rag"])
          for i in range(20)]),
@@ -464,9 +466,7 @@ def test_rerun_refuses_a_recorded_replicate_count_past_the_limit(tmp_path, small
 
 
 def test_the_matrix_figure_of_many_systems_is_a_clear_error_not_gigabytes():
-    from memdiag.plots.matrix import MAX_SYSTEMS
-
-    k = MAX_SYSTEMS + 1
+    k = 41                                          # one past the default limit
     names = [f"s{i}" for i in range(k)]
     frame = pd.DataFrame([{"system_a": a, "system_b": b, "diff": 1.0, "ci_low": 0.0, "ci_high": 2.0, "p": 0.5,
                            "p_adj": 0.5} for i, a in enumerate(names) for b in names[i + 1:]])
@@ -734,7 +734,5 @@ def test_rerun_of_a_report_read_with_allow_outside_keeps_it(tmp_path):
 
 
 def test_plot_labels_that_draw_two_systems_under_one_name_are_refused_in_python():
-    from memdiag.plots._names import system_labels
-
     with pytest.raises(ValueError, match="would both be drawn as 'b'"):
-        system_labels(["a", "b"], {"a": "b"})
+        md.plot.system_styles(["a", "b"], labels={"a": "b"})

@@ -9,6 +9,7 @@ import json
 import lzma
 import os
 import threading
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -18,7 +19,6 @@ import zstandard
 import memdiag as md
 from memdiag.cli import main
 from memdiag.errors import VerdictError
-from memdiag.io.readers._verdict_text import parse_verdict
 
 CSV = "system,query_id,score\nmem0,q1,1\nmem0,q2,0\nmem0,q3,Yes.\n"
 COMPRESS = {".gz": gzip.compress, ".bz2": bz2.compress, ".xz": lzma.compress,
@@ -141,19 +141,30 @@ def test_cli_system_path_matching_no_file_exits_2(tmp_path, capsys):
     ("No. The answer names another city.", 0.0), ("CORRECT - same meaning", 1.0), ("Yes: it matches", 1.0),
     ("no\nthe model refused", 0.0), (True, 1.0), (False, 0.0), (1, 1.0), (0.0, 0.0),
 ])
-def test_judge_outputs_are_read_as_verdicts(text, value):
-    assert parse_verdict(text) == value
+def test_judge_outputs_are_read_as_verdicts(tmp_path, text, value):
+    assert read_one(tmp_path, text) == (value, [])
 
 
 @pytest.mark.parametrize("text", ["maybe", "CORRECT?", "yes and no", "The answer is correct", "Yes because",
                                   "partially correct", "N", "unsure.", "correctly", "[1]"])
-def test_text_that_is_no_verdict_is_none_never_a_guess(text):
-    assert parse_verdict(text) is None
+def test_text_that_is_no_verdict_is_none_never_a_guess(tmp_path, text):
+    score, notes = read_one(tmp_path, text)
+    assert np.isnan(score) and len(notes) == 1 and "1 verdict text could not be read as a verdict" in notes[0]
 
 
 @pytest.mark.parametrize("text", ["", "  ", None, "null", "None", "N/A", "nan"])
-def test_empty_cells_are_missing_not_unparsable(text):
-    assert np.isnan(parse_verdict(text))
+def test_empty_cells_are_missing_not_unparsable(tmp_path, text):
+    score, notes = read_one(tmp_path, text)
+    assert np.isnan(score) and notes == []
+
+
+def read_one(folder: Path, value: object) -> tuple[float, list[str]]:
+    """The score md.read_verdicts gives one JSON-lines record whose verdict is ``value``, and the
+    reading notes."""
+    path = folder / "one.jsonl"
+    path.write_text(json.dumps({"system": "a", "query_id": "q1", "score": value}) + "\n")
+    df = md.read_verdicts(path)
+    return df["score"].iloc[0], list(df.attrs["read_notes"])
 
 
 def test_unparsable_verdicts_are_counted_missing_and_shown_by_validate(tmp_path, capsys):

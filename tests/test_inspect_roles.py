@@ -12,9 +12,9 @@ import random
 
 import pandas as pd
 import pytest
+from cli_inspect import inspect
 
 import memdiag as md
-from memdiag.io.readers._inspect import inspect
 
 
 def _write(path, data):
@@ -33,7 +33,7 @@ def _results(n=8, seed=0, shuffle=False, key="correct"):
 
 
 def _role(result, name):
-    return next(i.kind for i in result.files if i.path.name == name)
+    return result.roles[name]
 
 
 def test_a_per_question_side_file_is_joined_not_a_system(tmp_path):
@@ -128,8 +128,7 @@ def test_graded_fields_and_word_labels(tmp_path):
              "judge_score": {"correct": 1, "partial": 0.5, "wrong": 0, "": 0}[label]} for i, label in enumerate(labels)]
     _write(tmp_path / "run" / "eval.json", {"results": rows})
     result = inspect([str(tmp_path / "run" / "eval.json")])
-    info = result.files[0]
-    assert set(info.verdicts) == {"judge_label", "judge_score"}     # the graded 0/0.5/1 field too
+    assert set(result.candidates("verdict")) == {"judge_label", "judge_score"}     # the graded 0/0.5/1 field too
     assert not result.complete                                      # which one: asked, not guessed
     assert "judge_label is empty in 1 of the 6 records examined (a judge failure" in result.text
     df = md.read_verdicts(tmp_path / "run" / "eval.json", records="results",
@@ -195,7 +194,7 @@ def test_a_verdict_field_named_judge_is_not_offered_as_the_judge(tmp_path):
     _write(tmp_path / "run" / "eval.json", {"results": [{"question_id": f"q{i}", "judge_label": label}
                                                          for i, label in enumerate(labels)]})
     result = inspect([str(tmp_path / "run" / "eval.json")])
-    assert result.files[0].verdicts == ["judge_label"] and result.files[0].judges == []
+    assert result.candidates("verdict") == ["judge_label"] and result.candidates("judge") == []
     assert "judge:" not in result.recipe and "      score: judge_label" in result.recipe
 
 

@@ -7,10 +7,10 @@ import json
 
 import pandas as pd
 import pytest
+from recipe_files import write_recipe
 
 import memdiag as md
 from memdiag.errors import VerdictError
-from memdiag.io.readers._recipe import load_recipe
 
 
 def _release(tmp_path, records):
@@ -24,7 +24,7 @@ def test_each_key_is_a_repeat_by_name(tmp_path):
     records = [{"id": "a", "votes": {"judgment_1": True, "judgment_2": True, "judgment_3": False}},
                {"id": "b", "votes": {"judgment_2": "yes", "judgment_3": "no"}},       # no judgment_1
                {"id": "c", "votes": [1, 0, 0]}]                                          # a list
-    df = md.read_verdicts(recipe=load_recipe(_release(tmp_path, records), base=tmp_path))
+    df = md.read_verdicts(recipe=write_recipe(tmp_path, _release(tmp_path, records)))
     got = df.set_index(["query_id", "judgment"])[["score", "repeat"]]
     assert got.loc[("a", "judgment_1")].tolist() == [1.0, 0]
     assert got.loc[("b", "judgment_2")].tolist() == [1.0, 1]   # judgment_2 is repeat 1 in every record
@@ -36,11 +36,11 @@ def test_each_key_is_a_repeat_by_name(tmp_path):
 def test_judgments_errors(tmp_path):
     bad = _release(tmp_path, [{"id": "a", "votes": True}])
     with pytest.raises(VerdictError, match="expected an object"):
-        md.read_verdicts(recipe=load_recipe(bad, base=tmp_path))
+        md.read_verdicts(recipe=write_recipe(tmp_path, bad))
     both = _release(tmp_path, [{"id": "a", "votes": {"x": 1}}])
     both["sources"][0]["fields"]["score"] = "id"
     with pytest.raises(VerdictError, match="drop score"):
-        load_recipe(both, base=tmp_path)
+        md.read_verdicts(recipe=write_recipe(tmp_path, both))
 
 
 @pytest.fixture

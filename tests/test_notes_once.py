@@ -14,7 +14,6 @@ import pytest
 
 import memdiag as md
 from memdiag.cli import main
-from memdiag.core.notes import Note
 
 
 def run(*argv: str) -> tuple[int, str, str]:
@@ -108,15 +107,15 @@ def test_the_cli_json_keeps_each_notes_record(verdicts):
     assert {"code": "reference-fails-clusters", "severity": "warning", "concerns": ["ref"]} in records
 
 
-def test_note_records_survive_a_copy_and_a_pickle():
+def test_note_records_survive_a_copy_and_a_pickle(verdicts):
     import copy
     import pickle
 
-    frame = pd.DataFrame({"x": [1]})
-    frame.attrs["notes"] = [Note("n", code="k", severity="caution", concerns=("a",))]
-    for other in (frame.copy(), copy.deepcopy(frame), pickle.loads(pickle.dumps(frame)), frame[["x"]]):
-        [note] = other.attrs["notes"]
-        assert (note.code, note.severity, note.concerns) == ("k", "caution", ("a",))
+    frame = md.flows(md.read_verdicts(verdicts), reference="ref", options=dict(n_resamples=200))
+    expected = [(n.code, n.severity, n.concerns) for n in frame.attrs["notes"]]
+    assert ("reference-fails-clusters", "warning", ("ref",)) in expected
+    for other in (frame.copy(), copy.deepcopy(frame), pickle.loads(pickle.dumps(frame)), frame[["system"]]):
+        assert [(n.code, n.severity, n.concerns) for n in other.attrs["notes"]] == expected
 
 
 @pytest.mark.slow

@@ -14,7 +14,6 @@ import pandas as pd
 import pytest
 
 import memdiag as md
-from memdiag.reporting import report
 
 REFERENCE = "rag_observation_pgvector"
 EXAMPLE = Path(__file__).resolve().parents[1] / "data" / "example"
@@ -38,8 +37,8 @@ def real_report(real_data, tmp_path_factory) -> Path:
              real_data / "getzep__zep-papers" / "zep_locomo_grades.json",
              real_data / "memodb-io__memobase" / "memobase_eval_0710_3000.json",
              real_data / "Backboard-io__Backboard-Locomo-Benchmark"]
-    return report([str(f) for f in files], REFERENCE, folder / "out", claims=str(claims), progress=False,
-                  prepare=dict(scheme="locomo"), options=dict(n_resamples=2000))
+    return md.report([str(f) for f in files], REFERENCE, folder / "out", claims=str(claims), progress=False,
+                     prepare=dict(scheme="locomo"), options=dict(n_resamples=2000))
 
 
 def tables(out: Path) -> dict[str, pd.DataFrame]:

@@ -37,10 +37,10 @@ def test_options_are_frozen_validated_and_replaceable():
 
 
 def test_a_mapping_is_read_as_options_and_data_choices_in_it_are_refused_with_the_fix(df):
-    from memdiag.engine.options import as_options
-
-    assert as_options({"n_resamples": 300, "seed": 4}) == md.Options(n_resamples=300, seed=4)
-    assert as_options(None) == md.Options()
+    small = df[df["query_id"].isin(df["query_id"].unique()[:60])]
+    pd.testing.assert_frame_equal(md.compare(small, options={"n_resamples": 300, "seed": 4}),
+                                  md.compare(small, options=md.Options(n_resamples=300, seed=4)))
+    pd.testing.assert_frame_equal(md.score(small, options=None), md.score(small, options=md.Options()))
     with pytest.raises(VerdictError, match=r"no field 'scheme'.*md\.prepare"):
         md.compare(df, options={"scheme": "locomo"})
     with pytest.raises(TypeError, match="options must be md.Options"):
@@ -102,10 +102,13 @@ def test_prepared_data_keep_their_choices_and_reprepare_with_one_changed(df):
 
 
 def test_every_public_diagnostic_on_data_takes_options_not_the_old_keywords():
+    import dataclasses
     import inspect
 
-    from memdiag.engine.options import DATA_KEYWORDS, OPTION_KEYWORDS
-
+    option_keywords = {field.name for field in dataclasses.fields(md.Options)}
+    # the data choices the diagnostics took before 0.3, which moved to md.prepare
+    data_keywords = {"scheme", "systems", "missing", "verdict_missing", "judges", "label_missing", "cluster_missing"}
+    assert data_keywords <= set(inspect.signature(md.prepare).parameters)
     offenders = {}
     for name in md.__all__:
         obj = getattr(md, name)
@@ -123,7 +126,7 @@ def test_every_public_diagnostic_on_data_takes_options_not_the_old_keywords():
         own = {"systems"} | ({"verdict_missing"} if name in ("agreement", "content_filter_sensitivity") else set()) \
             | ({"missing", "judges"} if name == "missing_verdict_effect" else set()) \
             | ({"confidence_level"} if name in ("judge_leniency", "length_effect") else set())
-        old = sorted((set(OPTION_KEYWORDS) | set(DATA_KEYWORDS)) & set(params) - own)
+        old = sorted((option_keywords | data_keywords) & set(params) - own)
         if old:
             offenders[name] = old
     assert offenders == {}

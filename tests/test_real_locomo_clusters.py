@@ -12,7 +12,6 @@ import pandas as pd
 import pytest
 
 import memdiag as md
-from memdiag.io.readers import read_file
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 REFERENCE = "rag_observation_pgvector"
@@ -22,12 +21,12 @@ REFERENCE = "rag_observation_pgvector"
 def panel(real_data) -> pd.DataFrame:
     """The 7 trpc-agent-go no-history runs, Zep, Memobase v0.0.37 and Backboard on LoCoMo."""
     runs = sorted((real_data / "trpc-group__trpc-agent-go" / "data_nohistory_gpt4omini").glob("*/results.json"))
-    frames = [read_file(path) for path in runs]
+    frames = [md.read_verdicts(path) for path in runs]
     others = {"zep": [real_data / "getzep__zep-papers" / "zep_locomo_grades.json"],
               "memobase-v0.0.37": [real_data / "memodb-io__memobase" / "memobase_eval_0710_3000.json"],
               "backboard": sorted((real_data / "Backboard-io__Backboard-Locomo-Benchmark").glob("*.json"))}
     for name, paths in others.items():
-        frames.append(pd.concat([read_file(p) for p in paths]).assign(system=name))
+        frames.append(pd.concat([md.read_verdicts(p) for p in paths]).assign(system=name))
     return pd.concat(frames, ignore_index=True)
 
 

@@ -9,12 +9,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from recipe_files import pointed_at, source_files, write_recipe
 
 import memdiag as md
 from memdiag.cli import main
 from memdiag.errors import VerdictError
-from memdiag.io.readers._expand import expand
-from memdiag.io.readers._recipe import load_recipe
 
 RECIPES = Path(__file__).resolve().parents[1] / "data" / "recipes"
 
@@ -38,8 +37,8 @@ def canonical(df: pd.DataFrame) -> pd.DataFrame:
 @pytest.mark.parametrize("name", sorted(REAL))
 def test_bundled_recipe_reproduces_the_dedicated_reader_on_the_real_release(real_data, name):
     base = real_data / REAL[name]
-    recipe = load_recipe(RECIPES / f"{name}.yaml", base=base)
-    files = sorted({p for source in recipe.sources for p in expand(source.files, base)[0]})
+    recipe = pointed_at(RECIPES / f"{name}.yaml", base)
+    files = source_files(recipe)
     by_recipe = md.read_verdicts(recipe=recipe)
     by_reader = md.read_verdicts(files)
     pd.testing.assert_frame_equal(canonical(by_recipe), canonical(by_reader))
@@ -48,7 +47,7 @@ def test_bundled_recipe_reproduces_the_dedicated_reader_on_the_real_release(real
 
 def test_trpc_runs_with_one_folder_name_are_named_after_the_folders_that_differ(real_data):
     base = real_data / REAL["trpc-locomo"]
-    df = md.read_verdicts(recipe=load_recipe(RECIPES / "trpc-locomo.yaml", base=base))
+    df = md.read_verdicts(recipe=pointed_at(RECIPES / "trpc-locomo.yaml", base))
     assert "data_history300_gpt4omini/auto_mysql" in set(df["system"]) and "long_context" in set(df["system"])
     assert any("named after its folder" in n for n in df.attrs["read_notes"])
 
@@ -58,7 +57,7 @@ def test_longmemeval_recipe_reproduces_its_reader(tmp_path):
               "hypothesis": "x", "autoeval_label": {"model": "gpt-4o", "label": i % 2 == 0}} for i in range(4)]
     path = tmp_path / "my_run.jsonl.eval-results-gpt-4o"
     path.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
-    by_recipe = md.read_verdicts(recipe=load_recipe(RECIPES / "longmemeval-autoeval.yaml", base=tmp_path))
+    by_recipe = md.read_verdicts(recipe=pointed_at(RECIPES / "longmemeval-autoeval.yaml", tmp_path))
     pd.testing.assert_frame_equal(canonical(by_recipe), canonical(md.read_verdicts(path)))
     assert by_recipe["system"].eq("my_run").all()
 
@@ -79,7 +78,7 @@ def test_records_under_a_key_nested_and_bracketed_fields_and_constant_columns(tm
     recipe = {"sources": [{"files": "run-a/eval.json", "records": "data.items",
                            "fields": {"query_id": "qid", "score": "eval.ok", "category": "meta.type",
                                       "second": '["judge.v2"]'}, "columns": {"benchmark": "mine"}}]}
-    df = md.read_verdicts(recipe=load_recipe(recipe, base=tmp_path))
+    df = md.read_verdicts(recipe=write_recipe(tmp_path, recipe))
     assert df["system"].tolist() == ["run-a", "run-a"]               # default: the file's folder
     assert df["score"].tolist() == [1.0, 0.0] and df["category"].tolist() == ["t1", "t2"]
     assert df["second"].tolist() == ["no", "yes"] and df["benchmark"].eq("mine").all()
@@ -90,7 +89,7 @@ def test_an_object_keyed_by_id_gives_its_keys_as_query_ids(tmp_path):
     write(tmp_path / "r.json", {"questions": {"q1": {"correct": True}, "q2": {"correct": False}}})
     recipe = {"sources": [{"files": "r.json", "records": "questions", "system": "{stem}",
                            "fields": {"score": "correct"}}]}
-    df = md.read_verdicts(recipe=load_recipe(recipe, base=tmp_path))
+    df = md.read_verdicts(recipe=write_recipe(tmp_path, recipe))
     assert df[["system", "query_id", "score"]].values.tolist() == [["r", "q1", 1.0], ["r", "q2", 0.0]]
 
 
@@ -117,7 +116,7 @@ def test_a_records_path_that_misses_names_what_is_there(tmp_path):
 ])
 def test_unknown_or_malformed_keys_are_errors_naming_the_key_and_the_recipe(recipe, message):
     with pytest.raises(VerdictError, match=message):
-        load_recipe(recipe)
+        md.read_verdicts(recipe=recipe)
 
 
 def test_an_unknown_key_in_a_recipe_file_names_the_file(tmp_path):
@@ -136,14 +135,14 @@ def test_value_transforms(tmp_path):
         "query_id": "id", "score": {"from": "m.llm", "absent": 0, "above": 0},
         "latency_s": {"from": "ms", "divide": 1000}, "stratum": {"from": "type", "map": {"single-hop": "s", "multi-hop": "m"}},
         "sufficient": {"from": "ok", "null_if": "err"}, "tokens_used": {"from": "tokens", "optional": True}}}]}
-    df = md.read_verdicts(recipe=load_recipe(recipe, base=tmp_path))
+    df = md.read_verdicts(recipe=write_recipe(tmp_path, recipe))
     np.testing.assert_array_equal(df["score"], [1.0, 0.0, np.nan])     # absent -> 0; null stays missing
     np.testing.assert_array_equal(df["latency_s"], [1.5, 0.5, np.nan])
     assert df["stratum"].tolist() == ["s", "m", "s"] and "tokens_used" not in df
     np.testing.assert_array_equal(df["sufficient"], [1.0, np.nan, 0.0])
     bad = dict(recipe["sources"][0], fields={"query_id": "id", "score": "ok", "stratum": {"from": "type", "map": {"x": 1}}})
     with pytest.raises(VerdictError, match=r"r\.json, record 1, field 'type': 'single-hop' is not in the map"):
-        md.read_verdicts(recipe=load_recipe({"sources": [bad]}, base=tmp_path))
+        md.read_verdicts(recipe=write_recipe(tmp_path, {"sources": [bad]}))
 
 
 # --------------------------------------------------------------------------------------------
@@ -158,10 +157,10 @@ def test_join_attaches_side_columns_by_query_and_system_and_counts_what_is_missi
     recipe = {"sources": [{"files": "*/eval.json", "records": "results", "fields": {"query_id": "q", "score": "ok"}}],
               "join": [{"files": "*/cov.json", "records": "questions", "system": "{folder}", "fields": {"sufficient": "c"}},
                        {"files": "tokens.json", "fields": {"query_id": "q", "evidence_tokens": "t"}}]}
-    df = md.read_verdicts(recipe=load_recipe(recipe, base=tmp_path)).set_index(["system", "query_id"])
+    df = md.read_verdicts(recipe=write_recipe(tmp_path, recipe)).set_index(["system", "query_id"])
     np.testing.assert_array_equal(df["sufficient"], [1, np.nan, np.nan, 0, 1, 1])
     assert df["evidence_tokens"].tolist() == [100, 200, 300] * 2          # one side file for every system
-    notes = " ".join(md.read_verdicts(recipe=load_recipe(recipe, base=tmp_path)).attrs["read_notes"])
+    notes = " ".join(md.read_verdicts(recipe=write_recipe(tmp_path, recipe)).attrs["read_notes"])
     assert "join entry 1: 1 answers are not in the side files (per system: a 1); their sufficient stay " \
            "missing: q2" in notes
     assert "1 side records match no verdict and are not used: q9" in notes
@@ -173,7 +172,7 @@ def test_two_side_records_for_one_query_are_an_error(tmp_path):
     recipe = {"sources": [{"files": "e.json", "fields": {"query_id": "q", "score": "ok"}}],
               "join": [{"files": "t.json", "fields": {"query_id": "q", "evidence_tokens": "t"}}]}
     with pytest.raises(VerdictError, match=r"join entry 1: two side records for query_id = \('q0',\)"):
-        md.read_verdicts(recipe=load_recipe(recipe, base=tmp_path))
+        md.read_verdicts(recipe=write_recipe(tmp_path, recipe))
 
 
 # --------------------------------------------------------------------------------------------

@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from cli_inspect import inspect
 
 import memdiag as md
-from memdiag.io.readers._inspect import inspect
 
 RELEASE = "dial481__locomo-audit"
 
@@ -54,7 +54,7 @@ def _by_hand(path):
 def test_the_draft_needs_no_answer(release):
     _, result, df = release
     assert result.complete, result.text
-    roles = {i.path.name: i.kind for i in result.files}
+    roles = result.roles
     assert roles["per_category_breakdown.json"] == "summary"        # checked against, not read
     assert roles["answer_key.json"] == roles["errors.json"] == roles["locomo10.json"] == "manifest"
     assert "all 6 verdict files hold the same 1540 query ids" in result.text

@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
+import memdiag as md
 from memdiag.engine.designs import Design
 from memdiag.engine.pairs import cell_codes, cell_counts
 from memdiag.engine.resampling import (
@@ -26,7 +27,6 @@ from memdiag.engine.resampling import (
     replicate_weights,
     unit_sums,
 )
-from memdiag.panel.align import align
 
 FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -96,7 +96,7 @@ def test_design_from_panel_reads_cluster_and_stratum_codes():
         "cluster": ["e1", "e1", "e2", "e3", "e3"] * 2,
         "stratum": ["s1", "s1", "s1", "s2", "s2"] * 2,
     })
-    panel = align(df)
+    panel = md.align(df)
     d = Design.from_panel(panel, "stratified-cluster")
     assert d.n == 5 and d.n_units == 3 and d.n_strata == 2
     assert d.unit_of.tolist() == [0, 0, 1, 2, 2] and d.unit_stratum.tolist() == [0, 0, 1]

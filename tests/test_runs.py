@@ -8,10 +8,10 @@ import statistics
 import numpy as np
 import pandas as pd
 import pytest
+from recipe_files import write_recipe
 
 import memdiag as md
 from memdiag.errors import VerdictError
-from memdiag.io.readers._recipe import load_recipe
 
 
 @pytest.fixture
@@ -67,13 +67,13 @@ def test_recipe_run_key_reads_runs_of_one_system(tmp_path):
         (tmp_path / run / "eval.json").write_text(json.dumps([{"id": "a", "ok": votes[0]}, {"id": "b", "ok": votes[1]}]))
     recipe = {"sources": [{"files": ["*/eval.json"], "system": "mem", "run": "{folder}",
                            "fields": {"query_id": "id", "score": "ok"}}]}
-    df = md.read_verdicts(recipe=load_recipe(recipe, base=tmp_path))
+    df = md.read_verdicts(recipe=write_recipe(tmp_path, recipe))
     assert sorted(df["run"].unique()) == ["run1", "run2"] and set(df["repeat"]) == {0}
     table = md.score(df, options=dict(n_resamples=0))
     assert table["overall"].iloc[0] == pytest.approx(75.0) and table["runs"].iloc[0] == 2
     bad = {"sources": [{"files": ["*/eval.json"], "system": "mem", "fields": {"query_id": "id", "score": "ok"}}]}
     with pytest.raises(VerdictError, match="duplicate verdict"):   # two runs, no run label: refused
-        md.read_verdicts(recipe=load_recipe(bad, base=tmp_path))
+        md.read_verdicts(recipe=write_recipe(tmp_path, bad))
 
 
 def test_validate_counts_runs_apart_from_repeats(runs):

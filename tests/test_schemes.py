@@ -13,9 +13,7 @@ from hypothesis import strategies as st
 
 import memdiag as md
 from memdiag.errors import SchemeError
-from memdiag.panel.align import align
-from memdiag.panel.schemes import Scheme, get_scheme, known_schemes, tree_weights
-from memdiag.synthetic import simulate
+from memdiag.panel.schemes import tree_weights
 
 
 def frame(rows: list[tuple], columns: str) -> pd.DataFrame:
@@ -52,7 +50,7 @@ def meme_hand() -> pd.DataFrame:
 
 
 def test_meme_gate_zeroes_after_pass_with_failed_before_twin_only_for_del_cas_abs():
-    layout = get_scheme("meme").layout(align(meme_hand()))
+    layout = md.get_scheme("meme").layout(md.align(meme_hand()))
     means = dict(zip(layout.groups, layout.group_scores(layout.columns().sum(axis=0))[0]))  # system 'a'
     # ER and Tr are not gated: their after passes count although the before twins failed.
     assert means["ER"] == 1.0 and means["Tr"] == 1.0
@@ -69,14 +67,14 @@ def test_meme_gate_zeroes_after_pass_with_failed_before_twin_only_for_del_cas_ab
 
 
 def test_meme_without_gates_credits_every_after_pass():
-    ungated = dataclasses.replace(get_scheme("meme"), gates=())
-    layout = ungated.layout(align(meme_hand()))
+    ungated = dataclasses.replace(md.get_scheme("meme"), gates=())
+    layout = ungated.layout(md.align(meme_hand()))
     # (1 + 0.5 + 1 + 1 + 1 + 1) / 6 for both systems: the gate is what separates them.
     np.testing.assert_allclose(layout.estimate(), [5.5 / 6, 5.5 / 6])
 
 
 def test_meme_gate_note_counts_removed_credit_per_system():
-    layout = get_scheme("meme").layout(align(meme_hand()))
+    layout = md.get_scheme("meme").layout(md.align(meme_hand()))
     note = next(n for n in layout.notes if n["policy"].endswith("gate"))
     assert note["count"] == 2 and "a 2, b 0" in note["detail"]  # del-a and abs-a for 'a'
 
@@ -85,26 +83,26 @@ def test_meme_after_question_without_before_twin_is_an_error_naming_it():
     df = meme_hand()
     df = df[df["query_id"] != "cas-b"]
     with pytest.raises(SchemeError, match=r"1 gated after-phase .*cas-a"):
-        get_scheme("meme").layout(align(df))
+        md.get_scheme("meme").layout(md.align(df))
 
 
 def test_meme_twins_in_different_clusters_are_an_error():
     df = meme_hand()
     df.loc[df["query_id"] == "abs-b", "cluster"] = "e2"
     with pytest.raises(SchemeError, match="different clusters.*p-abs"):
-        get_scheme("meme").layout(align(df))
+        md.get_scheme("meme").layout(md.align(df))
 
 
 def test_meme_without_phase_or_pair_columns_says_what_is_missing():
     with pytest.raises(SchemeError, match="'phase' column"):
-        get_scheme("meme").layout(align(meme_hand().drop(columns="phase")))
+        md.get_scheme("meme").layout(md.align(meme_hand().drop(columns="phase")))
     with pytest.raises(SchemeError, match="'pair_id' column"):
-        get_scheme("meme").layout(align(meme_hand().drop(columns="pair_id")))
+        md.get_scheme("meme").layout(md.align(meme_hand().drop(columns="pair_id")))
 
 
 def test_meme_accepts_long_task_names():
     df = meme_hand().replace({"category": {"ER": "Exact Recall", "Del": "deletion"}})
-    layout = get_scheme("meme").layout(align(df))
+    layout = md.get_scheme("meme").layout(md.align(df))
     np.testing.assert_allclose(layout.estimate(), [4 / 6, 5.5 / 6])
 
 
@@ -137,7 +135,7 @@ def mab_hand(drop: tuple[str, ...] = ()) -> pd.DataFrame:
 
 
 def test_memoryagentbench_overall_is_mean_of_four_capabilities_with_ttl_half_weight():
-    layout = get_scheme("memoryagentbench").layout(align(mab_hand()))
+    layout = md.get_scheme("memoryagentbench").layout(md.align(mab_hand()))
     sums = layout.columns().sum(axis=0)
     # Overall = (AR + TTL + LRU + CR)/4 = (0.5 + 0.3 + 0.75 + 0.25)/4 = 1.8/4 = 0.45 ...
     assert layout.estimate()[0] == pytest.approx(0.45)
@@ -153,7 +151,7 @@ def test_memoryagentbench_overall_is_mean_of_four_capabilities_with_ttl_half_wei
 
 
 def test_memoryagentbench_maps_source_variants_to_canonical_names():
-    layout = get_scheme("memoryagentbench").layout(align(mab_hand()))
+    layout = md.get_scheme("memoryagentbench").layout(md.align(mab_hand()))
     assert layout.groups == ("LongMemEval", "EventQA", "RULER-QA1", "RULER-QA2", "ReDial", "Banking77",
                              "CLINC150", "NLU", "TREC-coarse", "TREC-fine", "DetectiveQA", "InfBench-Sum",
                              "FactConsolidation-SH", "FactConsolidation-MH")
@@ -161,7 +159,7 @@ def test_memoryagentbench_maps_source_variants_to_canonical_names():
 
 
 def test_memoryagentbench_missing_source_is_incomplete_with_nan_overall():
-    layout = get_scheme("memoryagentbench").layout(align(mab_hand(drop=("factconsolidation_mh_262k",))))
+    layout = md.get_scheme("memoryagentbench").layout(md.align(mab_hand(drop=("factconsolidation_mh_262k",))))
     assert not layout.complete and layout.missing_groups == ("FactConsolidation-MH",)
     assert math.isnan(layout.estimate()[0])  # CR, hence Overall, is undefined
     summary = dict(zip(layout.summaries, layout.summary_scores(layout.columns().sum(axis=0))[0]))
@@ -171,14 +169,14 @@ def test_memoryagentbench_missing_source_is_incomplete_with_nan_overall():
 
 
 def test_memoryagentbench_complete_needs_all_14_sources_and_2071_questions():
-    scheme = get_scheme("memoryagentbench")
-    assert not scheme.layout(align(mab_hand())).complete  # 28 questions, not 2,071
-    assert dataclasses.replace(scheme, expected_n=None).layout(align(mab_hand())).complete
+    scheme = md.get_scheme("memoryagentbench")
+    assert not scheme.layout(md.align(mab_hand())).complete  # 28 questions, not 2,071
+    assert dataclasses.replace(scheme, expected_n=None).layout(md.align(mab_hand())).complete
 
 
 def test_memoryagentbench_unknown_source_is_excluded_and_noted():
     df = pd.concat([mab_hand(), frame([("rag", "x:0", 1, "SomethingElse")], "system query_id score stratum")])
-    layout = get_scheme("memoryagentbench").layout(align(df))
+    layout = md.get_scheme("memoryagentbench").layout(md.align(df))
     assert layout.estimate()[0] == pytest.approx(0.45) and layout.n == 28
     assert any("not in the scheme excluded (SomethingElse 1)" in line for line in layout.notes_text())
 
@@ -195,11 +193,11 @@ def longmemeval_hand() -> pd.DataFrame:
 
 
 def test_longmemeval_with_and_without_abstention_questions():
-    panel = align(longmemeval_hand())
-    full = get_scheme("longmemeval").layout(panel)
+    panel = md.align(longmemeval_hand())
+    full = md.get_scheme("longmemeval").layout(panel)
     # all 9: 1+0+1+0+1+1+0+1+0 = 5 correct -> 5/9
     assert full.estimate()[0] == pytest.approx(5 / 9) and full.n == 9
-    no_abs = get_scheme("longmemeval-no-abs").layout(panel)
+    no_abs = md.get_scheme("longmemeval-no-abs").layout(panel)
     # without q2_abs, q6_abs, q9_abs: q1 q3 q4 q5 q7 q8 = 1+1+0+1+0+1 = 4 of 6
     assert no_abs.estimate()[0] == pytest.approx(4 / 6) and no_abs.n == 6
     assert any("3 queries whose id matches '_abs$' excluded" in line for line in no_abs.notes_text())
@@ -211,7 +209,7 @@ def test_longmemeval_with_and_without_abstention_questions():
 def test_locomo_excludes_adversarial_and_is_question_weighted():
     rows = [("q1", 1, "multi-hop"), ("q2", 0, "multi_hop"), ("q3", 1, "temporal"), ("q4", 0, "open-domain"),
             ("q5", 1, "single-hop"), ("q6", 1, "single-hop"), ("a1", 1, "adversarial"), ("a2", 1, "5")]
-    layout = get_scheme("locomo").layout(align(frame([("m", *r) for r in rows], "system query_id score category")))
+    layout = md.get_scheme("locomo").layout(md.align(frame([("m", *r) for r in rows], "system query_id score category")))
     # 4 correct of the 6 included (not 6 of 8 with adversarial): question-weighted, not a category macro
     # (the macro would be (0.5 + 1 + 0 + 1)/4 = 0.625).
     assert layout.estimate()[0] == pytest.approx(4 / 6)
@@ -222,14 +220,14 @@ def test_locomo_excludes_adversarial_and_is_question_weighted():
 
 def test_locomo_missing_category_is_incomplete():
     df = frame([("m", "q1", 1, "multi-hop"), ("m", "q2", 0, "temporal")], "system query_id score category")
-    layout = get_scheme("locomo").layout(align(df))
+    layout = md.get_scheme("locomo").layout(md.align(df))
     assert layout.missing_groups == ("open-domain", "single-hop") and not layout.complete
     assert layout.groups == ("multi-hop", "temporal", "open-domain", "single-hop")
     assert np.isnan(layout.group_scores(layout.columns().sum(axis=0))[0, 2])
 
 
 def test_mean_scheme_without_category_column_has_one_group():
-    layout = get_scheme("mean").layout(align(frame([("m", "q1", 1), ("m", "q2", 0)], "system query_id score")))
+    layout = md.get_scheme("mean").layout(md.align(frame([("m", "q1", 1), ("m", "q2", 0)], "system query_id score")))
     assert layout.groups == ("all",) and layout.estimate()[0] == 0.5
 
 
@@ -237,18 +235,18 @@ def test_mean_scheme_without_category_column_has_one_group():
 # the bootstrap contract: statistic(W @ X) on simulated data
 # --------------------------------------------------------------------------------------------
 def simulated(seed: int = 3) -> pd.DataFrame:
-    return simulate(n_queries=240, systems=("rag", "m1", "m2"), reference="rag", n_clusters=12,
-                    n_strata=4, icc=0.1, categories=["alpha", "beta", "gamma"], n_repeats=3,
-                    judge_error=0.1, missing_rate=0.02, costs=False, seed=seed)
+    return md.simulate(n_queries=240, systems=("rag", "m1", "m2"), reference="rag", n_clusters=12,
+                       n_strata=4, icc=0.1, categories=["alpha", "beta", "gamma"], n_repeats=3,
+                       judge_error=0.1, missing_rate=0.02, costs=False, seed=seed)
 
 
-WEIGHTED = Scheme("weighted", group_by="category", weights={"alpha": 2, "beta": 1, "gamma": 1})
-NESTED = Scheme("nested", group_by="stratum",
-                weights={"first": ["stratum-0"], "rest": {"stratum-1": 1, "pair": ["stratum-2", "stratum-3"]}})
-OPEN = Scheme("open", group_by="category", exclude=("gamma",))
+WEIGHTED = md.Scheme("weighted", group_by="category", weights={"alpha": 2, "beta": 1, "gamma": 1})
+NESTED = md.Scheme("nested", group_by="stratum",
+                   weights={"first": ["stratum-0"], "rest": {"stratum-1": 1, "pair": ["stratum-2", "stratum-3"]}})
+OPEN = md.Scheme("open", group_by="category", exclude=("gamma",))
 
 
-def direct(df: pd.DataFrame, scheme: Scheme) -> pd.Series:
+def direct(df: pd.DataFrame, scheme: md.Scheme) -> pd.Series:
     """Independent pandas computation: per-query mean over repetitions (missing = 0), then the scheme."""
     per_query = (df.assign(score=df["score"].fillna(0.0))
                  .groupby(["system", "query_id", "category", "stratum"], as_index=False)["score"].mean())
@@ -261,10 +259,10 @@ def direct(df: pd.DataFrame, scheme: Scheme) -> pd.Series:
     return (means[weights.index] * weights).sum(axis=1)
 
 
-@pytest.mark.parametrize("scheme", [get_scheme("mean"), WEIGHTED, NESTED, OPEN], ids=lambda s: s.name)
+@pytest.mark.parametrize("scheme", [md.get_scheme("mean"), WEIGHTED, NESTED, OPEN], ids=lambda s: s.name)
 def test_layout_statistic_equals_direct_pandas_groupby(scheme):
     df = simulated()
-    panel = align(df)
+    panel = md.align(df)
     expected = direct(df, scheme).reindex(panel.systems).to_numpy()
     np.testing.assert_allclose(scheme.layout(panel).estimate(), expected, rtol=1e-12)
 
@@ -275,9 +273,9 @@ def test_nested_weights_by_hand():
                                                   "stratum-2": 0.125, "stratum-3": 0.125})
 
 
-@pytest.mark.parametrize("scheme", [get_scheme("mean"), WEIGHTED, NESTED, OPEN], ids=lambda s: s.name)
+@pytest.mark.parametrize("scheme", [md.get_scheme("mean"), WEIGHTED, NESTED, OPEN], ids=lambda s: s.name)
 def test_count_weighted_sums_equal_physically_resampled_data(scheme):
-    panel = align(simulated())
+    panel = md.align(simulated())
     layout = scheme.layout(panel)
     x = layout.columns()
     rng = np.random.default_rng(11)
@@ -318,14 +316,14 @@ def meme_direct(df: pd.DataFrame) -> pd.Series:
 
 def test_meme_layout_equals_direct_merge_computation():
     df = meme_like()
-    panel = align(df, systems=["rag", "mem"])
-    layout = get_scheme("meme").layout(panel)
+    panel = md.align(df, systems=["rag", "mem"])
+    layout = md.get_scheme("meme").layout(panel)
     np.testing.assert_allclose(layout.estimate(), meme_direct(df)[["rag", "mem"]].to_numpy(), rtol=1e-12)
 
 
 def test_meme_gate_holds_inside_episode_cluster_replicates():
-    panel = align(meme_like())
-    layout = get_scheme("meme").layout(panel)
+    panel = md.align(meme_like())
+    layout = md.get_scheme("meme").layout(panel)
     x = layout.columns()
     episodes = panel.queries["cluster"].to_numpy()
     names = np.unique(episodes)
@@ -334,20 +332,20 @@ def test_meme_gate_holds_inside_episode_cluster_replicates():
         chosen = rng.choice(names, size=len(names))
         rows = np.concatenate([np.flatnonzero(episodes == e) for e in chosen])
         w = np.bincount(rows, minlength=panel.n)
-        physical = get_scheme("meme").layout(panel.take(rows)).estimate()
+        physical = md.get_scheme("meme").layout(panel.take(rows)).estimate()
         np.testing.assert_allclose(layout.statistic(w @ x), physical, rtol=1e-12)
 
 
 def test_empty_group_in_a_replicate_gives_nan_not_a_reweighted_number():
-    panel = align(simulated())
-    weighted, mean = WEIGHTED.layout(panel), get_scheme("mean").layout(panel)
+    panel = md.align(simulated())
+    weighted, mean = WEIGHTED.layout(panel), md.get_scheme("mean").layout(panel)
     w = (panel.queries["category"] != "beta").to_numpy(dtype=float)  # a replicate without any beta query
     assert np.isnan(weighted.statistic(w @ weighted.columns())).all()
     assert np.isfinite(mean.statistic(w @ mean.columns())).all()  # question-weighted: still defined
 
 
 def test_statistic_is_vectorised_over_leading_axes():
-    layout = NESTED.layout(align(simulated()))
+    layout = NESTED.layout(md.align(simulated()))
     x = layout.columns()
     w = np.random.default_rng(0).poisson(1.0, size=(2, 3, x.shape[0]))
     stats = layout.statistic(w @ x)
@@ -358,7 +356,7 @@ def test_statistic_is_vectorised_over_leading_axes():
 @settings(max_examples=25, deadline=None)
 @given(st.permutations(list(range(240))))
 def test_permuting_query_order_changes_nothing(order):
-    panel = align(simulated())
+    panel = md.align(simulated())
     np.testing.assert_allclose(NESTED.layout(panel.take(np.array(order))).estimate(),
                                NESTED.layout(panel).estimate(), rtol=1e-12)
 
@@ -370,16 +368,16 @@ def test_unknown_scheme_name_lists_the_known_ones():
     with pytest.raises(SchemeError, match="unknown scheme 'locomoo'.*known: mean, locomo, longmemeval, "
                                           "longmemeval-no-abs, longmemeval-no-abs-task-avg, longmemeval-task-avg, "
                                           "meme, memoryagentbench, personamem"):
-        get_scheme("locomoo")
-    assert get_scheme("MemoryAgentBench") is get_scheme("memoryagentbench")
-    assert set(known_schemes()) >= {"locomo", "meme", "memoryagentbench", "personamem"}
+        md.get_scheme("locomoo")
+    assert md.get_scheme("MemoryAgentBench") is md.get_scheme("memoryagentbench")
+    assert set(md.known_schemes()) >= {"locomo", "meme", "memoryagentbench", "personamem"}
 
 
 def test_scheme_from_yaml_file(tmp_path):
     path = tmp_path / "mine.yaml"
     path.write_text("group_by: category\nweights:\n  easy: [alpha]\n  hard: {beta: 3, gamma: 1}\n"
                     "required_groups: [alpha, beta]\n", encoding="utf-8")
-    scheme = get_scheme(path)
+    scheme = md.get_scheme(path)
     assert scheme.name == "mine" and scheme.origin == str(path)
     assert scheme.group_weights == pytest.approx({"alpha": 0.5, "beta": 0.375, "gamma": 0.125})
     assert scheme.summaries["hard"] == pytest.approx({"beta": 0.75, "gamma": 0.25})
@@ -388,14 +386,14 @@ def test_scheme_from_yaml_file(tmp_path):
 def test_scheme_from_json_file(tmp_path):
     path = tmp_path / "mine.json"
     path.write_text('{"name": "j", "group_by": "category", "exclude": ["gamma"]}', encoding="utf-8")
-    assert get_scheme(str(path)).exclude == ("gamma",)
+    assert md.get_scheme(str(path)).exclude == ("gamma",)
 
 
 def test_example_scheme_file_is_valid_and_documented():
     from pathlib import Path
 
     path = Path(__file__).resolve().parents[1] / "data" / "example" / "scheme_example.yaml"
-    scheme = Scheme.from_file(path)
+    scheme = md.Scheme.from_file(path)
     assert scheme.group_weights == pytest.approx({"single-hop": 0.5, "multi-hop": 0.25, "temporal": 0.25})
     assert path.read_text(encoding="utf-8").count("#") > 10  # every key explained
 
@@ -416,22 +414,22 @@ def test_malformed_scheme_file_names_the_key(tmp_path, text, key):
     path = tmp_path / "bad.yaml"
     path.write_text(text, encoding="utf-8")
     with pytest.raises(SchemeError, match=rf"bad.yaml, key '{key}': "):
-        get_scheme(path)
+        md.get_scheme(path)
 
 
 def test_unparsable_yaml_and_missing_file_are_scheme_errors(tmp_path):
     path = tmp_path / "broken.yaml"
     path.write_text("weights: {a: 1\n", encoding="utf-8")
     with pytest.raises(SchemeError, match="broken.yaml: not valid YAML"):
-        get_scheme(path)
+        md.get_scheme(path)
     with pytest.raises(SchemeError, match="no such scheme file"):
-        get_scheme(tmp_path / "absent.yaml")
+        md.get_scheme(tmp_path / "absent.yaml")
 
 
 def test_scheme_needing_a_missing_group_column_says_so():
     df = frame([("m", "q1", 1)], "system query_id score")
     with pytest.raises(SchemeError, match="groups queries by 'stratum'.*no 'stratum' column"):
-        get_scheme("memoryagentbench").layout(align(df))
+        md.get_scheme("memoryagentbench").layout(md.align(df))
 
 
 def test_tree_weights_reject_a_group_listed_twice():
@@ -442,10 +440,10 @@ def test_tree_weights_reject_a_group_listed_twice():
 def test_select_drops_excluded_queries_before_alignment():
     df = frame([("full", "q1", 1, "temporal"), ("full", "a1", 0, "adversarial"), ("short", "q1", 0, "temporal")],
                "system query_id score category")
-    kept = get_scheme("locomo").select(df)
+    kept = md.get_scheme("locomo").select(df)
     assert sorted(kept["query_id"].unique()) == ["q1"] and kept.attrs["scheme_notes"][0]["count"] == 1
     # a gated scheme keeps before-phase rows: they decide the after-phase credit
-    kept = get_scheme("meme").select(meme_hand())
+    kept = md.get_scheme("meme").select(meme_hand())
     assert (kept["phase"] == "before").sum() == 12 and not kept.attrs["scheme_notes"]
 
 
@@ -453,9 +451,9 @@ def test_user_scheme_reproduces_meme_and_gate_names_take_the_scheme_spelling(tmp
     path = tmp_path / "gated.yaml"
     path.write_text("group_by: category\nweights: [ER, Agg, Tr, Del, Cas, Abs]\ngates: [del, cas, ABS]\n"
                     "phase: After\nexclude_ids: 'x{2}$'\n", encoding="utf-8")
-    scheme = get_scheme(path)
+    scheme = md.get_scheme(path)
     assert scheme.gates == ("Del", "Cas", "Abs") and scheme.phase == "after"
-    np.testing.assert_allclose(scheme.layout(align(meme_hand())).estimate(), [4 / 6, 5.5 / 6])
+    np.testing.assert_allclose(scheme.layout(md.align(meme_hand())).estimate(), [4 / 6, 5.5 / 6])
 
 
 def test_a_scheme_declares_its_resampling_design_and_memdiag_uses_it(tmp_path):
@@ -486,9 +484,7 @@ def test_a_scheme_that_keeps_no_query_says_so_for_every_caller():
 # expected_counts: the official number of queries per group (issue 14)
 # --------------------------------------------------------------------------------------------
 def test_expected_counts_name_the_incomplete_group():
-    from memdiag.synthetic import simulate_meme
-
-    df = simulate_meme(n_episodes=100, systems=("raw-rag", "mem0"), seed=3)
+    df = md.simulate_meme(n_episodes=100, systems=("raw-rag", "mem0"), seed=3)
     full = md.score(md.prepare(df, scheme="meme"), options=dict(n_resamples=0))
     assert full["complete"].all() and not [n for n in full.attrs["notes"] if "incomplete" in n]
     # drop one Cas after question (and its before twin): the total and the Cas count are off by one
@@ -503,9 +499,7 @@ def test_expected_counts_name_the_incomplete_group():
 
 def test_expected_counts_of_a_sum_of_groups_and_a_locomo_category():
     # move one Agg question to ER: ER + Agg + Tr still 300 and the total 694, so still complete
-    from memdiag.synthetic import simulate_meme
-
-    df = simulate_meme(n_episodes=100, systems=("raw-rag",), seed=4)
+    df = md.simulate_meme(n_episodes=100, systems=("raw-rag",), seed=4)
     moved = df[(df["category"] == "Agg") & (df["phase"] == "after") & df["pair_id"].isna()]["query_id"].iloc[0]
     shifted = df.assign(category=np.where(df["query_id"] == moved, "ER", df["category"]))
     assert md.score(md.prepare(shifted, scheme="meme"), options=dict(n_resamples=0))["complete"].all()
@@ -529,6 +523,6 @@ def test_expected_counts_of_a_sum_of_groups_and_a_locomo_category():
 ])
 def test_expected_counts_are_validated(counts, message):
     with pytest.raises(SchemeError, match=message):
-        Scheme.from_dict({"name": "t", "weights": ["a", "b"], "expected_n": 3, "expected_counts": counts})
-    ok = Scheme.from_dict({"name": "t", "weights": ["A", "b"], "expected_n": 3, "expected_counts": {"a + B": 3}})
+        md.Scheme.from_dict({"name": "t", "weights": ["a", "b"], "expected_n": 3, "expected_counts": counts})
+    ok = md.Scheme.from_dict({"name": "t", "weights": ["A", "b"], "expected_n": 3, "expected_counts": {"a + B": 3}})
     assert ok.expected_counts == {"A + b": 3}

@@ -16,18 +16,9 @@ from pathlib import Path
 
 import pytest
 
+import memdiag as md
 from memdiag.io.schema import LOCOMO_CATEGORIES
-from memdiag.panel.schemes import (
-    BUILTIN,
-    LONGMEMEVAL_TYPES,
-    MEME_TASKS,
-    MEMORYAGENTBENCH_ALIASES,
-    MEMORYAGENTBENCH_TREE,
-    Scheme,
-    get_scheme,
-    known_schemes,
-    tree_weights,
-)
+from memdiag.panel.schemes import BUILTIN, LONGMEMEVAL_TYPES, MEME_TASKS, MEMORYAGENTBENCH_ALIASES, MEMORYAGENTBENCH_TREE, tree_weights
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -121,8 +112,8 @@ NEW = ("longmemeval-task-avg", "longmemeval-no-abs-task-avg")
 
 
 def test_known_schemes_keep_the_old_order_and_name_the_builtin_files():
-    assert tuple(n for n in known_schemes() if n not in NEW) == tuple(OLD)
-    assert known_schemes() == ("mean", *sorted(n for n in (*OLD, *NEW) if n != "mean"))
+    assert tuple(n for n in md.known_schemes() if n not in NEW) == tuple(OLD)
+    assert md.known_schemes() == ("mean", *sorted(n for n in (*OLD, *NEW) if n != "mean"))
     assert tuple(n for n in BUILTIN if n not in NEW) == tuple(OLD)
     files = sorted(p.name for p in (resources.files("memdiag.panel.schemes") / "builtin").iterdir())
     assert files == sorted(f"{name}.yaml" for name in (*OLD, *NEW))
@@ -130,13 +121,13 @@ def test_known_schemes_keep_the_old_order_and_name_the_builtin_files():
 
 @pytest.mark.parametrize("name", list(OLD))
 def test_builtin_yaml_builds_the_old_scheme_field_by_field(name):
-    scheme = get_scheme(name)
+    scheme = md.get_scheme(name)
     for key, old in OLD[name].items():
         new = getattr(scheme, key)
         assert new == old and type(new) is type(old), f"{name}.{key}: {new!r} != {old!r}"
         if isinstance(old, dict):  # same order, so tables and notes list labels as before
             assert list(new) == list(old), f"{name}.{key}: order {list(new)} != {list(old)}"
-    assert {f.name for f in dataclasses.fields(Scheme)} == set(OLD[name])
+    assert {f.name for f in dataclasses.fields(md.Scheme)} == set(OLD[name])
 
 
 @pytest.mark.parametrize("name", list(OLD))
@@ -144,18 +135,18 @@ def test_builtin_file_reads_as_a_user_scheme_file(tmp_path, name):
     # A user who copies a built-in file gets the same scheme from the public loader.
     path = tmp_path / f"{name}.yaml"
     path.write_text(builtin_file(name).read_text(encoding="utf-8"), encoding="utf-8")
-    scheme = Scheme.from_file(path)
+    scheme = md.Scheme.from_file(path)
     assert scheme.origin == str(path)
-    assert dataclasses.replace(scheme, origin="built-in") == get_scheme(name)
+    assert dataclasses.replace(scheme, origin="built-in") == md.get_scheme(name)
 
 
 def test_builtin_schemes_are_read_once():
-    assert get_scheme("MEME") is get_scheme("meme") is BUILTIN["meme"]
-    assert get_scheme("memory-agent-bench") is get_scheme("memoryagentbench")
+    assert md.get_scheme("MEME") is md.get_scheme("meme") is BUILTIN["meme"]
+    assert md.get_scheme("memory-agent-bench") is md.get_scheme("memoryagentbench")
 
 
 def test_locomo_aliases_agree_with_the_schema_categories():
-    locomo = get_scheme("locomo")
+    locomo = md.get_scheme("locomo")
     assert {k: v for k, v in locomo.aliases.items() if k.isdigit()} == {
         str(k): v for k, v in LOCOMO_CATEGORIES.items()}
     assert locomo.required_groups == tuple(LOCOMO_CATEGORIES[k] for k in (1, 2, 3, 4))
@@ -168,12 +159,12 @@ def test_benchmark_constants_are_read_from_the_builtin_files():
     assert LONGMEMEVAL_TYPES == {"single-session-user": 70, "single-session-assistant": 56,
                                  "single-session-preference": 30, "multi-session": 133,
                                  "knowledge-update": 78, "temporal-reasoning": 133}
-    assert tuple(LONGMEMEVAL_TYPES) == get_scheme("longmemeval").required_groups
-    assert sum(LONGMEMEVAL_TYPES.values()) == get_scheme("longmemeval").expected_n == 500
+    assert tuple(LONGMEMEVAL_TYPES) == md.get_scheme("longmemeval").required_groups
+    assert sum(LONGMEMEVAL_TYPES.values()) == md.get_scheme("longmemeval").expected_n == 500
     assert MEME_TASKS == {"ER": ("exact recall",), "Agg": ("aggregation",), "Tr": ("tracking",),
                           "Del": ("deletion",), "Cas": ("cascade",), "Abs": ("absence",)}
-    assert list(MEME_TASKS) == get_scheme("meme").weights
-    assert MEMORYAGENTBENCH_TREE == _MAB_TREE and MEMORYAGENTBENCH_TREE is get_scheme("memoryagentbench").weights
+    assert list(MEME_TASKS) == md.get_scheme("meme").weights
+    assert MEMORYAGENTBENCH_TREE == _MAB_TREE and MEMORYAGENTBENCH_TREE is md.get_scheme("memoryagentbench").weights
     assert MEMORYAGENTBENCH_ALIASES == _MAB_ALIASES
     assert tuple(tree_weights(MEMORYAGENTBENCH_TREE)[0]) == _MAB_SOURCES
 

@@ -10,9 +10,7 @@ import pandas as pd
 import pytest
 
 import memdiag as md
-from memdiag.analyses.scoring import score
 from memdiag.errors import SchemeError, VerdictError
-from memdiag.synthetic import simulate
 from memdiag.tables import render
 
 REPO = Path(__file__).resolve().parents[1]
@@ -33,7 +31,7 @@ def locomo_two_runs() -> pd.DataFrame:
 
 
 def test_locomo_score_excludes_adversarial_before_alignment():
-    table = score(md.prepare(locomo_two_runs(), scheme="locomo")).set_index("system")
+    table = md.score(md.prepare(locomo_two_runs(), scheme="locomo")).set_index("system")
     # full: q1 q3 q5 q6 correct = 4 of 6 included = 66.67 points (6 of 8 = 75 with adversarial)
     # short: q3 q4 q5 = 3 of 6 = 50 points
     assert table.loc["full", "overall"] == pytest.approx(400 / 6)
@@ -49,25 +47,25 @@ def test_locomo_score_excludes_adversarial_before_alignment():
 def test_score_records_scheme_policies_and_notes():
     df = locomo_two_runs()
     df.loc[(df["system"] == "short") & (df["query_id"] == "q5"), "score"] = np.nan
-    table = score(md.prepare(df, scheme="locomo"))
+    table = md.score(md.prepare(df, scheme="locomo"))
     assert table.attrs["scheme"] == "locomo" and table.attrs["verdict_missing"] == "as-wrong"
     notes = "\n".join(table.attrs["notes"])
     assert "2 queries of category 'adversarial' excluded" in notes
     assert "1 verdict without a usable score scored 0 (full 0, short 1)" in notes
     assert "official denominator is 1540 queries, these data have 6" in notes
     assert table.set_index("system").loc["short", "overall"] == pytest.approx(200 / 6)  # q5 now wrong
-    excluded = score(md.prepare(df, scheme="locomo", verdict_missing="exclude")).set_index("system")
+    excluded = md.score(md.prepare(df, scheme="locomo", verdict_missing="exclude")).set_index("system")
     assert excluded.loc["short", "n"] == 5 and excluded.loc["short", "overall"] == pytest.approx(40.0)
 
 
 def test_score_other_metric_column_the_same_way():
     df = locomo_two_runs().assign(f1=[0.5, 0.0, 1.0, 0.2, 0.8, 0.6, 0.1, 0.1, 0.9, 0.3, 0.7, 0.4, 1.0, 1.0])
-    table = score(md.prepare(df, scheme="locomo", metric="f1"), metric="f1").set_index("system")
+    table = md.score(md.prepare(df, scheme="locomo", metric="f1"), metric="f1").set_index("system")
     # full: (0.5 + 0 + 1 + 0.2 + 0.8 + 0.6) / 6 = 3.1 / 6; adversarial f1 (1.0, 1.0) excluded
     assert table.loc["full", "overall"] == pytest.approx(100 * 3.1 / 6)
     assert table.attrs["metric"] == "f1"
     with pytest.raises(VerdictError, match="outside \\[0, 1\\]"):
-        score(md.prepare(df.assign(f1=df["f1"] * 100), scheme="locomo", metric="f1"), metric="f1")
+        md.score(md.prepare(df.assign(f1=df["f1"] * 100), scheme="locomo", metric="f1"), metric="f1")
 
 
 def test_score_memoryagentbench_reports_capabilities():
@@ -75,7 +73,7 @@ def test_score_memoryagentbench_reports_capabilities():
                "CLINC150": 0, "NLU": 0, "TREC-coarse": 0, "TREC-fine": 0, "DetectiveQA": 0, "InfBench-Sum": 1,
                "FactConsolidation-SH": 1, "FactConsolidation-MH": 1}
     df = frame([("rag", s, v, s) for s, v in sources.items()], "system query_id score stratum")
-    row = score(md.prepare(df, scheme="memoryagentbench")).iloc[0]
+    row = md.score(md.prepare(df, scheme="memoryagentbench")).iloc[0]
     # AR = (1+1+0+0)/4 = .5; ICL = 1/5 = .2; TTL = (1 + .2)/2 = .6; LRU = .5; CR = 1
     # Overall = (.5 + .6 + .5 + 1)/4 = .65
     assert row[["overall", "AR", "TTL", "ICL", "LRU", "CR"]].tolist() == pytest.approx([65, 50, 60, 20, 50, 100])
@@ -87,15 +85,15 @@ def test_score_meme_gated_table():
             *[("m", f"{t}-a", 1, t, "after", None) for t in ("ER", "Agg", "Tr")],
             ("m", "c-a", 1, "Cas", "after", "p2"), ("m", "c-b", 1, "Cas", "before", "p2"),
             ("m", "x-a", 1, "Abs", "after", "p3"), ("m", "x-b", 1, "Abs", "before", "p3")]
-    row = score(md.prepare(frame(rows, "system query_id score category phase pair_id"), scheme="meme")).iloc[0]
+    row = md.score(md.prepare(frame(rows, "system query_id score category phase pair_id"), scheme="meme")).iloc[0]
     # Del gated to 0 (before failed); the other five tasks 1: Overall = 5/6
     assert row["overall"] == pytest.approx(500 / 6) and row["Del"] == 0 and row["n"] == 6
 
 
 def test_score_on_simulated_data_equals_pandas_mean_of_repetition_means():
-    df = simulate(n_queries=300, systems=("rag", "m"), reference="rag", n_repeats=3, judge_error=0.1,
-                  missing_rate=0.05, costs=False, seed=4)
-    table = score(df).set_index("system")
+    df = md.simulate(n_queries=300, systems=("rag", "m"), reference="rag", n_repeats=3, judge_error=0.1,
+                     missing_rate=0.05, costs=False, seed=4)
+    table = md.score(df).set_index("system")
     expected = df.assign(score=df["score"].fillna(0)).groupby(["system", "query_id"])["score"].mean() \
         .groupby("system").mean() * 100
     np.testing.assert_allclose(table["overall"], expected[table.index])
@@ -106,16 +104,16 @@ def test_score_on_simulated_data_equals_pandas_mean_of_repetition_means():
 
 def test_score_unknown_scheme_and_missing_queries_are_errors():
     with pytest.raises(SchemeError, match="known: mean"):
-        score(md.prepare(locomo_two_runs(), scheme="nope"))
+        md.score(md.prepare(locomo_two_runs(), scheme="nope"))
     with pytest.raises(VerdictError, match="missing for some systems"):
-        score(md.prepare(locomo_two_runs(), scheme="mean"))  # without the scheme's exclusion a1, a2 are unpaired
-    assert len(score(md.prepare(locomo_two_runs(), scheme="mean", missing="drop"))) == 2
+        md.score(md.prepare(locomo_two_runs(), scheme="mean"))  # without the scheme's exclusion a1, a2 are unpaired
+    assert len(md.score(md.prepare(locomo_two_runs(), scheme="mean", missing="drop"))) == 2
 
 
 def test_score_example_data_with_the_example_scheme_file():
     df = pd.concat([pd.read_csv(f) for f in sorted(glob.glob(str(REPO / "data/example/verdicts/*.csv")))])
-    plain = score(df).set_index("system")
-    custom = score(md.prepare(df, scheme=REPO / "data/example/scheme_example.yaml")).set_index("system")
+    plain = md.score(df).set_index("system")
+    custom = md.score(md.prepare(df, scheme=REPO / "data/example/scheme_example.yaml")).set_index("system")
     # overall = ½ single-hop + ¼ multi-hop + ¼ temporal; open-domain excluded
     expected = plain["single-hop"] / 2 + plain["multi-hop"] / 4 + plain["temporal"] / 4
     np.testing.assert_allclose(custom["overall"], expected[custom.index])
@@ -142,8 +140,8 @@ def test_score_real_locomo_runs_reproduce_published_numbers(real_data):
          real_data / "Backboard-io__Backboard-Locomo-Benchmark"],
         system={"zep_locomo_grades.json": "zep", "memobase_eval_0710_3000.json": "memobase",
                 "Backboard-io__Backboard-Locomo-Benchmark": "backboard"})
-    table = score(md.prepare(pd.concat([trpc, others], ignore_index=True), scheme="locomo"),
-                  options=dict(n_resamples=0)).set_index("system")
+    table = md.score(md.prepare(pd.concat([trpc, others], ignore_index=True), scheme="locomo"),
+                     options=dict(n_resamples=0)).set_index("system")
     # the 446 adversarial questions of the trpc runs are excluded before alignment: all pair on 1,540
     assert len(table) == 10 and (table["n"] == 1540).all() and table["complete"].all()
     assert table.attrs["notes"][0] == "scheme locomo: 446 queries of category 'adversarial' excluded"
@@ -178,7 +176,7 @@ def test_score_real_trpc_metrics_reproduce_report_over_all_1986_questions(real_d
     published = {"long_context": (0.472, 0.429, 0.523), "rag_observation_pgvector": (0.325, 0.304, 0.359),
                  "agentic_pgvector": (0.294, 0.279, 0.287)}
     for k, metric in enumerate(("f1", "bleu", "llm_confidence")):
-        table = score(trpc, metric=metric).set_index("system")
+        table = md.score(trpc, metric=metric).set_index("system")
         assert (table["n"] == 1986).all()
         for system, values in published.items():
             assert table.loc[system, "overall"] == pytest.approx(100 * values[k], abs=0.05), (system, metric)

@@ -8,8 +8,6 @@ import pandas as pd
 import pytest
 
 import memdiag as md
-from memdiag.analyses.scoring import score
-from memdiag.synthetic import simulate, simulate_meme, simulate_memoryagentbench
 
 MEME_TASKS = ["ER", "Agg", "Tr", "Del", "Cas", "Abs"]
 
@@ -35,10 +33,10 @@ def meme_gated(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def test_interval_brackets_the_estimate_and_records_design_b_seed_level():
-    df = simulate_memoryagentbench(n_per_source=20, systems=("raw-rag", "mem0"), seed=1)
-    plain = score(md.prepare(df, scheme="memoryagentbench"), options=dict(n_resamples=0))
-    table = score(md.prepare(df, scheme="memoryagentbench"),
-                  options=dict(n_resamples=1000, seed=3, confidence_level=0.9))
+    df = md.simulate_memoryagentbench(n_per_source=20, systems=("raw-rag", "mem0"), seed=1)
+    plain = md.score(md.prepare(df, scheme="memoryagentbench"), options=dict(n_resamples=0))
+    table = md.score(md.prepare(df, scheme="memoryagentbench"),
+                     options=dict(n_resamples=1000, seed=3, confidence_level=0.9))
     assert table.columns[:4].tolist() == ["system", "overall", "overall_ci_low", "overall_ci_high"]
     assert (table["overall_ci_low"] < table["overall"]).all() and (table["overall"] < table["overall_ci_high"]).all()
     # the point estimates and every other column are those of the plain table; every node and group
@@ -56,41 +54,41 @@ def test_interval_brackets_the_estimate_and_records_design_b_seed_level():
     assert table.attrs["notes"][-1] == "intervals: percentile bootstrap (stratified)"
     assert table.attrs["method"] == "percentile bootstrap (stratified)" and table.attrs["inference"] == "auto"
     # no interval with n_resamples=0: no columns, no design keys (the default Options give intervals)
-    assert "overall_ci_low" in score(md.prepare(df, scheme="memoryagentbench"))
+    assert "overall_ci_low" in md.score(md.prepare(df, scheme="memoryagentbench"))
     assert "overall_ci_low" not in plain and "design" not in plain.attrs and "n_resamples" not in plain.attrs
 
 
 def test_meme_interval_resamples_episodes_by_default_and_follows_a_chosen_design():
-    df = simulate_meme(n_episodes=40, systems=("raw-rag", "mem0"), seed=2)
-    clustered = score(md.prepare(df, scheme="meme"), options=dict(n_resamples=1000, seed=0))
+    df = md.simulate_meme(n_episodes=40, systems=("raw-rag", "mem0"), seed=2)
+    clustered = md.score(md.prepare(df, scheme="meme"), options=dict(n_resamples=1000, seed=0))
     assert clustered.attrs["design"] == "cluster"
     assert clustered.attrs["design_reason"] == ("design cluster (default for scheme meme: resample by cluster, "
                                                 "40 clusters)")
     assert clustered.attrs["method"] == "cluster jackknife, t(39)"
     assert ((clustered["overall_ci_low"] <= clustered["overall"])
             & (clustered["overall"] <= clustered["overall_ci_high"])).all()
-    iid = score(md.prepare(df, scheme="meme"), options=dict(design="iid", n_resamples=1000, seed=0))
+    iid = md.score(md.prepare(df, scheme="meme"), options=dict(design="iid", n_resamples=1000, seed=0))
     assert iid.attrs["design"] == "iid" and iid.attrs["design_reason"] == (
         "design iid (chosen by the user; it treats the queries of the 40 clusters as independent)")
     np.testing.assert_array_equal(iid["overall"], clustered["overall"])
     # without the cluster column the default falls back to iid and says why
-    fallback = score(md.prepare(df.drop(columns="cluster"), scheme="meme"), options=dict(n_resamples=200))
+    fallback = md.score(md.prepare(df.drop(columns="cluster"), scheme="meme"), options=dict(n_resamples=200))
     assert fallback.attrs["design"] == "iid" and "which the data lack" in fallback.attrs["design_reason"]
 
 
 def test_interval_is_deterministic_for_a_seed():
-    df = simulate_memoryagentbench(n_per_source=15, systems=("raw-rag", "zep", "mem0"), seed=4)
-    first = score(md.prepare(df, scheme="memoryagentbench"), options=dict(n_resamples=500, seed=7))
-    pd.testing.assert_frame_equal(first, score(md.prepare(df, scheme="memoryagentbench"),
-                                               options=dict(n_resamples=500, seed=7)))
-    other = score(md.prepare(df, scheme="memoryagentbench"), options=dict(n_resamples=500, seed=8))
+    df = md.simulate_memoryagentbench(n_per_source=15, systems=("raw-rag", "zep", "mem0"), seed=4)
+    first = md.score(md.prepare(df, scheme="memoryagentbench"), options=dict(n_resamples=500, seed=7))
+    pd.testing.assert_frame_equal(first, md.score(md.prepare(df, scheme="memoryagentbench"),
+                                                  options=dict(n_resamples=500, seed=7)))
+    other = md.score(md.prepare(df, scheme="memoryagentbench"), options=dict(n_resamples=500, seed=8))
     assert not np.array_equal(first["overall_ci_low"], other["overall_ci_low"])
     assert isinstance(first.attrs["seed"], int)
 
 
 def test_memoryagentbench_interval_matches_physical_stratified_resampling():
-    df = simulate_memoryagentbench(n_per_source=25, systems=("raw-rag", "mem0", "zep"), seed=11)
-    table = score(md.prepare(df, scheme="memoryagentbench"), options=dict(n_resamples=4000, seed=1)).set_index("system")
+    df = md.simulate_memoryagentbench(n_per_source=25, systems=("raw-rag", "mem0", "zep"), seed=11)
+    table = md.score(md.prepare(df, scheme="memoryagentbench"), options=dict(n_resamples=4000, seed=1)).set_index("system")
     assert table.attrs["design"] == "stratified"
 
     # the paper's procedure (C.6) done directly: within each of the 14 sources draw its own n_h
@@ -120,9 +118,9 @@ def test_memoryagentbench_interval_matches_physical_stratified_resampling():
 
 
 def test_meme_interval_matches_physical_episode_resampling():
-    df = simulate_meme(n_episodes=60, systems=("raw-rag", "a-mem"), seed=5)
+    df = md.simulate_meme(n_episodes=60, systems=("raw-rag", "a-mem"), seed=5)
     # the paper's percentile episode bootstrap, by name (60 episodes default to the jackknife)
-    table = score(md.prepare(df, scheme="meme"), options=dict(inference="percentile", n_resamples=4000, seed=2)).set_index("system")
+    table = md.score(md.prepare(df, scheme="meme"), options=dict(inference="percentile", n_resamples=4000, seed=2)).set_index("system")
     # whole episodes drawn with replacement, gates applied in the data (twins share an episode)
     gated = meme_gated(df)
     totals = gated.pivot_table(index="cluster", columns=["system", "category"], values="credit", aggfunc="sum")
@@ -145,8 +143,8 @@ def test_meme_interval_matches_physical_episode_resampling():
 
 
 def test_question_weighted_scheme_interval_is_the_iid_mean_interval():
-    df = simulate(n_queries=200, systems=("rag", "m"), reference="rag", costs=False, seed=3)
-    table = score(df, options=dict(design="iid", n_resamples=2000, seed=0)).set_index("system")   # 30 clusters: iid by choice
+    df = md.simulate(n_queries=200, systems=("rag", "m"), reference="rag", costs=False, seed=3)
+    table = md.score(df, options=dict(design="iid", n_resamples=2000, seed=0)).set_index("system")   # 30 clusters: iid by choice
     assert table.attrs["design"] == "iid"
     # iid bootstrap of a mean of 0/1 verdicts: the interval is close to p ± 1.96 √(p(1 − p)/N)
     for system in ("rag", "m"):

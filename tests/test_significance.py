@@ -15,7 +15,6 @@ from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 from statsmodels.stats.multitest import multipletests
 
 import memdiag as md
-from memdiag.engine.inference import adjust, cochrans_q, mcnemar
 
 GRID = sorted(set(range(0, 26)) | {40, 57, 100, 250, 999})
 PAIRS = [(b, c) for b in GRID for c in GRID]
@@ -24,7 +23,7 @@ PAIRS = [(b, c) for b in GRID for c in GRID]
 # ---------------------------------------------------------------------------------- McNemar
 def test_exact_mcnemar_matches_statsmodels_over_grid_including_zero_discordant_and_ties():
     for b, c in PAIRS:
-        ours = mcnemar(benefit=b, tax=c)
+        ours = md.mcnemar(benefit=b, tax=c)
         ref = sm_mcnemar(np.array([[7, b], [c, 3]]), exact=True)
         assert ours.p_value == pytest.approx(float(ref.pvalue), abs=1e-12, rel=1e-12), (b, c)
         assert ours.statistic == float(ref.statistic)
@@ -36,7 +35,7 @@ def test_asymptotic_mcnemar_matches_statsmodels(correction):
     for b, c in PAIRS:
         if b + c == 0:
             continue  # statsmodels gives 0/0 = nan there; memdiag's convention is tested below
-        ours = mcnemar(benefit=b, tax=c, exact=False, continuity=correction)
+        ours = md.mcnemar(benefit=b, tax=c, exact=False, continuity=correction)
         ref = sm_mcnemar(np.array([[0, b], [c, 0]]), exact=False, correction=correction)
         assert ours.statistic == pytest.approx(float(ref.statistic), abs=1e-12)
         assert ours.p_value == pytest.approx(float(ref.pvalue), abs=1e-12)
@@ -53,45 +52,45 @@ def _mid_p_by_hand(b: int, c: int) -> float:
 
 def test_mid_p_mcnemar_matches_hand_formula():
     for b, c in PAIRS:
-        assert mcnemar(benefit=b, tax=c, mid_p=True).p_value == pytest.approx(
+        assert md.mcnemar(benefit=b, tax=c, mid_p=True).p_value == pytest.approx(
             _mid_p_by_hand(b, c), abs=1e-12), (b, c)
 
 
 def test_mcnemar_hand_worked_case():
     # b = 12, c = 4, n = 16: P(X <= 4) = (1 + 16 + 120 + 560 + 1820) / 65536 = 2517 / 65536,
     # exact p = 2 * 2517 / 65536 = 0.0768127...; mid-p = 2 * (2517 - 1820/2) / 65536 = 0.0490417...
-    assert mcnemar(benefit=12, tax=4).p_value == pytest.approx(2 * 2517 / 65536, abs=1e-15)
-    assert mcnemar(benefit=12, tax=4, mid_p=True).p_value == pytest.approx(2 * 1607 / 65536, abs=1e-15)
+    assert md.mcnemar(benefit=12, tax=4).p_value == pytest.approx(2 * 2517 / 65536, abs=1e-15)
+    assert md.mcnemar(benefit=12, tax=4, mid_p=True).p_value == pytest.approx(2 * 1607 / 65536, abs=1e-15)
     # symmetric in the counts, which only name the direction
-    assert mcnemar(benefit=4, tax=12).p_value == mcnemar(benefit=12, tax=4).p_value
+    assert md.mcnemar(benefit=4, tax=12).p_value == md.mcnemar(benefit=12, tax=4).p_value
 
 
 def test_mcnemar_with_no_discordant_pair_has_p_one_for_every_method():
     for kwargs in ({}, {"mid_p": True}, {"exact": False}, {"exact": False, "continuity": False}):
-        res = mcnemar(benefit=0, tax=0, **kwargs)
+        res = md.mcnemar(benefit=0, tax=0, **kwargs)
         assert res.p_value == 1.0 and res.n_discordant == 0
 
 
 def test_mcnemar_counts_are_keyword_only_and_validated():
     with pytest.raises(TypeError):
-        mcnemar(12, 4)  # positional cells could be swapped silently: refused
+        md.mcnemar(12, 4)  # positional cells could be swapped silently: refused
     for bad in (-1, 2.5, float("nan")):
         with pytest.raises(ValueError):
-            mcnemar(benefit=bad, tax=3)
+            md.mcnemar(benefit=bad, tax=3)
     with pytest.raises(TypeError):
-        mcnemar(benefit=True, tax=3)
+        md.mcnemar(benefit=True, tax=3)
     with pytest.raises(ValueError, match="exact"):
-        mcnemar(benefit=3, tax=1, exact=False, mid_p=True)
-    assert mcnemar(benefit=np.int64(5), tax=2.0).benefit == 5
+        md.mcnemar(benefit=3, tax=1, exact=False, mid_p=True)
+    assert md.mcnemar(benefit=np.int64(5), tax=2.0).benefit == 5
 
 
 def test_mcnemar_from_outcomes_counts_benefit_and_tax_by_hand():
     # query:     1  2  3  4  5  6  7
     # reference: 1  1  0  0  1  0  1
     # system:    1  0  1  1  1  0  0   -> benefit = queries 3, 4 (2); tax = queries 2, 7 (2)
-    res = mcnemar(reference=[1, 1, 0, 0, 1, 0, 1], system=[1, 0, 1, 1, 1, 0, 0])
+    res = md.mcnemar(reference=[1, 1, 0, 0, 1, 0, 1], system=[1, 0, 1, 1, 1, 0, 0])
     assert (res.benefit, res.tax, res.p_value) == (2, 2, 1.0)
-    res = mcnemar(reference=np.array([True, False]), system=np.array([False, True]))
+    res = md.mcnemar(reference=np.array([True, False]), system=np.array([False, True]))
     assert (res.benefit, res.tax) == (1, 1)
 
 
@@ -104,7 +103,7 @@ def test_mcnemar_from_outcomes_counts_benefit_and_tax_by_hand():
 ])
 def test_mcnemar_from_outcomes_rejects_bad_input(reference, system, match):
     with pytest.raises(ValueError, match=match):
-        mcnemar(reference=reference, system=system)
+        md.mcnemar(reference=reference, system=system)
 
 
 def test_one_mcnemar_entry_point_and_the_removed_names_are_gone():
@@ -112,19 +111,19 @@ def test_one_mcnemar_entry_point_and_the_removed_names_are_gone():
     # 0.3's mcnemar_from_outcomes and mcnemar(correction=) went in 0.4
     assert not hasattr(md, "mcnemar_from_outcomes")
     with pytest.raises(TypeError, match="correction"):
-        mcnemar(benefit=9, tax=3, exact=False, correction=True)
-    assert mcnemar(reference=ref, system=sysm) == mcnemar(benefit=4, tax=2)
-    assert mcnemar(benefit=9, tax=3, exact=False, continuity=False).statistic == pytest.approx(36 / 12)
+        md.mcnemar(benefit=9, tax=3, exact=False, correction=True)
+    assert md.mcnemar(reference=ref, system=sysm) == md.mcnemar(benefit=4, tax=2)
+    assert md.mcnemar(benefit=9, tax=3, exact=False, continuity=False).statistic == pytest.approx(36 / 12)
     for bad in ({}, {"benefit": 1}, {"benefit": 1, "tax": 2, "reference": [1], "system": [0]}):
         with pytest.raises(TypeError, match="either the counts"):
-            mcnemar(**bad)
+            md.mcnemar(**bad)
 
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 1), st.integers(0, 1)), min_size=1, max_size=200))
 def test_benefit_minus_tax_is_n_times_accuracy_difference(pairs):
     ref, sysm = (np.array(v) for v in zip(*pairs))
-    res = mcnemar(reference=ref, system=sysm)
+    res = md.mcnemar(reference=ref, system=sysm)
     assert res.benefit - res.tax == pytest.approx(len(ref) * (sysm.mean() - ref.mean()), abs=1e-9)
 
 
@@ -136,7 +135,7 @@ def test_cochrans_q_matches_statsmodels_on_random_matrices():
         rows = x.sum(axis=1)
         if np.all((rows == 0) | (rows == k)):
             continue
-        ours = cochrans_q(x)
+        ours = md.cochrans_q(x)
         ref = sm_cochrans_q(x)
         assert ours.statistic == pytest.approx(float(ref.statistic), abs=1e-12)
         assert ours.p_value == pytest.approx(float(ref.pvalue), abs=1e-12)
@@ -147,13 +146,13 @@ def test_cochrans_q_hand_worked_case():
     # columns C = (5, 3, 1), T = 9; rows R = (2, 1, 3, 0, 1, 2), sum R^2 = 19;
     # Q = (k-1)(k sum C^2 - T^2) / (k T - sum R^2) = 2 (3*35 - 81) / (27 - 19) = 6; p = exp(-3)
     m = [[1, 1, 0], [1, 0, 0], [1, 1, 1], [0, 0, 0], [1, 0, 0], [1, 1, 0]]
-    res = cochrans_q(m)
+    res = md.cochrans_q(m)
     assert res.statistic == pytest.approx(6.0, abs=1e-12)
     assert res.p_value == pytest.approx(math.exp(-3), abs=1e-12)
 
 
 def test_cochrans_q_without_discordant_rows_reports_no_evidence():
-    res = cochrans_q([[1, 1, 1], [0, 0, 0], [1, 1, 1]])
+    res = md.cochrans_q([[1, 1, 1], [0, 0, 0], [1, 1, 1]])
     assert (res.statistic, res.p_value, res.df) == (0.0, 1.0, 2)
 
 
@@ -165,7 +164,7 @@ def test_cochrans_q_without_discordant_rows_reports_no_evidence():
 ])
 def test_cochrans_q_rejects_bad_input(matrix, match):
     with pytest.raises(ValueError, match=match):
-        cochrans_q(matrix)
+        md.cochrans_q(matrix)
 
 
 # ---------------------------------------------------------------------------------- adjust
@@ -183,7 +182,7 @@ P_FAMILIES = [
 def test_adjust_matches_statsmodels_multipletests(method):
     for p in P_FAMILIES:
         expected = multipletests(p, method=method)[1]
-        np.testing.assert_allclose(adjust(p, method=method), expected, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(md.adjust(p, method=method), expected, rtol=0, atol=1e-12)
 
 
 @pytest.mark.parametrize("method", ["holm", "bonferroni", "fdr_bh"])
@@ -199,31 +198,31 @@ def test_adjust_matches_statsmodels_on_10000_random_families(method, monkeypatch
         if m > 2 and rng.random() < 0.3:  # ties, and the edges 0 and 1
             p[rng.integers(0, m, 2)] = p[0]
             p[rng.integers(0, m)] = rng.choice([0.0, 1.0])
-        np.testing.assert_allclose(adjust(p, method=method), multipletests(p, method=method)[1],
+        np.testing.assert_allclose(md.adjust(p, method=method), multipletests(p, method=method)[1],
                                    rtol=0, atol=1e-14)
 
 
 def test_adjust_defaults_to_holm_not_holm_sidak():
     p = [0.01, 0.02, 0.03, 0.04]
-    np.testing.assert_allclose(adjust(p), multipletests(p, method="holm")[1], atol=1e-15)
-    assert not np.allclose(adjust(p), multipletests(p)[1], atol=1e-6)  # statsmodels' default "hs"
+    np.testing.assert_allclose(md.adjust(p), multipletests(p, method="holm")[1], atol=1e-15)
+    assert not np.allclose(md.adjust(p), multipletests(p)[1], atol=1e-6)  # statsmodels' default "hs"
 
 
 def test_adjust_holm_hand_worked_case():
     # sorted 0.01, 0.03, 0.04 -> 3*0.01 = 0.03, 2*0.03 = 0.06, max(0.06, 1*0.04) = 0.06
-    np.testing.assert_allclose(adjust([0.01, 0.04, 0.03]), [0.03, 0.06, 0.06], atol=1e-15)
+    np.testing.assert_allclose(md.adjust([0.01, 0.04, 0.03]), [0.03, 0.06, 0.06], atol=1e-15)
 
 
 def test_adjust_keeps_nan_and_adjusts_over_the_rest():
     p = np.array([[0.01, np.nan], [0.04, 0.03]])
-    out = adjust(p, method="holm")
+    out = md.adjust(p, method="holm")
     assert out.shape == p.shape and np.isnan(out[0, 1])
     np.testing.assert_allclose(out[~np.isnan(p)], multipletests([0.01, 0.04, 0.03], method="holm")[1])
-    assert np.isnan(adjust([np.nan, np.nan])).all()
+    assert np.isnan(md.adjust([np.nan, np.nan])).all()
 
 
 def test_adjust_rejects_unknown_method_and_out_of_range_p():
     with pytest.raises(ValueError, match="unknown correction"):
-        adjust([0.1], method="hs")
+        md.adjust([0.1], method="hs")
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
-        adjust([0.1, 1.2])
+        md.adjust([0.1, 1.2])

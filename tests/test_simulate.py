@@ -10,14 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from memdiag.io.canonical import check
-from memdiag.panel.align import align
-from memdiag.synthetic import (
-    EXAMPLE_SEED,
-    simulate,
-    simulate_systems_table,
-    write_example,
-)
+import memdiag as md
+from memdiag.synthetic import EXAMPLE_SEED, write_example
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "data" / "example"
@@ -43,28 +37,28 @@ def anova_icc(values: np.ndarray, clusters: np.ndarray) -> float:
 def test_same_seed_gives_identical_frames_and_different_seeds_differ():
     args = dict(n_queries=200, n_repeats=3, judge_error=0.1, missing_rate=0.05, icc=0.2,
                 sufficiency={"raw-rag": (0.7, 0.8), "mem0": (0.5, 0.9), "zep": (0.6, 0.8)})
-    first, second = simulate(seed=7, **args), simulate(seed=7, **args)
+    first, second = md.simulate(seed=7, **args), md.simulate(seed=7, **args)
     pd.testing.assert_frame_equal(first, second)
     assert first.attrs["truth"] == second.attrs["truth"]
-    assert not first["score"].equals(simulate(seed=8, **args)["score"])
-    pd.testing.assert_frame_equal(first, simulate(seed=np.random.default_rng(7), **args))
+    assert not first["score"].equals(md.simulate(seed=8, **args)["score"])
+    pd.testing.assert_frame_equal(first, md.simulate(seed=np.random.default_rng(7), **args))
 
 
 def test_simulate_never_touches_the_global_rng():
     np.random.seed(123)
     expected = np.random.random()
     np.random.seed(123)
-    simulate(n_queries=50, seed=1)
+    md.simulate(n_queries=50, seed=1)
     assert np.random.random() == expected
 
 
 def test_output_is_canonical_and_alignable():
-    df = simulate(n_queries=120, n_strata=3, n_repeats=2, missing_rate=0.05, seed=2,
-                  sufficiency={"raw-rag": (0.7, 0.8), "mem0": (0.5, 0.9), "zep": (0.6, 0.8)})
-    checked = check(df)
+    df = md.simulate(n_queries=120, n_strata=3, n_repeats=2, missing_rate=0.05, seed=2,
+                     sufficiency={"raw-rag": (0.7, 0.8), "mem0": (0.5, 0.9), "zep": (0.6, 0.8)})
+    checked = md.check(df)
     assert list(checked.columns) == ["system", "query_id", "score", "repeat", "cluster", "stratum", "category",
                                      "sufficient", "input_tokens", "output_tokens", "evidence_tokens", "latency_s"]
-    panel = align(df)
+    panel = md.align(df)
     assert panel.n == 120 and panel.systems == ("mem0", "raw-rag", "zep")
     # clusters nest in strata; every cluster has at least one query
     assert (df.groupby("cluster")["stratum"].nunique() == 1).all() and df["cluster"].nunique() == 30
@@ -75,8 +69,8 @@ def test_output_is_canonical_and_alignable():
 def test_realised_benefit_tax_and_accuracy_match_the_requested_rates():
     n = 40_000
     benefit, tax = {"mem0": 0.08, "zep": 0.15}, {"mem0": 0.14, "zep": 0.05}
-    df = simulate(n_queries=n, systems=("raw-rag", "mem0", "zep"), accuracy=0.62, benefit=benefit, tax=tax,
-                  n_clusters=400, costs=False, seed=5)
+    df = md.simulate(n_queries=n, systems=("raw-rag", "mem0", "zep"), accuracy=0.62, benefit=benefit, tax=tax,
+                     n_clusters=400, costs=False, seed=5)
     truth = df.attrs["truth"]
     y = labels(df)
     for system in ("mem0", "zep"):
@@ -94,9 +88,9 @@ def test_realised_benefit_tax_and_accuracy_match_the_requested_rates():
 
 
 def test_any_two_of_accuracy_benefit_tax_fix_the_third():
-    truth = simulate(n_queries=40, systems=("r", "a", "b", "c", "d"), reference="r",
-                     accuracy={"r": 0.6, "a": 0.7, "b": 0.5, "c": 0.6},
-                     benefit={"a": 0.2, "d": 0.05}, tax={"b": 0.3}, seed=0).attrs["truth"]
+    truth = md.simulate(n_queries=40, systems=("r", "a", "b", "c", "d"), reference="r",
+                        accuracy={"r": 0.6, "a": 0.7, "b": 0.5, "c": 0.6},
+                        benefit={"a": 0.2, "d": 0.05}, tax={"b": 0.3}, seed=0).attrs["truth"]
     assert truth["tax"]["a"] == pytest.approx(0.6 + 0.2 - 0.7)          # accuracy + benefit
     assert truth["benefit"]["b"] == pytest.approx(0.5 - 0.6 + 0.3)      # accuracy + tax
     assert truth["benefit"]["c"] == pytest.approx(0.4 * 0.6)            # accuracy alone: independent errors
@@ -105,23 +99,23 @@ def test_any_two_of_accuracy_benefit_tax_fix_the_third():
 
 
 def test_intra_cluster_correlation_roughly_as_requested():
-    df = simulate(n_queries=12_000, systems=("raw-rag", "mem0"), accuracy=0.6, benefit=0.05, tax=0.2,
-                  n_clusters=400, icc=0.2, costs=False, seed=9)
+    df = md.simulate(n_queries=12_000, systems=("raw-rag", "mem0"), accuracy=0.6, benefit=0.05, tax=0.2,
+                     n_clusters=400, icc=0.2, costs=False, seed=9)
     y = df[df["repeat"] == 0]
     for system in ("raw-rag", "mem0"):
         part = y[y["system"] == system]
         estimate = anova_icc(part["score"].to_numpy(), part["cluster"].to_numpy())
         assert abs(estimate - df.attrs["truth"]["icc_by_system"][system]) < 0.05, (system, estimate)
     assert df.attrs["truth"]["icc_by_system"]["raw-rag"] == 0.2
-    flat = simulate(n_queries=12_000, systems=("raw-rag", "mem0"), n_clusters=400, costs=False, seed=9)
+    flat = md.simulate(n_queries=12_000, systems=("raw-rag", "mem0"), n_clusters=400, costs=False, seed=9)
     part = flat[flat["system"] == "raw-rag"]
     assert abs(anova_icc(part["score"].to_numpy(), part["cluster"].to_numpy())) < 0.03
 
 
 def test_judge_noise_and_missing_verdicts_at_the_requested_rates():
     n = 20_000
-    df = simulate(n_queries=n, systems=("raw-rag", "m"), n_repeats=3, judge_error=0.1, missing_rate=0.02,
-                  costs=False, seed=3)
+    df = md.simulate(n_queries=n, systems=("raw-rag", "m"), n_repeats=3, judge_error=0.1, missing_rate=0.02,
+                     costs=False, seed=3)
     assert abs(df["score"].isna().mean() - 0.02) < 4.5 * np.sqrt(0.02 * 0.98 / len(df))
     judged = df.dropna(subset=["score"]).pivot_table(index=["system", "query_id"], columns="repeat",
                                                      values="score")
@@ -134,8 +128,8 @@ def test_judge_noise_and_missing_verdicts_at_the_requested_rates():
 def test_sufficiency_gives_requested_coverage_and_utilization():
     n = 30_000
     requested = {"raw-rag": (0.7, 0.8), "mem0": (0.5, 0.9)}
-    df = simulate(n_queries=n, systems=("raw-rag", "mem0"), accuracy=0.6, benefit=0.1, tax=0.15,
-                  sufficiency=requested, costs=False, seed=6)
+    df = md.simulate(n_queries=n, systems=("raw-rag", "mem0"), accuracy=0.6, benefit=0.1, tax=0.15,
+                     sufficiency=requested, costs=False, seed=6)
     y = df[df["repeat"] == 0]
     for system, (cov, util) in requested.items():
         part = y[y["system"] == system]
@@ -147,30 +141,30 @@ def test_sufficiency_gives_requested_coverage_and_utilization():
 
 def test_default_sufficiency_rule_and_its_truth():
     n = 30_000
-    df = simulate(n_queries=n, systems=("raw-rag", "mem0"), accuracy=0.6, benefit=0.1, tax=0.2, costs=False,
-                  seed=8)
+    df = md.simulate(n_queries=n, systems=("raw-rag", "mem0"), accuracy=0.6, benefit=0.1, tax=0.2, costs=False,
+                     seed=8)
     truth = df.attrs["truth"]
     # P(C=1 | Y=1) = 0.9, P(C=1 | Y=0) = 0.3: coverage = 0.3 + 0.6 acc; mem0 acc = 0.5 -> 0.6
     assert truth["coverage"] == pytest.approx({"raw-rag": 0.66, "mem0": 0.6})
     assert truth["utilization"]["mem0"] == pytest.approx(0.9 * 0.5 / 0.6)
     part = df[(df["repeat"] == 0) & (df["system"] == "mem0")]
     assert abs(part["sufficient"].mean() - 0.6) < 4.5 * np.sqrt(0.24 / n)
-    assert "sufficient" not in simulate(n_queries=50, sufficiency=False).columns
+    assert "sufficient" not in md.simulate(n_queries=50, sufficiency=False).columns
 
 
 def test_impossible_parameters_are_value_errors():
     with pytest.raises(ValueError, match="benefit .* must lie in"):
-        simulate(accuracy=0.9, benefit=0.2)
+        md.simulate(accuracy=0.9, benefit=0.2)
     with pytest.raises(ValueError, match="reference 'rag' is not among"):
-        simulate(reference="rag")
+        md.simulate(reference="rag")
     with pytest.raises(ValueError, match="coverage 0.95 and utilization 0.95 are impossible"):
-        simulate(sufficiency={"raw-rag": (0.95, 0.95), "mem0": (0.5, 0.5), "zep": (0.5, 0.5)})
+        md.simulate(sufficiency={"raw-rag": (0.95, 0.95), "mem0": (0.5, 0.5), "zep": (0.5, 0.5)})
     with pytest.raises(ValueError, match="accuracy 0.5 != reference"):
-        simulate(accuracy={"raw-rag": 0.6, "mem0": 0.5}, benefit={"mem0": 0.1}, tax={"mem0": 0.1})
+        md.simulate(accuracy={"raw-rag": 0.6, "mem0": 0.5}, benefit={"mem0": 0.1}, tax={"mem0": 0.1})
 
 
 def test_costs_follow_the_per_system_token_means():
-    df = simulate(n_queries=5000, systems=("raw-rag", "mem0"), costs={"raw-rag": 4000, "mem0": 800}, seed=1)
+    df = md.simulate(n_queries=5000, systems=("raw-rag", "mem0"), costs={"raw-rag": 4000, "mem0": 800}, seed=1)
     means = df[df["repeat"] == 0].groupby("system")["evidence_tokens"].mean()
     assert means["raw-rag"] == pytest.approx(4000, rel=0.03) and means["mem0"] == pytest.approx(800, rel=0.03)
     assert (df["input_tokens"] > df["evidence_tokens"]).all() and (df["latency_s"] > 0).all()
@@ -178,8 +172,8 @@ def test_costs_follow_the_per_system_token_means():
 
 
 def test_systems_table_is_consistent_with_the_verdicts():
-    df = simulate(n_queries=300, systems=("raw-rag", "mem0", "full-context", "mem0+raw"), seed=2)
-    table = simulate_systems_table(df, seed=2).set_index("system")
+    df = md.simulate(n_queries=300, systems=("raw-rag", "mem0", "full-context", "mem0+raw"), seed=2)
+    table = md.simulate_systems_table(df, seed=2).set_index("system")
     assert list(table.columns) == ["family", "store_tokens", "tokens_per_query", "ingestion_tokens",
                                    "ingestion_hours"]
     assert table["family"].to_dict() == {"raw-rag": "rag", "mem0": "memory", "full-context": "full-context",
@@ -210,7 +204,7 @@ def test_example_data_is_regenerated_exactly_by_its_recorded_command(tmp_path):
 def test_example_data_is_small_and_realistic():
     total = sum(p.stat().st_size for p in EXAMPLE.rglob("*") if p.is_file())
     assert total < 2_000_000
-    df = check(pd.concat([pd.read_csv(p) for p in sorted((EXAMPLE / "verdicts").glob("*.csv"))]))
+    df = md.check(pd.concat([pd.read_csv(p) for p in sorted((EXAMPLE / "verdicts").glob("*.csv"))]))
     assert df["system"].nunique() == 7 and df["query_id"].nunique() == 600 and df["repeat"].nunique() == 3
     assert df["cluster"].nunique() == 30 and df["category"].nunique() == 4
     assert 0 < df["score"].isna().sum() < 100  # a few missing verdicts, so the policies show

@@ -12,14 +12,7 @@ import pytest
 from scipy.stats import multivariate_normal
 
 import memdiag as md
-from memdiag.io.canonical import check
-from memdiag.panel.schemes import get_scheme
-from memdiag.synthetic import (
-    MEMORYAGENTBENCH_SOURCES,
-    _bvn,
-    simulate_meme,
-    simulate_memoryagentbench,
-)
+from memdiag.synthetic import MEMORYAGENTBENCH_SOURCES, _bvn
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "data" / "example"
@@ -61,8 +54,8 @@ def cluster_se(values: pd.Series, clusters: pd.Series) -> float:
 # MEME
 # --------------------------------------------------------------------------------------------
 def test_meme_has_the_benchmark_shape_and_the_gate_convention_of_the_scheme():
-    df = simulate_meme(seed=3)
-    checked = check(df)
+    df = md.simulate_meme(seed=3)
+    checked = md.check(df)
     queries = checked.drop_duplicates("query_id")
     assert len(queries) == 1188 and (queries["phase"] == "after").sum() == 694  # MEME: 1,188 / 694
     assert queries["cluster"].nunique() == 100 and set(queries["benchmark"]) == {"meme"}
@@ -92,16 +85,16 @@ def test_meme_is_deterministic_for_a_seed_and_leaves_the_global_rng_alone():
     np.random.seed(5)
     expected = np.random.random()
     np.random.seed(5)
-    first = simulate_meme(n_episodes=20, seed=9)
+    first = md.simulate_meme(n_episodes=20, seed=9)
     assert np.random.random() == expected
-    pd.testing.assert_frame_equal(first, simulate_meme(n_episodes=20, seed=9))
-    pd.testing.assert_frame_equal(first, simulate_meme(n_episodes=20, seed=np.random.default_rng(9)))
-    assert first.attrs["truth"] == simulate_meme(n_episodes=20, seed=9).attrs["truth"]
-    assert not first["score"].equals(simulate_meme(n_episodes=20, seed=10)["score"])
+    pd.testing.assert_frame_equal(first, md.simulate_meme(n_episodes=20, seed=9))
+    pd.testing.assert_frame_equal(first, md.simulate_meme(n_episodes=20, seed=np.random.default_rng(9)))
+    assert first.attrs["truth"] == md.simulate_meme(n_episodes=20, seed=9).attrs["truth"]
+    assert not first["score"].equals(md.simulate_meme(n_episodes=20, seed=10)["score"])
 
 
 def test_meme_score_equals_direct_pandas_gated_six_task_macro():
-    df = simulate_meme(n_episodes=50, seed=4)
+    df = md.simulate_meme(n_episodes=50, seed=4)
     table = md.score(md.prepare(df, scheme="meme"), options=dict(n_resamples=0)).set_index("system")
     tasks = meme_gated(df).groupby(["system", "category"])["credit"].mean().unstack()[MEME_TASKS] * 100
     np.testing.assert_allclose(table.loc[tasks.index, MEME_TASKS], tasks, atol=1e-9)
@@ -110,7 +103,7 @@ def test_meme_score_equals_direct_pandas_gated_six_task_macro():
 
 def test_meme_realised_task_scores_and_gate_effects_match_the_truth():
     systems = ("raw-rag", "mem0", "a-mem")
-    df = simulate_meme(n_episodes=2500, systems=systems, seed=21)
+    df = md.simulate_meme(n_episodes=2500, systems=systems, seed=21)
     truth = df.attrs["truth"]
     gated = meme_gated(df)
     for system in systems:
@@ -138,14 +131,14 @@ def test_meme_truth_of_the_gate_is_the_bivariate_normal_probability():
         assert _bvn(h, k, rho) == pytest.approx(expected, abs=1e-6)
     assert _bvn(np.inf, 0.0, 0.3) == pytest.approx(0.5) and _bvn(-np.inf, 1.0, 0.3) == 0.0
     # independence between twins makes the gated score the product of the two pass rates
-    truth = simulate_meme(n_episodes=3, systems=("raw-rag",), episode_var=0, store_var=0, pair_var=0,
-                          accuracy=0.6, before_accuracy=0.5, seed=0).attrs["truth"]
+    truth = md.simulate_meme(n_episodes=3, systems=("raw-rag",), episode_var=0, store_var=0, pair_var=0,
+                             accuracy=0.6, before_accuracy=0.5, seed=0).attrs["truth"]
     assert truth["task_score"]["raw-rag"]["Del"] == pytest.approx(0.3, abs=1e-9)
     assert truth["overall"]["raw-rag"] == pytest.approx((3 * 0.6 + 3 * 0.3) / 6, abs=1e-9)
 
 
 def test_meme_benefit_tax_coverage_and_path_retention_match_the_truth():
-    df = simulate_meme(n_episodes=1500, systems=("raw-rag", "zep"), seed=8)
+    df = md.simulate_meme(n_episodes=1500, systems=("raw-rag", "zep"), seed=8)
     truth = df.attrs["truth"]
     after = df[df["phase"] == "after"].pivot(index="query_id", columns="system", values="score")
     queries = df[df["phase"] == "after"].drop_duplicates("query_id").set_index("query_id").reindex(after.index)
@@ -169,25 +162,25 @@ def test_meme_benefit_tax_coverage_and_path_retention_match_the_truth():
 
 def test_meme_parameters_that_cannot_hold_are_value_errors():
     with pytest.raises(ValueError, match="sum to less than 1"):
-        simulate_meme(pair_var=0.9)
+        md.simulate_meme(pair_var=0.9)
     with pytest.raises(ValueError, match="n_before = 10 must lie in"):
-        simulate_meme(n_episodes=10, n_before=10)
+        md.simulate_meme(n_episodes=10, n_before=10)
     with pytest.raises(ValueError, match="below one after question per task"):
-        simulate_meme(n_episodes=10, n_after=50)
+        md.simulate_meme(n_episodes=10, n_after=50)
     with pytest.raises(ValueError, match=r"accuracy\['mem0'\]: no rate for"):
-        simulate_meme(systems=("raw-rag", "mem0"), accuracy={"raw-rag": 0.5, "mem0": {"ER": 0.5}})
+        md.simulate_meme(systems=("raw-rag", "mem0"), accuracy={"raw-rag": 0.5, "mem0": {"ER": 0.5}})
     with pytest.raises(ValueError, match="reference 'rag' is not among"):
-        simulate_meme(reference="rag")
+        md.simulate_meme(reference="rag")
 
 
 # --------------------------------------------------------------------------------------------
 # MemoryAgentBench
 # --------------------------------------------------------------------------------------------
 def test_memoryagentbench_has_the_14_canonical_sources_as_strata():
-    df = simulate_memoryagentbench(seed=2)
-    queries = check(df).drop_duplicates("query_id")
+    df = md.simulate_memoryagentbench(seed=2)
+    queries = md.check(df).drop_duplicates("query_id")
     assert tuple(pd.unique(queries["stratum"])) == MEMORYAGENTBENCH_SOURCES
-    scheme = get_scheme("memoryagentbench")
+    scheme = md.get_scheme("memoryagentbench")
     assert all(scheme.canonical(s) == s for s in MEMORYAGENTBENCH_SOURCES)
     sizes = queries["stratum"].value_counts()
     assert len(queries) == 570 and 20 <= sizes.min() and sizes.max() <= 60
@@ -201,7 +194,7 @@ def test_memoryagentbench_has_the_14_canonical_sources_as_strata():
 
 
 def test_memoryagentbench_score_equals_direct_pandas_nested_overall():
-    df = simulate_memoryagentbench(n_per_source=30, seed=6)
+    df = md.simulate_memoryagentbench(n_per_source=30, seed=6)
     table = md.score(md.prepare(df, scheme="memoryagentbench"), options=dict(n_resamples=0)).set_index("system")
     direct = nested(df.groupby(["system", "stratum"])["score"].mean().unstack()) * 100
     for column in ("overall", "AR", "TTL", "ICL", "LRU", "CR"):
@@ -210,7 +203,7 @@ def test_memoryagentbench_score_equals_direct_pandas_nested_overall():
 
 def test_memoryagentbench_realised_source_means_coverage_and_utilization_match_the_truth():
     n = 1500
-    df = simulate_memoryagentbench(n_per_source=n, systems=("raw-rag", "a-mem"), seed=13)
+    df = md.simulate_memoryagentbench(n_per_source=n, systems=("raw-rag", "a-mem"), seed=13)
     truth = df.attrs["truth"]
     means = df.groupby(["system", "stratum"])["score"].agg(["mean", "std"])
     for (system, source), row in means.iterrows():
@@ -231,16 +224,16 @@ def test_memoryagentbench_realised_source_means_coverage_and_utilization_match_t
 
 
 def test_memoryagentbench_subset_of_sources_is_an_incomplete_run():
-    df = simulate_memoryagentbench(n_per_source={"icl_banking77": 10, "LongMemEval": 12}, systems=("raw-rag",),
-                                   seed=0)
+    df = md.simulate_memoryagentbench(n_per_source={"icl_banking77": 10, "LongMemEval": 12}, systems=("raw-rag",),
+                                      seed=0)
     assert set(df["stratum"]) == {"Banking77", "LongMemEval"}
     assert df.attrs["truth"]["overall"] == {"raw-rag": None}
     table = md.score(md.prepare(df, scheme="memoryagentbench"), options=dict(n_resamples=0))
     assert not table["complete"].any() and len(table.attrs["missing_groups"]) == 12
     with pytest.raises(ValueError, match="unknown sources"):
-        simulate_memoryagentbench(n_per_source={"nope": 3})
+        md.simulate_memoryagentbench(n_per_source={"nope": 3})
     with pytest.raises(ValueError, match="fractional sources need a mean score"):
-        simulate_memoryagentbench(accuracy=0.9)
+        md.simulate_memoryagentbench(accuracy=0.9)
 
 
 # --------------------------------------------------------------------------------------------

@@ -20,13 +20,8 @@ import math
 import pandas as pd
 import pytest
 
+import memdiag as md
 from memdiag.panel.schemes import MEME_TASKS, MEMORYAGENTBENCH_TREE, tree_weights
-from memdiag.synthetic import (
-    simulate,
-    simulate_meme,
-    simulate_memoryagentbench,
-    simulate_systems_table,
-)
 from memdiag.synthetic.meme import MEME_ACCURACY, MEME_EXTRA_SHARE, MEME_GENERIC
 from memdiag.synthetic.memoryagentbench import (
     MEMORYAGENTBENCH_ACCURACY,
@@ -52,22 +47,22 @@ def digest(frame: pd.DataFrame) -> tuple[int, str]:
 
 
 CASES = {
-    "simulate": (lambda: simulate(n_queries=80, n_clusters=8, icc=0.1, n_strata=2, n_repeats=2,
-                                  judge_error=0.05, missing_rate=0.05, seed=11),
+    "simulate": (lambda: md.simulate(n_queries=80, n_clusters=8, icc=0.1, n_strata=2, n_repeats=2,
+                                     judge_error=0.05, missing_rate=0.05, seed=11),
                  (5501081115739738418, "28ba4af9d34c9546")),
-    "simulate_mappings": (lambda: simulate(
+    "simulate_mappings": (lambda: md.simulate(
         n_queries=50, systems=("rag", "a", "b", "c"), reference="rag",
         accuracy={"rag": 0.55, "a": 0.6}, benefit={"b": 0.12}, tax={"b": 0.05, "c": 0.2},
         n_clusters=5, categories={"x": 2, "y": 1},
         sufficiency={"rag": (0.6, 0.8), "a": (0.5, 0.9), "b": (0.7, 0.8), "c": (0.4, 0.7)},
         costs={"rag": 3000, "a": 800}, seed=3),
         (896149864183194730, "c1a0d2152bce470b")),
-    "systems_table": (lambda: simulate_systems_table(simulate(n_queries=40, n_clusters=4, seed=2), seed=9),
+    "systems_table": (lambda: md.simulate_systems_table(md.simulate(n_queries=40, n_clusters=4, seed=2), seed=9),
                       (8090352301638905937, "74234e98afe7498f")),
     # re-pinned in issue 14: the after questions beyond one per task and episode are allotted to the
     # tasks exactly (largest remainder; 100 episodes give the meme scheme's expected_counts)
-    "meme": (lambda: simulate_meme(n_episodes=4, seed=5), (10614744770340593934, "42e608c591b0bd6b")),
-    "memoryagentbench": (lambda: simulate_memoryagentbench(n_per_source=3, seed=7),
+    "meme": (lambda: md.simulate_meme(n_episodes=4, seed=5), (10614744770340593934, "42e608c591b0bd6b")),
+    "memoryagentbench": (lambda: md.simulate_memoryagentbench(n_per_source=3, seed=7),
                          (7523202314926839707, "a5beb7da9d7d8ac1")),
 }
 

@@ -9,9 +9,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import memdiag as md
-from memdiag.io.canonical import check
-from memdiag.panel.align import align
-from memdiag.panel.validate import validate
 
 
 def frame(**columns):
@@ -22,49 +19,49 @@ def test_duplicate_system_query_repeat_is_an_error_naming_file_and_record():
     df = frame(system=["a", "a"], query_id=["q1", "q1"], score=[1, 0],
                source_file=["runs/a.csv", "runs/a.csv"], source_record=[1, 2])
     with pytest.raises(md.VerdictError, match=r"runs/a.csv, record 2, field 'query_id'.*duplicate"):
-        check(df)
+        md.check(df)
 
 
 def test_score_outside_unit_interval_names_the_record():
     df = frame(system=["a", "a"], query_id=["q1", "q2"], score=[1, 3],
                source_file=["x.csv", "x.csv"], source_record=[7, 8])
     with pytest.raises(md.VerdictError, match=r"x.csv, record 8, field 'score': 3.0 is outside \[0.0, 1.0\]"):
-        check(df)
+        md.check(df)
 
 
 def test_score_that_is_not_a_number_names_the_record_and_the_escape_hatch():
     df = frame(system=["a", "a"], query_id=["q1", "q2"], score=["1", "CORRECT?"])
     with pytest.raises(md.VerdictError, match=r"record 2, field 'score': 'CORRECT\?' is not a number.*--field"):
-        check(df)
+        md.check(df)
 
 
 def test_mixed_types_in_an_id_column_are_an_error():
     df = frame(system=["a", "a"], query_id=[17, "q2"], score=[1, 0])
     with pytest.raises(md.VerdictError, match=r"record 2, field 'query_id': mixed value types"):
-        check(df)
+        md.check(df)
 
 
 def test_empty_table_is_an_error():
     with pytest.raises(md.VerdictError, match="empty"):
-        check(frame(system=[], query_id=[], score=[]))
+        md.check(frame(system=[], query_id=[], score=[]))
 
 
 def test_missing_required_column_suggests_field_mapping():
     with pytest.raises(md.VerdictError, match=r"field 'score': required column is missing.*--field score="):
-        check(frame(system=["a"], query_id=["q"], correct=[1]))
+        md.check(frame(system=["a"], query_id=["q"], correct=[1]))
 
 
 def test_null_verdicts_are_kept_and_counted_by_validate():
     df = frame(system=["a", "a", "b", "b"], query_id=["q1", "q2", "q1", "q2"], score=[1, None, 0, None])
-    out = check(df)
+    out = md.check(df)
     assert len(out) == 4 and out["score"].isna().sum() == 2
-    summary = validate(df).set_index("system")
+    summary = md.validate(df).set_index("system")
     assert summary.loc["a", "missing_verdicts"] == 1 and summary.loc["b", "missing_verdicts"] == 1
 
 
 def test_validate_names_queries_a_system_lacks():
     df = frame(system=["a", "a", "b"], query_id=["q1", "q2", "q1"], score=[1, 1, 0])
-    summary = validate(df)
+    summary = md.validate(df)
     assert summary.set_index("system").loc["b", "missing_queries"] == 1
     assert any("'b' lacks 1 of 2 queries: q2" in n for n in summary.attrs["notes"])
 
@@ -72,7 +69,7 @@ def test_validate_names_queries_a_system_lacks():
 def test_validate_reports_source_labels_that_disagree_with_the_canonical_category():
     df = frame(system=["trpc"] * 2, query_id=["q1", "q2"], score=[1, 0],
                category=["single-hop", "multi-hop"], source_category=["open-domain", "single-hop"])
-    notes = validate(df).attrs["notes"]
+    notes = md.validate(df).attrs["notes"]
     assert "system 'trpc' labels 1 'single-hop' queries as 'open-domain' (the canonical category is used)" in notes
     assert "system 'trpc' labels 1 'multi-hop' queries as 'single-hop' (the canonical category is used)" in notes
 
@@ -80,15 +77,15 @@ def test_validate_reports_source_labels_that_disagree_with_the_canonical_categor
 def test_missing_query_policy_error_lists_the_queries():
     df = frame(system=["a", "a", "b"], query_id=["q1", "q2", "q1"], score=[1, 1, 0])
     with pytest.raises(md.VerdictError, match=r"1 queries are missing for some systems \(b 1\): q2.*--missing drop"):
-        align(df)
+        md.align(df)
 
 
 def test_missing_query_policy_drop_and_wrong_are_recorded_with_counts():
     df = frame(system=["a", "a", "b"], query_id=["q1", "q2", "q1"], score=[1, 1, 0])
-    dropped = align(df, missing="drop")
+    dropped = md.align(df, missing="drop")
     assert dropped.query_ids.tolist() == ["q1"]
     assert dropped.notes[0]["policy"] == "missing queries drop" and dropped.notes[0]["count"] == 1
-    wrong = align(df, missing="wrong")
+    wrong = md.align(df, missing="wrong")
     assert wrong.scores.tolist() == [[1.0, 0.0], [1.0, 0.0]]
     assert wrong.n_repeats.tolist() == [[1, 1], [1, 0]]
     assert wrong.notes[0]["policy"] == "missing queries wrong" and wrong.notes[0]["count"] == 1
@@ -96,7 +93,7 @@ def test_missing_query_policy_drop_and_wrong_are_recorded_with_counts():
 
 def test_missing_verdict_exclude_drops_the_query_for_every_system():
     df = frame(system=["a", "a", "b", "b"], query_id=["q1", "q2", "q1", "q2"], score=[1, 1, 0, None])
-    panel = align(df, verdict_missing="exclude")
+    panel = md.align(df, verdict_missing="exclude")
     assert panel.query_ids.tolist() == ["q1"]
     assert panel.notes[0]["count"] == 1 and panel.notes[0]["per_system"] == {"a": 0, "b": 1}
 
@@ -105,7 +102,7 @@ def test_judge_repetitions_are_averaged_per_query_and_missing_ones_count_as_wron
     # q1: judgments 1, 0, 1 -> 2/3; q2: 1, NaN(->0), 1 -> 2/3 under as-wrong
     df = frame(system=["a"] * 6, query_id=["q1"] * 3 + ["q2"] * 3, repeat=[0, 1, 2] * 2,
                score=[1, 0, 1, 1, None, 1])
-    panel = align(df)
+    panel = md.align(df)
     np.testing.assert_allclose(panel.scores[:, 0], [2 / 3, 2 / 3])
     assert panel.n_repeats[:, 0].tolist() == [3, 3]
 
@@ -114,7 +111,7 @@ def test_align_keeps_query_attributes_and_extra_metric_matrices():
     df = frame(system=["a", "b", "a", "b"], query_id=["q1", "q1", "q2", "q2"], score=[1, 0, 0, 1],
                category=["x", "x", "y", "y"], cluster=["c1"] * 4, f1=[0.5, 0.1, 0.2, 0.9],
                sufficient=[1, 0, 1, 1])
-    panel = align(df)
+    panel = md.align(df)
     assert panel.queries["category"].tolist() == ["x", "y"]
     codes, labels = panel.codes("category")
     assert codes.tolist() == [0, 1] and labels == ("x", "y")
@@ -122,16 +119,16 @@ def test_align_keeps_query_attributes_and_extra_metric_matrices():
     np.testing.assert_allclose(panel.matrix("sufficient"), [[1, 0], [1, 1]])
     with pytest.raises(md.VerdictError, match="no 'stratum' column"):
         panel.codes("stratum")
-    f1_panel = align(df, metric="f1")
+    f1_panel = md.align(df, metric="f1")
     np.testing.assert_allclose(f1_panel.scores, [[0.5, 0.1], [0.2, 0.9]])
 
 
 def test_panel_take_selects_rows_and_systems():
     df = frame(system=["a", "b", "a", "b"], query_id=["q1", "q1", "q2", "q2"], score=[1, 0, 0, 1])
-    sub = align(df).take(np.array([False, True]), systems=["b"])
+    sub = md.align(df).take(np.array([False, True]), systems=["b"])
     assert sub.systems == ("b",) and sub.query_ids.tolist() == ["q2"] and sub.scores.tolist() == [[1.0]]
     with pytest.raises(md.VerdictError, match="system 'zz' is not in the data"):
-        align(df).take(systems=["zz"])
+        md.align(df).take(systems=["zz"])
 
 
 @settings(max_examples=40, deadline=None)
@@ -141,7 +138,7 @@ def test_row_order_does_not_change_the_panel(n_queries, n_systems, rnd):
     rows = [(f"s{s}", f"q{q}", float(rng.integers(0, 2))) for s in range(n_systems) for q in range(n_queries)]
     df = pd.DataFrame(rows, columns=["system", "query_id", "score"])
     shuffled = df.sample(frac=1.0, random_state=rnd.randint(0, 2**31 - 1))
-    a, b = align(df), align(shuffled)
+    a, b = md.align(df), md.align(shuffled)
     assert a.systems == b.systems and a.query_ids.tolist() == b.query_ids.tolist()
     np.testing.assert_array_equal(a.scores, b.scores)
 

@@ -11,9 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memdiag.analyses.writes import write_audit
+import memdiag as md
 from memdiag.errors import VerdictError
-from memdiag.io.write_log import read_write_log
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "data" / "example" / "write_log.csv"
 
@@ -35,7 +34,7 @@ def test_rates_by_hand_on_small_log():
         ("B", "DELETE", False, "plays chess", None),                  # not persisted
         ("B", "ADD", True, None, "moved to Bergen"),
     ])
-    out = write_audit(log).set_index("cluster")
+    out = md.write_audit(log).set_index("cluster")
     # A: proposed (3 UPDATE + 0 DELETE)/5 = 0.6; effective 1/5 = 0.2
     # B: proposed (0 + 2)/3; effective 1/3
     # overall: proposed 5/8, effective 2/8 (decision-weighted)
@@ -56,7 +55,7 @@ def test_overall_row_is_the_decision_weighted_mean_of_clusters():
     rng = np.random.default_rng(3)
     log = _log([(f"c{rng.integers(5)}", rng.choice(["ADD", "UPDATE", "DELETE", "NONE"]), bool(rng.integers(2)),
                  "old", str(rng.choice(["old", "new"]))) for _ in range(300)])
-    out = write_audit(log)
+    out = md.write_audit(log)
     clusters, overall = out.iloc[:-1], out.iloc[-1]
     for rate in ("proposed_rate", "effective_rate"):
         weighted = np.average(clusters[rate], weights=clusters["n_decisions"])
@@ -66,20 +65,20 @@ def test_overall_row_is_the_decision_weighted_mean_of_clusters():
 def test_unknown_decision_labels_are_reported_not_guessed():
     log = _log([("A", "ADD", True, None, "x"), ("A", "UPSERT", True, "x", "y"), ("A", "UPDATED", True, "x", "z"),
                 ("A", None, False, None, None), ("A", "UPDATE", True, "x", "w")])
-    out = write_audit(log).set_index("cluster")
+    out = md.write_audit(log).set_index("cluster")
     # UPSERT and UPDATED are not mapped to UPDATE; the missing label is malformed too
     assert out.loc["A", "n_malformed"] == 3
     assert out.loc["A", "n_update"] == 1
     assert out.loc["A", "n_decisions"] == 5                       # malformed rows stay in the denominator
     assert out.loc["A", "proposed_rate"] == pytest.approx(100 * 1 / 5)
-    note = write_audit(log).attrs["notes"][0]
+    note = md.write_audit(log).attrs["notes"][0]
     assert "3 decisions with an unknown label" in note
     assert "'UPSERT' (1)" in note and "'UPDATED' (1)" in note
 
 
 def test_case_and_whitespace_variants_are_normalised_and_noted():
     log = _log([("A", " update", True, "x", "y"), ("A", "Delete ", True, "x", None), ("A", "none", False, None, None)])
-    out = write_audit(log)
+    out = md.write_audit(log)
     row = out.set_index("cluster").loc["A"]
     assert (row["n_update"], row["n_delete"], row["n_none"], row["n_malformed"]) == (1, 1, 1, 0)
     assert any("3 labels differ from the known ones in case or whitespace" in n for n in out.attrs["notes"])
@@ -87,11 +86,11 @@ def test_case_and_whitespace_variants_are_normalised_and_noted():
 
 def test_custom_labels_map_to_roles():
     log = _log([("A", "NOOP", False, None, None), ("A", "ADD", True, None, "x"), ("A", "NONE", False, None, None)])
-    out = write_audit(log, decisions={"ADD": "ADD", "UPDATE": "UPDATE", "DELETE": "DELETE",
-                                      "NONE": "NONE", "NOOP": "NONE"})
+    out = md.write_audit(log, decisions={"ADD": "ADD", "UPDATE": "UPDATE", "DELETE": "DELETE",
+                                         "NONE": "NONE", "NOOP": "NONE"})
     assert out.set_index("cluster").loc["A", ["n_none", "n_malformed"]].tolist() == [2, 0]
     with pytest.raises(ValueError, match="four labels"):
-        write_audit(log, decisions=("ADD", "UPDATE"))
+        md.write_audit(log, decisions=("ADD", "UPDATE"))
 
 
 def test_duplicates_are_counted_and_never_effective():
@@ -104,7 +103,7 @@ def test_duplicates_are_counted_and_never_effective():
         "old_text": [None, "a", "b", "b", "a", "b"],
         "new_text": ["a", "a2", None, None, "a2", None],
     })
-    out = write_audit(log)
+    out = md.write_audit(log)
     row = out.set_index("cluster").loc["A"]
     # d3 logged twice (same decision_id); d4 repeats d2's update of m1 to 'a2'; d5 deletes m2 again
     assert row["n_duplicate"] == 3
@@ -115,13 +114,13 @@ def test_duplicates_are_counted_and_never_effective():
 
 
 def test_without_id_columns_duplicates_are_not_checked_and_say_so():
-    out = write_audit(_log([("A", "ADD", True, None, "x"), ("A", "ADD", True, None, "x")]))
+    out = md.write_audit(_log([("A", "ADD", True, None, "x"), ("A", "ADD", True, None, "x")]))
     assert out["n_duplicate"].tolist() == [0, 0]
     assert "duplicates not checked" in out.attrs["notes"][-1]
 
 
 def test_example_write_log_rates():
-    out = write_audit(read_write_log(EXAMPLE)).set_index("cluster")
+    out = md.write_audit(md.read_write_log(EXAMPLE)).set_index("cluster")
     # 45 decisions: 6 UPDATE + 2 DELETE proposed; effective: conv-26 d006 (text change), conv-26 d014
     # and conv-41 d006 (deletes), conv-30 d005 (text change; d006 repeats it, d009 not persisted)
     assert out.loc["overall", ["n_decisions", "n_update", "n_delete", "n_malformed", "n_duplicate"]].tolist() \
@@ -132,13 +131,13 @@ def test_example_write_log_rates():
 
 
 def test_csv_and_jsonl_logs_read_alike(tmp_path):
-    log = read_write_log(EXAMPLE)
+    log = md.read_write_log(EXAMPLE)
     path = tmp_path / "log.jsonl"
     columns = [c for c in log.columns if not c.startswith("source_")]
     with path.open("w") as handle:
         for record in log[columns].to_dict("records"):
             handle.write(json.dumps({k: (None if pd.isna(v) else v) for k, v in record.items()}) + "\n")
-    a, b = write_audit(log), write_audit(read_write_log(path))
+    a, b = md.write_audit(log), md.write_audit(md.read_write_log(path))
     pd.testing.assert_frame_equal(a, b)
 
 
@@ -146,18 +145,18 @@ def test_bad_log_errors_name_file_row_and_field(tmp_path):
     bad = tmp_path / "bad.csv"
     bad.write_text("cluster,decision,persisted,old_text,new_text\nA,ADD,yes,,x\nA,UPDATE,maybe,x,y\n")
     with pytest.raises(VerdictError, match=r"bad\.csv, row 2, field 'persisted': 'maybe'"):
-        read_write_log(bad)
+        md.read_write_log(bad)
     missing = tmp_path / "missing.csv"
     missing.write_text("cluster,decision,old_text,new_text\nA,ADD,,x\n")
     with pytest.raises(VerdictError, match=r"missing\.csv, field 'persisted': required column is missing"):
-        read_write_log(missing)
+        md.read_write_log(missing)
     broken = tmp_path / "broken.jsonl"
     first = {"cluster": "A", "decision": "ADD", "persisted": True, "old_text": None, "new_text": "x"}
     broken.write_text(json.dumps(first) + "\n{oops\n")
     with pytest.raises(VerdictError, match=r"broken\.jsonl, line 2: not valid JSON"):
-        read_write_log(broken)
+        md.read_write_log(broken)
     with pytest.raises(VerdictError, match="cluster"):
-        write_audit(_log([(None, "ADD", True, None, "x")]))
+        md.write_audit(_log([(None, "ADD", True, None, "x")]))
 
 
 labels = st.sampled_from(["ADD", "UPDATE", "DELETE", "NONE", "add", "Bogus", None])
@@ -167,7 +166,7 @@ labels = st.sampled_from(["ADD", "UPDATE", "DELETE", "NONE", "add", "Bogus", Non
 @given(st.lists(st.tuples(st.sampled_from("abc"), labels, st.booleans(), st.sampled_from(["x", "y", None]),
                           st.sampled_from(["x", "y", None])), min_size=1, max_size=40))
 def test_counts_add_up_and_effective_never_exceeds_proposed(rows):
-    out = write_audit(_log(rows))
+    out = md.write_audit(_log(rows))
     roles = out[["n_add", "n_update", "n_delete", "n_none", "n_malformed"]].sum(axis=1)
     assert (roles == out["n_decisions"]).all()
     assert (out["cf_add"] + out["cf_none"] + out["n_malformed"] == out["n_decisions"]).all()
@@ -180,7 +179,7 @@ def test_counts_add_up_and_effective_never_exceeds_proposed(rows):
 def test_rates_carry_clopper_pearson_intervals_from_beta_quantiles():
     from scipy.stats import beta
 
-    out = write_audit(read_write_log(EXAMPLE), confidence_level=0.9)
+    out = md.write_audit(md.read_write_log(EXAMPLE), confidence_level=0.9)
     assert out.attrs["confidence_level"] == 0.9 and out.attrs["interval"] == "Clopper-Pearson"
     for rate, events in (("proposed", out["n_update"] + out["n_delete"]),
                          ("effective", out["n_effective_update"] + out["n_effective_delete"])):
