@@ -232,3 +232,19 @@ def test_claims_default_to_the_cluster_design_with_its_test_and_power(trpc):
     # the conversations make the detectable effect larger than McNemar's for independent queries
     iid = md.audit_claims(trpc, CLAIMS[:3], options=dict(n_resamples=500)).set_index("id")
     assert claim["detectable_effect"] > iid.loc["pgvector-beats-mysql", "detectable_effect"]
+
+
+def test_alpha_is_one_minus_the_options_level():
+    # 40 questions: both right on 20, mem alone on 8 (c), rag alone on 1 (b): exact McNemar
+    # p = 2·P(X ≤ 1 | 9, ½) = 2·(1 + 9)/512 = 0.0390625 — significant at α = 0.05, not at 0.01
+    mem = [1] * 28 + [0] * 12
+    rag = [1] * 20 + [0] * 8 + [1] + [0] * 11
+    df = pd.DataFrame({"system": ["mem"] * 40 + ["rag"] * 40, "query_id": [f"q{i}" for i in range(40)] * 2,
+                       "score": mem + rag})
+    claim = [{"id": "mem-wins", "system_a": "mem", "system_b": "rag", "direction": "greater", "design": "iid"}]
+    at95 = md.audit_claims(df, claim, options={"n_resamples": 200})
+    at99 = md.audit_claims(df, claim, options={"n_resamples": 200, "confidence_level": 0.99})
+    assert at95.loc[0, "p"] == pytest.approx(0.0390625) == at99.loc[0, "p"]
+    assert (at95.loc[0, "verdict"], at95.attrs["alpha"]) == ("supported", 0.05)
+    assert (at99.loc[0, "verdict"], at99.attrs["alpha"]) == ("not significant", 0.01)
+    assert "> α = 0.01" in at99.loc[0, "reason"]

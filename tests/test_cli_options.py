@@ -385,13 +385,22 @@ def test_alpha_is_one_minus_the_confidence_level_unless_given(argv, files):
         assert alpha("--ci", "0.9", "--alpha", "0.05") == 0.05
 
 
-def test_audit_alpha_follows_ci(files):
+def test_audit_alpha_is_one_minus_the_level_and_sets_it(files):
+    # md.audit_claims derives α from options.confidence_level: --alpha 0.01 runs at the 0.99 level
     claims = ["audit", files["claims"], "--verdicts", files["verdicts"], "--resamples", B, "--format", "json"]
 
-    def alpha(*extra: str) -> float:
-        return json.loads(run([*claims, *extra]))["provenance"]["alpha"]
+    def provenance(*extra: str) -> tuple[float, float]:
+        document = json.loads(run([*claims, *extra]))["provenance"]
+        return document["alpha"], document["confidence_level"]
 
-    assert (alpha(), alpha("--ci", "0.5"), alpha("--ci", "0.5", "--alpha", "0.01")) == (0.05, 0.5, 0.01)
+    assert provenance() == (0.05, 0.95)
+    assert provenance("--ci", "0.5") == (0.5, 0.5)
+    assert provenance("--alpha", "0.01") == (0.01, 0.99)
+    assert provenance("--alpha", "0.1", "--ci", "0.9") == (0.1, 0.9)
+    err = io.StringIO()
+    with redirect_stdout(io.StringIO()), redirect_stderr(err):
+        assert cli.main([*claims, "--ci", "0.5", "--alpha", "0.01"]) == 2
+    assert "--alpha 0.01 and --ci 0.5 disagree" in err.getvalue()
 
 
 def test_audit_summaries_alpha_is_the_files_unless_alpha_or_ci_is_given(files, tmp_path):

@@ -24,7 +24,7 @@ def test_nemenyi_q_matches_demsar_table_5():
         scores = pd.DataFrame([(f"s{n}", f"x{j}", rng.normal()) for n in range(14) for j in range(k)],
                               columns=["setting", "system", "estimate"])
         for level, want in ((0.95, want05), (0.90, want10)):
-            out = md.critical_difference(scores, confidence_level=level)
+            out = md.critical_difference(scores, options={"confidence_level": level})
             assert out.attrs["q_alpha"] == pytest.approx(want, abs=1e-3)
             assert out.attrs["cd"] == pytest.approx(out.attrs["q_alpha"] * np.sqrt(k * (k + 1) / (6 * 14)), rel=1e-12)
     # Demšar's worked example: k = 4 classifiers on N = 14 data sets, CD = 2.569·√(4·5/(6·14)) = 1.25

@@ -25,6 +25,19 @@ def test_lee_et_al_example():
     assert out.loc[0, "se"] / 100 == pytest.approx(math.sqrt(5.3125e-5), rel=1e-12)
 
 
+def test_rogan_gladen_and_calibration_size_read_the_level_from_options():
+    # Lee et al.'s example at 90%: the same se (0.72887 points), half-width z_0.95 · se = 1.644854 · 0.72887
+    se = 100 * math.sqrt(5.3125e-5)
+    out = md.rogan_gladen(50, 0.9, 0.9, 10_000, 5_000, 5_000, options={"confidence_level": 0.9})
+    assert out.loc[0, "ci_high"] - out.loc[0, "corrected"] == pytest.approx(stats.norm.ppf(0.95) * se, rel=1e-12)
+    assert out.attrs["confidence_level"] == 0.9
+    # the 90% width of m0 = m1 = 5,000 is reached by exactly 5,000 + 5,000 under equal allocation
+    width = 2 * stats.norm.ppf(0.95) * se
+    size = md.calibration_size(50, 0.9, 0.9, 10_000, width + 1e-9, allocation="equal",
+                               options=md.Options(confidence_level=0.9))
+    assert (size.loc[0, "n_incorrect"], size.loc[0, "n_correct"]) == (5_000, 5_000)
+
+
 def test_judgy_example():
     # judgy's README: TPR 1, TNR 0.75, observed 0.773 -> 0.6973  ((0.773 + 0.75 − 1)/(1 + 0.75 − 1))
     out = md.rogan_gladen(77.3, 1.0, 0.75, 1_000, 100, 100)

@@ -91,6 +91,8 @@ def test_clopper_pearson_edges():
     row = md.judge_leniency(df).iloc[0]
     assert row["ci_low"] == 0.0
     assert row["ci_high"] == pytest.approx(100 * (1 - 0.025 ** (1 / 4)))  # k = 0: 1 − (α/2)^(1/n)
+    row = md.judge_leniency(df, options={"confidence_level": 0.9}).iloc[0]   # the level from the options
+    assert row["ci_high"] == pytest.approx(100 * (1 - 0.05 ** (1 / 4)))
 
 
 def test_length_effect_matches_the_paired_logit():
@@ -113,6 +115,8 @@ def test_length_effect_matches_the_paired_logit():
     assert out["coef"] == pytest.approx(fit.params[0], rel=1e-4)  # two optimisers, same likelihood
     assert out["se"] == pytest.approx(fit.bse[0], rel=1e-5)
     assert out["n_questions"] == disc.sum()
+    at90 = md.length_effect(df, length="length", options=md.Options(confidence_level=0.9)).iloc[0]
+    assert at90["ci_high"] - at90["coef"] == pytest.approx(stats.norm.ppf(0.95) * out["se"], rel=1e-9)
 
 
 def test_length_effect_on_the_wrong_answers(baselines):

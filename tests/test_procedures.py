@@ -53,6 +53,17 @@ def test_raw_rag_c6_on_meme_uses_the_episode_bootstrap_and_says_what_it_assumes(
     assert out.omnibus.attrs["procedure"] == "raw-rag-c6"
 
 
+def test_holm_significant_counts_at_one_minus_the_options_level():
+    df = md.simulate_memoryagentbench(n_per_source=6, systems=("raw-rag", "mem0", "zep", "letta"), seed=3)
+    counts = []
+    for level, alpha in ((0.95, 0.05), (0.5, 0.5)):
+        out = md.evidence_procedure(df, options=dict(design="stratified", n_resamples=300, confidence_level=level))
+        counted = out.pairs.assign(hit=out.pairs["p_adj"].astype(float) < alpha).groupby("metric")["hit"].sum()
+        counts.append(out.omnibus.set_index("metric")["holm_significant"].to_dict())
+        assert counts[-1] == counted.to_dict()
+    assert counts[0] != counts[1]
+
+
 def test_procedure_defaults_and_errors():
     df = md.simulate_memoryagentbench(n_per_source=3, systems=("raw-rag", "mem0", "zep"), seed=1)
     out = md.evidence_procedure(df, options=dict(design="stratified"))

@@ -64,6 +64,15 @@ def test_pooled_columns_match_statsmodels_and_holm():
     assert out["p_beats_one"] == pytest.approx(5 * 0.0005)
 
 
+def test_pooled_level_and_count_read_the_options():
+    d = _frame()
+    out = md.pool_settings(d, tau2="dl", options={"confidence_level": 0.99}).iloc[0]
+    sm = combine_effects(d["diff"].to_numpy(), d["se"].to_numpy() ** 2, method_re="dl", use_t=True)
+    assert (out["ci_low"], out["ci_high"]) == pytest.approx(tuple(sm.conf_int(alpha=0.01, use_t=True)[3]))
+    # Holm at α = .01 on the one-sided p: .0005·5 = .0025 ≤ .01, then .003·4 = .012 > .01: 1 setting
+    assert out["beats_in"] == 1 and out["beats_settings"] == "b"
+
+
 def test_robust_clusters_and_exclusions():
     d = _frame()
     robust = md.pool_settings(d, clusters="benchmark").iloc[0]

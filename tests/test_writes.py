@@ -179,7 +179,7 @@ def test_counts_add_up_and_effective_never_exceeds_proposed(rows):
 def test_rates_carry_clopper_pearson_intervals_from_beta_quantiles():
     from scipy.stats import beta
 
-    out = md.write_audit(md.read_write_log(EXAMPLE), confidence_level=0.9)
+    out = md.write_audit(md.read_write_log(EXAMPLE), options=md.Options(confidence_level=0.9))
     assert out.attrs["confidence_level"] == 0.9 and out.attrs["interval"] == "Clopper-Pearson"
     for rate, events in (("proposed", out["n_update"] + out["n_delete"]),
                          ("effective", out["n_effective_update"] + out["n_effective_delete"])):

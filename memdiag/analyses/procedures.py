@@ -21,6 +21,7 @@ import pandas as pd
 
 from memdiag.analyses.evidence import evidence_tests
 from memdiag.core.notes import Note
+from memdiag.core.checks import alpha_of
 from memdiag.engine.inference import adjust, cochrans_q, mcnemar
 from memdiag.engine.options import Options, as_options
 from memdiag.engine.pairs import pairwise_matrix
@@ -91,7 +92,6 @@ def evidence_procedure(
     data: pd.DataFrame | Prepared,
     procedure: str = "raw-rag-c6",
     *,
-    alpha: float = 0.05,
     options: Options | Mapping | None = None,
 ) -> EvidenceProcedure:
     """A paper's coverage and utilization tests as one named procedure (SPEC §5.8).
@@ -104,12 +104,11 @@ def evidence_procedure(
         there, as for :func:`memdiag.evidence_tests`.
     procedure
         ``raw-rag-c6`` (:data:`PROCEDURES`).
-    alpha
-        Level of the "Holm sig." count.
     options
         :class:`memdiag.Options`; reads design (None: the prepared data's — the scheme's or the
         data's, as everywhere; MemoryAgentBench ``stratified``, MEME ``cluster``), seed and
-        confidence_level as :func:`memdiag.compare` does, and n_resamples — the procedure's own
+        confidence_level as :func:`memdiag.compare` does (α = 1 − confidence_level is the level of
+        the "Holm sig." count and the matrix's stars; 0.95 gives exactly 0.05), and n_resamples — the procedure's own
         B (50,000) unless set: a mapping without ``n_resamples``, None, or an :class:`Options`
         whose n_resamples is the default 20,000 leave the procedure's B (pass
         ``{"n_resamples": 20000}`` for exactly 20,000). inference and correction are the
@@ -201,6 +200,7 @@ def evidence_procedure(
                           "wild cluster bootstrap instead", code="procedure-tests", severity="caution"))
     for key in ("p", "p_adj"):
         pairs[key] = pairs[key].astype(float)
+    alpha = alpha_of(opts.confidence_level)
     significant = pairs.groupby("metric")["p_adj"].apply(lambda p: int((p < alpha).sum()))
     omnibus["n_pairs"] = omnibus["metric"].map(pairs.groupby("metric").size()).astype(int)
     omnibus["holm_significant"] = omnibus["metric"].map(significant).astype(int)

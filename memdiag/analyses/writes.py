@@ -15,10 +15,10 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from memdiag.core import checks as _checks
 from memdiag.core.kinds import declare, with_intervals
 from memdiag.core.notes import Note
 from memdiag.core.provenance import stamp
+from memdiag.engine.options import Options, as_options
 from memdiag.io.write_log import OVERALL, checked_log
 
 #: The four roles a decision can play, in the order ``decisions=`` lists their labels.
@@ -109,7 +109,7 @@ def _intervals(rows: pd.DataFrame, confidence_level: float) -> pd.DataFrame:
 
 def write_audit(log: pd.DataFrame, *,
                 decisions: Sequence[str] | Mapping[str, str] = ROLES,
-                confidence_level: float = 0.95) -> pd.DataFrame:
+                options: Options | Mapping | None = None) -> pd.DataFrame:
     """Proposed and effective mutation rates per cluster and overall (SPEC §7; C.2, Figure 2).
 
     Parameters
@@ -124,8 +124,9 @@ def write_audit(log: pd.DataFrame, *,
         The labels of the four roles in the order ``("ADD", "UPDATE", "DELETE", "NONE")``, or a
         mapping label -> role for several spellings (e.g. ``{"NOOP": "NONE", ...}``). Labels are
         matched ignoring case and surrounding whitespace.
-    confidence_level
-        Level of the Clopper–Pearson intervals of the two rates (default 0.95).
+    options
+        :class:`memdiag.Options` (or a mapping of its fields; None: the defaults); reads
+        confidence_level only: the level of the Clopper–Pearson intervals of the two rates.
 
     Returns
     -------
@@ -199,7 +200,7 @@ def write_audit(log: pd.DataFrame, *,
     >>> out.attrs["notes"][0]
     "1 decision with an unknown label counted as malformed (not mapped to any role): 'MERGE' (1)"
     """
-    confidence_level = _checks.confidence_level(confidence_level)
+    confidence_level = as_options(options).confidence_level
     log = checked_log(log)
     roles = _roles(decisions)
     lookup = {label.strip().upper(): r for label, r in roles.items()}

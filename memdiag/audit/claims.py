@@ -17,6 +17,7 @@ import pandas as pd
 from scipy import stats
 
 from memdiag.analyses.compare import compare
+from memdiag.core.checks import alpha_of
 from memdiag.core.kinds import declare
 from memdiag.core.notes import Note, prefixed
 from memdiag.core.provenance import stamp
@@ -237,7 +238,6 @@ def audit_claims(
     data: pd.DataFrame | Prepared,
     claims: str | Path | pd.DataFrame | Sequence[Mapping],
     *,
-    alpha: float = 0.05,
     power: float = 0.8,
     options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
@@ -254,10 +254,12 @@ def audit_claims(
         Each claim's own scheme (or benchmark), metric and systems always apply.
     claims
         A claims file or table (see :func:`memdiag.read_claims` for the fields).
-    alpha, power
-        Significance level (on Holm-adjusted p-values) and the power of the detectable effect.
+    power
+        The power of the detectable effect.
     options
-        :class:`memdiag.Options` (or a mapping of its fields; None: the defaults); reads
+        :class:`memdiag.Options` (or a mapping of its fields; None: the defaults); the
+        significance level of the Holm-adjusted p-values is α = 1 − ``confidence_level``
+        (0.95 gives exactly 0.05; :func:`memdiag.core.checks.alpha_of`). Reads
         inference (``auto``: the SPEC §4.1 rule, as in :func:`memdiag.compare`), n_resamples
         (bootstrap replicates or wild draws for the intervals and the tests where no exact test
         applies; at least 1), seed, confidence_level, and design (the design of the claims that
@@ -356,15 +358,15 @@ def audit_claims(
     >>> print(out.loc[1, "reason"])
     system 'zep' is not in the data (systems: mem, rag)
     """
-    return _audit_claims(data, claims, alpha=alpha, power=power, opts=as_options(options))
+    return _audit_claims(data, claims, power=power, opts=as_options(options))
 
 
 def _audit_claims(data: pd.DataFrame | Prepared, claims: str | Path | pd.DataFrame | Sequence[Mapping], *,
-                  alpha: float = 0.05, power: float = 0.8, opts: Options,
-                  policies: Mapping | None = None) -> pd.DataFrame:
+                  power: float = 0.8, opts: Options, policies: Mapping | None = None) -> pd.DataFrame:
     """:func:`audit_claims` with validated options and ``policies`` (keywords of :func:`memdiag.prepare`:
     the report's missing-data and cluster policies) applied to each claim's rows alone."""
     policies = dict(policies or {})
+    alpha = alpha_of(opts.confidence_level)
     seed, n_resamples, confidence_level, inference = (opts.seed, opts.resampled("audit_claims"),
                                                       opts.confidence_level, opts.inference)
     if isinstance(data, Prepared):

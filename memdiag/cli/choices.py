@@ -13,6 +13,7 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 import memdiag as md
+from memdiag.cli.usage import UsageError
 from memdiag.core.checks import alpha_of
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -50,6 +51,18 @@ def options(args: argparse.Namespace, **fixed: Any) -> md.Options:
     command does not offer keeps its default); ``fixed`` overrides."""
     given = {field: getattr(args, name) for field, name in OPTION_ARGS if getattr(args, name, None) is not None}
     return md.Options(**{**given, **fixed})
+
+
+def alpha_options(args: argparse.Namespace, opts: md.Options) -> md.Options:
+    """``opts`` at the confidence level 1 − ``--alpha`` when ``--alpha`` is given (the functions derive
+    α from the options); ``--alpha`` and a ``--ci`` that disagree are a usage error."""
+    if args.alpha is None:
+        return opts
+    level = alpha_of(args.alpha)  # 1 − α, as the decimals read
+    if getattr(args, "ci", None) is not None and args.ci != level:
+        raise UsageError(f"--alpha {args.alpha:g} and --ci {args.ci:g} disagree: α is 1 − the confidence level; "
+                         "give one of them")
+    return opts.replace(confidence_level=level)
 
 
 def alpha(args: argparse.Namespace, opts: md.Options) -> float:

@@ -351,7 +351,7 @@ def rogan_gladen(
     n_correct: int,
     n_incorrect: int,
     *,
-    confidence_level: float = 0.95,
+    options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
     """The Rogan–Gladen corrected accuracy of one judged score, with the Lee et al. interval.
 
@@ -365,8 +365,9 @@ def rogan_gladen(
         Test-set size.
     n_correct, n_incorrect
         Calibration items that are truly right (m₁) and truly wrong (m₀).
-    confidence_level
-        Interval level.
+    options
+        :class:`memdiag.Options` (or a mapping of its fields; None: the defaults); reads
+        confidence_level (the interval level) only: the interval is closed-form.
 
     Returns
     -------
@@ -389,6 +390,7 @@ def rogan_gladen(
     >>> out[["corrected", "ci_low", "ci_high"]].round(2).iloc[0].tolist()
     [50.0, 48.57, 51.43]
     """
+    confidence_level = as_options(options).confidence_level
     r = mc.rogan_gladen(accuracy / 100, specificity, sensitivity, n, n_incorrect, n_correct,
                         confidence_level=confidence_level)
     out = pd.DataFrame([{"raw": float(accuracy), **_points(r)}])
@@ -403,8 +405,8 @@ def calibration_size(
     n: int,
     width: float,
     *,
-    confidence_level: float = 0.95,
     allocation: str = "optimal",
+    options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
     """How many human-labelled calibration items the Rogan–Gladen interval of a target width needs.
 
@@ -418,11 +420,12 @@ def calibration_size(
         Test-set size.
     width
         Target full width of the interval, in points.
-    confidence_level
-        Interval level.
     allocation
         ``"optimal"``: split the labels between truly wrong and truly right items as √A : √B
         (SPEC §9.1), the smallest total; ``"equal"``: as many of each.
+    options
+        :class:`memdiag.Options` (or a mapping of its fields; None: the defaults); reads
+        confidence_level (the level of the planned interval) only.
 
     Returns
     -------
@@ -447,6 +450,7 @@ def calibration_size(
     >>> int(out.loc[0, "n_incorrect"]), int(out.loc[0, "n_correct"])
     (3605, 3605)
     """
+    confidence_level = as_options(options).confidence_level
     r = mc.calibration_size(accuracy / 100, specificity, sensitivity, n, width / 100,
                             confidence_level=confidence_level, allocation=allocation)
     out = pd.DataFrame([{"n_incorrect": r["m0"], "n_correct": r["m1"], "n_calibration": r["m"],

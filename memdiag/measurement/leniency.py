@@ -37,7 +37,8 @@ def _answers(data: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
-def judge_leniency(data: pd.DataFrame, *, by: str | None = "category", confidence_level: float = 0.95) -> pd.DataFrame:
+def judge_leniency(data: pd.DataFrame, *, by: str | None = "category",
+                   options: Options | Mapping | None = None) -> pd.DataFrame:
     """The judge's false-positive rate on answers known to be wrong, with Clopper–Pearson intervals.
 
     Parameters
@@ -47,8 +48,9 @@ def judge_leniency(data: pd.DataFrame, *, by: str | None = "category", confidenc
         row per judgment (``repeat`` numbers the judgments); accepted = score > 0.5.
     by
         A per-query column to break the rate down by (default ``category``; None: overall only).
-    confidence_level
-        Interval level.
+    options
+        :class:`memdiag.Options` (or a mapping of its fields; None: the defaults); reads
+        confidence_level (the level of the Clopper–Pearson intervals) only.
 
     Returns
     -------
@@ -82,6 +84,7 @@ def judge_leniency(data: pd.DataFrame, *, by: str | None = "category", confidenc
     >>> judge_leniency(df)[["group", "accepted", "n_judgments", "fpr"]].values.tolist()
     [['overall', 3, 4, 75.0], ['x', 2, 2, 100.0], ['y', 1, 2, 50.0]]
     """
+    confidence_level = as_options(options).confidence_level
     df = _answers(data)
     if by is not None and by not in df:
         raise VerdictError(f"the verdicts have no '{by}' column to break the false-positive rate down by.")
@@ -112,7 +115,8 @@ def judge_leniency(data: pd.DataFrame, *, by: str | None = "category", confidenc
                  resampled=False)
 
 
-def length_effect(data: pd.DataFrame, *, length: str | None = None, confidence_level: float = 0.95) -> pd.DataFrame:
+def length_effect(data: pd.DataFrame, *, length: str | None = None,
+                  options: Options | Mapping | None = None) -> pd.DataFrame:
     """A within-question test of whether the judge's verdict depends on the answer's length.
 
     Parameters
@@ -122,8 +126,9 @@ def length_effect(data: pd.DataFrame, *, length: str | None = None, confidence_l
         source: wrong-answer strategies, runs, systems), one or more judgments per answer.
     length
         A per-answer numeric column holding the length; None: the number of words of ``response``.
-    confidence_level
-        Interval level.
+    options
+        :class:`memdiag.Options` (or a mapping of its fields; None: the defaults); reads
+        confidence_level (the level of the Wald interval) only.
 
     Returns
     -------
@@ -165,6 +170,7 @@ def length_effect(data: pd.DataFrame, *, length: str | None = None, confidence_l
     """
     from statsmodels.discrete.conditional_models import ConditionalLogit
 
+    confidence_level = as_options(options).confidence_level
     df = _answers(data)
     if length is None:
         if "response" not in df:

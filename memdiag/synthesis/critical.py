@@ -9,6 +9,8 @@ from scipy, the studentized-range quantile of the Nemenyi critical difference fr
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 from scipy import stats
@@ -17,6 +19,7 @@ from memdiag.core.kinds import real
 from memdiag.core.notes import Note
 from memdiag.core.provenance import stamp
 from memdiag.engine.inference import adjust
+from memdiag.engine.options import Options, as_options
 from memdiag.errors import VerdictError
 
 __all__ = ["CD_METHODS", "critical_difference", "nemenyi_cd", "nemenyi_q"]
@@ -49,8 +52,8 @@ def critical_difference(
     scores: pd.DataFrame,
     *,
     method: str = "nemenyi",
-    confidence_level: float = 0.95,
     higher_is_better: bool = True,
+    options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
     """Mean ranks of systems across settings, Friedman's test, and which systems do not differ.
 
@@ -63,10 +66,11 @@ def critical_difference(
     method
         ``nemenyi`` (default: mean ranks differing by at least the critical difference) or
         ``wilcoxon-holm`` (Wilcoxon signed-rank tests of each pair's per-setting scores, Holm-adjusted).
-    confidence_level
-        α = 1 − level.
     higher_is_better
         Rank 1 to the highest score (default) or to the lowest.
+    options
+        :class:`memdiag.Options` (or a mapping of its fields; None: the defaults); reads
+        confidence_level only: α = 1 − level (the scores are given, so nothing is resampled).
 
     Returns
     -------
@@ -79,7 +83,7 @@ def critical_difference(
     Raises
     ------
     VerdictError
-        Missing columns, an unknown ``method``, a level outside (0, 1), fewer than 2 settings or 2
+        Missing columns, an unknown ``method``, options :class:`memdiag.Options` refuses, fewer than 2 settings or 2
         systems run in every setting, a (setting, system) given twice.
 
     Notes
@@ -110,8 +114,7 @@ def critical_difference(
                            f"missing: {', '.join(missing)}.")
     if method not in CD_METHODS:
         raise VerdictError(f"method must be one of {', '.join(CD_METHODS)}, not {method!r}.")
-    if not 0.0 < confidence_level < 1.0:
-        raise VerdictError(f"confidence_level must be in (0, 1), got {confidence_level!r}.")
+    confidence_level = as_options(options).confidence_level
     twice = scores.duplicated(["setting", "system"])
     if twice.any():
         first = scores[twice].iloc[0]

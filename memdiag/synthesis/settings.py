@@ -136,7 +136,7 @@ def pool_settings(
     interval: str = "auto",
     clusters: str | None = None,
     combine: str = "bonferroni",
-    confidence_level: float = 0.95,
+    options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
     """Pool each system's per-setting differences and count the settings where it beats the reference.
 
@@ -157,8 +157,10 @@ def pool_settings(
         How the partial-conjunction p-values combine the settings: ``bonferroni`` (default; valid
         under any dependence, the count is Holm's), ``simes`` (positive dependence) or ``fisher``
         (independent settings only).
-    confidence_level
-        Level of the intervals; α = 1 − level for the counts.
+    options
+        :class:`memdiag.Options` (or a mapping of its fields; None: the defaults); reads
+        confidence_level only: the level of the intervals, and α = 1 − level for the counts (the
+        differences are already computed, so nothing is resampled).
 
     Returns
     -------
@@ -178,7 +180,7 @@ def pool_settings(
     ------
     VerdictError
         A frame without the needed columns, a missing ``clusters`` column, an unknown ``tau2``,
-        ``interval`` or ``combine``, a level outside (0, 1).
+        ``interval`` or ``combine``, options :class:`memdiag.Options` refuses.
 
     Notes
     -----
@@ -211,8 +213,7 @@ def pool_settings(
                                  ("combine", combine, PC_METHODS)):
         if value not in allowed:
             raise VerdictError(f"{name} must be one of {', '.join(allowed)}, not {value!r}.")
-    if not 0.0 < confidence_level < 1.0:
-        raise VerdictError(f"confidence_level must be in (0, 1), got {confidence_level!r}.")
+    confidence_level = as_options(options).confidence_level
     alpha = 1.0 - confidence_level
     rows, notes = [], []
     for (system, reference), part in differences.groupby(["system", "reference"], sort=False):

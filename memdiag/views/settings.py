@@ -42,7 +42,7 @@ def _overview(inputs: Inputs, *, pooled: bool) -> Shown:
                                           "compared with (reference=, --reference NAME)")
         differences = setting_differences(settings, reference=inputs.reference, options=inputs.options)
         tables |= {"settings_differences": differences,
-                   "settings_pooled": pool_settings(differences, confidence_level=inputs.options.confidence_level)}
+                   "settings_pooled": pool_settings(differences, options=inputs.options)}
     text = (f"Every system's official score in each of the {len(settings)} settings with its "
             f"{intervals(scores, one=True)}, each panel on its own scale")
     text += (f"; last panel: the random-effects pooled difference from {inputs.reference} with its "
@@ -56,8 +56,7 @@ def _overview(inputs: Inputs, *, pooled: bool) -> Shown:
 
 def _critical(inputs: Inputs) -> Shown:
     settings = settings_of(inputs, "critical")
-    ranks = critical_difference(overview(settings, options=NO_RESAMPLING),
-                                confidence_level=inputs.options.confidence_level)
+    ranks = critical_difference(overview(settings, options=NO_RESAMPLING), options=inputs.options)
     text = (f"Mean rank of every system over the {len(settings)} settings (1 = best); bars join the systems not shown "
             f"to differ (α = {alpha_text(alpha(ranks))}).")
     warned = warnings_of(ranks)

@@ -17,8 +17,7 @@ def audit_of(inputs: Inputs, view: str):
     confidence level), computed once for both figures."""
     if inputs.write_log is None:
         raise Unavailable(view, "no memory decision log was given (write_log=, --write-log)")
-    return inputs.once("write_audit", lambda: write_audit(inputs.write_log,
-                                                          confidence_level=inputs.options.confidence_level))
+    return inputs.once("write_audit", lambda: write_audit(inputs.write_log, options=inputs.options))
 
 
 def _writes(inputs: Inputs) -> Shown:

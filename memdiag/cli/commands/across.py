@@ -41,11 +41,10 @@ def run(args: argparse.Namespace) -> int:
     data = prepared_settings(args, verdicts, metric=args.metric)
     differences = md.setting_differences(data, reference=args.reference, metric=args.metric, options=opts)
     frames = [differences, md.pool_settings(differences, tau2=args.tau2, interval=args.interval,
-                                            clusters=args.clusters, combine=args.combine,
-                                            confidence_level=opts.confidence_level)]
+                                            clusters=args.clusters, combine=args.combine, options=opts)]
     if args.cd != "none":
         scores = data if args.metric == "accuracy" else prepared_settings(args, verdicts)
         frames.append(md.critical_difference(md.overview(scores, reference=args.reference, options=opts),
-                                             method=args.cd, confidence_level=opts.confidence_level))
+                                             method=args.cd, options=opts))
     emit(frames, args)
     return 0

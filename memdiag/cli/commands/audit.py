@@ -7,7 +7,7 @@ import argparse
 
 import memdiag as md
 from memdiag.cli import groups
-from memdiag.cli.choices import alpha, options, prepared
+from memdiag.cli.choices import alpha_options, options, prepared
 from memdiag.cli.emit import emit
 from memdiag.cli.reading import read
 from memdiag.cli.usage import UsageError
@@ -39,8 +39,7 @@ def run(args: argparse.Namespace) -> int:
     df = read(args)
     if (args.missing, args.verdict_missing) != ("error", "as-wrong"):  # every claim's rows get these policies
         df = prepared(args, df)
-    opts = options(args)
-    table = md.audit_claims(df, args.claims, alpha=alpha(args, opts), options=opts)
+    table = md.audit_claims(df, args.claims, options=alpha_options(args, options(args)))
     emit(table, args)
     return 0 if (table["verdict"] == "supported").all() else 1
 

@@ -76,10 +76,10 @@ def run(args: argparse.Namespace) -> int:
                                              reference=args.reference, options=opts))
     if args.wrong_answers:
         wrong = _audit_files(args.wrong_answers, args.dataset)
-        leniency = md.judge_leniency(wrong, confidence_level=opts.confidence_level)
+        leniency = md.judge_leniency(wrong, options=opts)
         frames.append(leniency)
         if wrong["system"].nunique() > 1:  # the within-question length test compares answers to one question
-            frames.append(md.length_effect(wrong, confidence_level=opts.confidence_level))
+            frames.append(md.length_effect(wrong, options=opts))
         for system in leniency["system"].unique():
             bound = md.leniency_bound(df, leniency[leniency["system"] == system], options=opts)
             bound.insert(1, "wrong_answers", system)

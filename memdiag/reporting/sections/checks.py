@@ -60,7 +60,7 @@ def claims_section(ctx: Context) -> Section:
         section.sentence += (f" Claims that name no scheme, benchmark or design are checked as the rest of the "
                              f"report ({inherited}), so a pair's numbers are those of the other sections.")
     # each claim's own rows under the report's policies (verdicts of several benchmarks may share ids)
-    table = claims_audit(ctx.df, claims, alpha=ctx.alpha, opts=ctx.options,
+    table = claims_audit(ctx.df, claims, opts=ctx.options,
                          policies={**ctx.policies, "cluster_missing": s.cluster_missing})
     table.attrs["design"] = None  # each claim states its own design (column 'design')
     section.tables["claims"] = table
@@ -154,7 +154,7 @@ def settings_section(ctx: Context) -> Section:
     schemes = dict.fromkeys(map(str, benchmarks))
     diffs = setting_differences(prepare_settings(rows, schemes=schemes, **ctx.policies), reference=s.reference,
                                 schemes=schemes, options=ctx.options.replace(design=s.design))
-    pooled = pool_settings(diffs, confidence_level=s.confidence_level)
+    pooled = pool_settings(diffs, options=ctx.options)
     if diffs["model"].fillna("").eq("").all():
         diffs = diffs.drop(columns="model")
     section.tables["settings_differences"], section.tables["settings_pooled"] = diffs, pooled
