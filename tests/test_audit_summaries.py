@@ -1,5 +1,6 @@
 """Auditing from published summaries alone (SPEC §7.7): granularity, McNemar p bounds, power, p at
-a bootstrap floor, family adjustment — each against brute force, statsmodels or scipy."""
+a bootstrap floor, family adjustment — each against brute force, statsmodels or scipy, through the one
+door a user has to them: ``md.audit_summaries`` on a file or a mapping of the same grammar."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ import math
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
+from noncentral_t import t_detectable, t_power
 from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 from statsmodels.stats.multitest import multipletests
@@ -24,6 +27,21 @@ def sm_p(b: int, c: int) -> float:
     return 1.0 if b + c == 0 else float(sm_mcnemar([[0, b], [c, 0]], exact=True).pvalue)
 
 
+def detail(check: dict, n: int | None = None) -> pd.DataFrame:
+    """The full table of one check run by md.audit_summaries on an in-memory summaries mapping."""
+    out = md.audit_summaries({"checks": [{"id": "x", **check, **({} if n is None else {"n": n})}]})
+    table = out.attrs["details"]["x"]
+    assert table is not None, out.loc[0, "finding"]
+    return table
+
+
+def granularity(value: str, n: int | None = None, **fields) -> pd.DataFrame:
+    return detail({"check": "granularity", "value": value, **fields}, n)
+
+
+EVERY_N = {"denominators": {"from": 1, "to": 694}}
+
+
 # --------------------------------------------------------------------------------------------
 # granularity
 # --------------------------------------------------------------------------------------------
@@ -33,23 +51,23 @@ def test_granularity_matches_brute_force_rounding():
         n, d = int(rng.integers(5, 800)), int(rng.integers(0, 3))
         value = round(100 * int(rng.integers(0, n + 1)) / n, d)
         text = f"{value:.{d}f}"
-        found = md.granularity(text, n)["counts"].iloc[0]
+        found = granularity(text, n)["counts"].iloc[0]
         brute = tuple(k for k in range(n + 1) if abs(100 * k / n - value) <= 0.5 * 10 ** -d + 1e-9)
         assert found == brute and found, (text, n)
 
 
 def test_granularity_flags_an_impossible_percentage_and_finds_denominators():
-    out = md.granularity("12.3", 500)          # 61/500 = 12.2, 62/500 = 12.4: nothing gives 12.3
+    out = granularity("12.3", 500)          # 61/500 = 12.2, 62/500 = 12.4: nothing gives 12.3
     assert not out.loc[0, "consistent"] and out.loc[0, "counts"] == ()
     assert out.loc[0, "closest"] in (12.2, 12.4)
-    fits = md.granularity("46.95", range(1, 695))
+    fits = granularity("46.95", **EVERY_N)
     assert fits.loc[fits["consistent"], "n"].iloc[0] == 164     # 77/164 = 46.951: the smallest n
 
 
 def test_meme_task_percentages_imply_the_schemes_counts_at_the_least():
     # A.5.2: uncapped MemMachine ER 95.00, Agg 50.00, Tr 55.00, Del 61.00, Cas 46.95, Abs 16.15 (%)
     printed = {"ER": "95.00", "Agg": "50.00", "Tr": "55.00", "Del": "61.00", "Cas": "46.95", "Abs": "16.15"}
-    fits = {t: md.granularity(v, range(1, 695)).query("consistent")["n"].tolist() for t, v in printed.items()}
+    fits = {t: granularity(v, **EVERY_N).query("consistent")["n"].tolist() for t, v in printed.items()}
     assert (fits["Del"][0], fits["Cas"][0], fits["Abs"][0]) == (100, 164, 130)
     assert fits["ER"][:3] == [20, 40, 60] and fits["Agg"][:2] == [2, 4]
     scheme = md.get_scheme("meme").expected_counts
@@ -64,8 +82,8 @@ def test_meme_task_percentages_imply_the_schemes_counts_at_the_least():
 
 def test_granularity_of_a_difference_counts_nets_within_two_half_units():
     # +1.0 points of 934: nets m with |100 m/934 − 1.0| ≤ 0.1 -> 8.4 ≤ m ≤ 10.3
-    assert md.granularity("1.0", 934, difference=True)["counts"].iloc[0] == (9, 10)
-    assert md.granularity("-4.0", 500, difference=True)["counts"].iloc[0] == (-20,)
+    assert granularity("1.0", 934, difference=True)["counts"].iloc[0] == (9, 10)
+    assert granularity("-4.0", 500, difference=True)["counts"].iloc[0] == (-20,)
 
 
 # --------------------------------------------------------------------------------------------
@@ -76,7 +94,7 @@ def test_mcnemar_bounds_enumerate_every_table_the_summaries_allow():
     n, acc_a, acc_b = 40, 22, 18
     brute = sorted({(b, c) for a in range(n + 1) for b in range(n + 1) for c in range(n + 1)
                     if a + b == acc_a and a + c == acc_b and n - a - b - c >= 0})
-    out = md.mcnemar_bounds(n, accuracy_a="55.0", accuracy_b="45.0")
+    out = detail({"check": "mcnemar", "accuracy_a": "55.0", "accuracy_b": "45.0"}, n)
     assert sorted(zip(out["benefit"], out["tax"])) == brute
     np.testing.assert_allclose(out["p"], [sm_p(b, c) for b, c in zip(out["benefit"], out["tax"])], rtol=1e-12)
     assert out.attrs["p_min"] == pytest.approx(min(sm_p(b, c) for b, c in brute))
@@ -84,50 +102,54 @@ def test_mcnemar_bounds_enumerate_every_table_the_summaries_allow():
 
 def test_simplemem_net_of_minus_20_with_a_tax_of_12_percent():
     # Memory Tax review: net −20 on LongMemEval-s's 500 questions; tax 12.0% = 60 -> benefit 40
-    out = md.mcnemar_bounds(500, net=-20, tax="12.0")
+    out = detail({"check": "mcnemar", "net": -20, "tax": "12.0"}, 500)
     assert out[["benefit", "tax"]].values.tolist() == [[40, 60]]
     assert out.loc[0, "p"] == pytest.approx(sm_p(40, 60), rel=1e-12)
     assert 0.05 < out.loc[0, "p"] < 0.06 and not out.loc[0, "significant"]
-    alone = md.mcnemar_bounds(500, net=-20)
+    alone = detail({"check": "mcnemar", "net": -20}, 500)
     assert alone.attrs["p_min"] == pytest.approx(2 * 0.5 ** 20)              # b = 0, c = 20
     assert sm_p(37, 57) <= 0.05 < sm_p(38, 58)                                # 94 discordant, not 96
     assert alone.attrs["max_significant_discordant"] == 94
 
 
 def test_mcnemar_bounds_with_clusters_add_the_designs_t_test():
-    out = md.mcnemar_bounds(934, diff="1.0", n_clusters=40)
+    out = detail({"check": "mcnemar", "diff": "1.0", "clusters": 40}, 934)
     m, total = out["net"].to_numpy(), out["discordant"].to_numpy()
     delta, psi = m / 934, total / 934
     by_hand = 2 * stats.t.sf(np.abs(delta) / np.sqrt((psi - delta ** 2) / 934), 39)
     np.testing.assert_allclose(out["p_design"], by_hand, rtol=1e-10)
     assert out.attrs["n_clusters"] == 40 and out.attrs["max_significant_discordant"] == 20
-    with pytest.raises(VerdictError, match="inconsistent"):
-        md.mcnemar_bounds(500, net=-20, tax="12.0", benefit="10.0")
+    impossible = md.audit_summaries({"checks": [{"id": "x", "check": "mcnemar", "n": 500, "net": -20, "tax": "12.0",
+                                                 "benefit": "10.0"}]})
+    assert impossible.loc[0, "verdict"] == "flagged" and "inconsistent" in impossible.loc[0, "finding"]
 
 
 # --------------------------------------------------------------------------------------------
 # power, floors, families
 # --------------------------------------------------------------------------------------------
 def test_summary_power_is_exact_mcnemar_for_independent_queries_and_the_t_test_for_clusters():
-    iid = md.summary_power(500, -4.0, discordance=20)
+    iid = detail({"check": "power", "diff": -4.0, "discordance": 20}, 500)
     assert iid.loc[0, "detectable_effect"] == pytest.approx(100 * md.detectable_effect(500, 0.2))
     assert iid.loc[0, "power"] == pytest.approx(md.mcnemar_power(500, 0.12, 0.08))
     # LoCoMo's ten conversations, icc 0.02: deff = 1 + (Σn²/N − 1)·0.02 by hand
     deff = 1 + (sum(s * s for s in LOCOMO_SIZES) / 1540 - 1) * 0.02
     assert md.design_effect(LOCOMO_SIZES, 0.02) == pytest.approx(deff)
-    out = md.summary_power(1540, 3.0, discordance=20, cluster_sizes=LOCOMO_SIZES, icc=0.02)
+    out = detail({"check": "power", "diff": 3.0, "discordance": 20, "cluster_sizes": LOCOMO_SIZES, "icc": 0.02}, 1540)
     se0, se = math.sqrt(deff * 0.2 / 1540), math.sqrt(deff * (0.2 - 0.03 ** 2) / 1540)
-    assert out.loc[0, "detectable_effect"] == pytest.approx(100 * md.design_detectable_effect(se0, 9))
-    assert out.loc[0, "power"] == pytest.approx(md.design_power(0.03, se, 9))
+    assert out.loc[0, "detectable_effect"] == pytest.approx(100 * t_detectable(se0, 9), rel=1e-9)
+    assert out.loc[0, "power"] == pytest.approx(t_power(0.03, se, 9), rel=1e-9)
     assert out.loc[0, "df"] == 9
 
 
 def test_p_at_floor_finds_the_holm_family_of_the_papers_0_0012():
-    out = md.p_at_floor("0.0012", n_resamples=20_000)
+    def p_at_floor(p: str) -> pd.DataFrame:
+        return detail({"check": "floor", "p": p, "n_resamples": 20_000})
+
+    out = p_at_floor("0.0012")
     assert out["multiple"].tolist() == [12]                      # 12 · 2/20,001 = 0.00119994
     assert abs(11 * 2 / 20_001 - 0.0012) > 0.00005 and abs(13 * 2 / 20_001 - 0.0012) > 0.00005
-    assert md.p_at_floor("0.025", n_resamples=20_000).empty
-    assert md.p_at_floor("0.0001", n_resamples=20_000)["multiple"].tolist() == [1]   # the floor itself
+    assert p_at_floor("0.025").empty
+    assert p_at_floor("0.0001")["multiple"].tolist() == [1]   # the floor itself
 
 
 def test_survives_family_bounds_holm_whatever_the_other_p_values(no_gc_collect):
@@ -137,13 +159,13 @@ def test_survives_family_bounds_holm_whatever_the_other_p_values(no_gc_collect):
         family = rng.uniform(0, 0.2, m)
         p = float(family[0])
         adjusted = multipletests(family, method="holm")[1][0]
-        row = md.survives_family(p, family=m).iloc[0]
+        row = detail({"check": "family", "p": p, "family": m}).iloc[0]
         assert row["p_adj_low"] - 1e-15 <= adjusted <= row["p_adj_high"] + 1e-15
         if row["verdict"] == "survives":
             assert adjusted <= 0.05
         if row["verdict"] == "does not survive":
             assert adjusted > 0.05
-    exact = md.survives_family([0.001, 0.02, 0.04])
+    exact = detail({"check": "family", "p": [0.001, 0.02, 0.04]})
     np.testing.assert_allclose(exact["p_adj_high"], multipletests([0.001, 0.02, 0.04], method="holm")[1])
 
 
@@ -223,7 +245,7 @@ def test_first_and_family_checks():
         {"id": "sig-21b", "check": "family", "p": 0.01, "family": 21},     # [0.01, 0.21]: depends
         {"id": "sig-2", "check": "family", "p": 0.08, "family": 2},        # p > α: cannot survive
     ]}).set_index("id")
-    bounds = md.mcnemar_bounds(500, accuracy_a=70.0, accuracy_b=65.0)
+    bounds = detail({"check": "mcnemar", "accuracy_a": 70.0, "accuracy_b": 65.0}, 500)
     assert out.loc["first", "verdict"] == "undetermined"
     assert f"at most {bounds.attrs['max_significant_discordant']} of 500" in out.loc["first", "finding"]
     assert out.loc["first", "finding"].startswith("a (70.0) vs the runner-up b (65.0)")

@@ -19,6 +19,7 @@ from memdiag.analyses.flows import RATES
 from memdiag.engine.designs import Design, resolve_design
 from memdiag.engine.inference.cluster import bell_mccaffrey_df, cr1_variance, cr2_variance, jackknife_variance
 from memdiag.engine.inference.intervals import infer, jackknife, linearize
+from memdiag.engine.inference.power import design_detectable_effect, design_power
 from memdiag.engine.inference.wild import (
     _WEBB,
     weights_for,
@@ -330,16 +331,25 @@ def test_percentile_mc_se_of_interval_ends_matches_the_spread_over_seeds():
     assert md.compare(df, options=dict(n_resamples=1_000)).attrs["mc_se"]["ci_low"] == [0.0]      # jackknife: exact
 
 
+def test_design_power_survives_scipys_nan_far_tail():
+    # scipy's noncentral t cdf is NaN far in the tail (df 3, noncentrality 8); that tail is ~0
+    power = design_power(52.39, 6.548881, 3.0)
+    t = stats.t.isf(0.025, 3.0)
+    assert power == pytest.approx(stats.nct.sf(t, 3.0, 52.39 / 6.548881), abs=1e-12)
+    assert design_power(-52.39, 6.548881, 3.0) == power
+    assert 0 < design_detectable_effect(6.548881, 3.0) < 52.39
+
+
 def test_design_power_matches_simulated_noncentral_t_and_inverts():
     rng = np.random.default_rng(0)
     se, df, delta = 2.0, 9, 5.0
     z = rng.standard_normal(200_000) + delta / se
     t = z / np.sqrt(rng.chisquare(df, 200_000) / df)
     simulated = np.mean(np.abs(t) > stats.t.ppf(0.975, df))
-    assert md.design_power(delta, se, df) == pytest.approx(simulated, abs=4e-3)
-    detectable = md.design_detectable_effect(se, df, power=0.8)
-    assert md.design_power(detectable, se, df) == pytest.approx(0.8, abs=1e-9)
-    assert md.design_detectable_effect(se, np.inf) == pytest.approx(se * (stats.norm.isf(0.025) + stats.norm.ppf(0.8)),
+    assert design_power(delta, se, df) == pytest.approx(simulated, abs=4e-3)
+    detectable = design_detectable_effect(se, df, power=0.8)
+    assert design_power(detectable, se, df) == pytest.approx(0.8, abs=1e-9)
+    assert design_detectable_effect(se, np.inf) == pytest.approx(se * (stats.norm.isf(0.025) + stats.norm.ppf(0.8)),
                                                                     rel=1e-3)
 
 

@@ -108,7 +108,7 @@ CALLS: dict[str, Callable[[], object]] = {
                                                     system="mem0", options=B),
     "audit_claims": lambda: md.audit_claims(_example(), EXAMPLE / "claims_example.yaml", options=B),
     "audit_independence": lambda: md.audit_independence(_sim(), options=B),
-    "audit_summaries": lambda: md.audit_summaries(EXAMPLE / "summaries_memory_tax.yaml"),
+    "audit_summaries": lambda: _summaries(),
     "augmentation": lambda: md.augmentation(_example(), "mem0", reference="raw-rag"),
     "bootstrap": lambda: md.bootstrap(_sim(), options=B),
     "calibration_size": lambda: md.calibration_size(50, 0.9, 0.9, 10_000, 5.0),
@@ -136,7 +136,6 @@ CALLS: dict[str, Callable[[], object]] = {
                       md.flows(_sim(), reference="raw-rag", by="category", options=B)],
     "fragility": lambda: md.fragility(_sim()),
     "gold_ceilings": lambda: md.gold_ceilings(_sim(), _errors(_sim())),
-    "granularity": lambda: md.granularity("12.3", [500, 1540]),
     "ingestion": lambda: md.ingestion(md.read_ingestion_log(EXAMPLE / "ingestion_log.csv")),
     "ingestion_curve": lambda: md.ingestion_curve(md.read_ingestion_log(EXAMPLE / "ingestion_log.csv")),
     "judge_corrected": lambda: [md.judge_corrected(_labelled(), label="human", options=B),
@@ -148,13 +147,10 @@ CALLS: dict[str, Callable[[], object]] = {
     "length_effect": lambda: md.length_effect(_lengths(), length="length"),
     "leniency_bound": lambda: md.leniency_bound(_sim(), md.judge_leniency(_wrong_answers()), options=B),
     "leniency_breakeven": lambda: md.leniency_breakeven(_sim(), "raw-rag", options=B),
-    "mcnemar_bounds": lambda: [md.mcnemar_bounds(500, accuracy_a="55.0", accuracy_b="45.0"),
-                               md.mcnemar_bounds(500, net=-20, tax="12.0")],
     "missing_verdict_bounds": lambda: md.missing_verdict_bounds(_example(), reference="raw-rag", options=B),
     "missing_verdict_effect": lambda: md.missing_verdict_effect(_example()),
     "omnibus": lambda: md.omnibus(_sim(), options=B),
     "overview": lambda: md.overview(_settings(), reference="raw-rag", options=B),
-    "p_at_floor": lambda: md.p_at_floor("0.0012", n_resamples=20_000),
     "pairwise_matrix": lambda: md.pairwise_matrix(md.compare(_sim(), options=B)),
     "path_given_result": lambda: md.path_given_result(md.read_verdicts(EXAMPLE / "meme"), options=B),
     "plan_evaluation": lambda: md.plan_evaluation(_components(), conversations=[10], runs=[1], judge_calls=[1, 3]),
@@ -169,8 +165,6 @@ CALLS: dict[str, Callable[[], object]] = {
     "sensitivity": lambda: md.sensitivity(_sweep(), default=15, options=B),
     "setting_differences": lambda: md.setting_differences(_settings(), reference="raw-rag", options=B),
     "store_gap": lambda: md.store_gap(*_store(), options=B),
-    "summary_power": lambda: md.summary_power(1540, 3.0, discordance=20, n_clusters=10, icc=0.02),
-    "survives_family": lambda: md.survives_family([0.001, 0.02, 0.04]),
     "system_costs": lambda: md.system_costs(md.simulate_systems_table(_example()), reference="raw-rag"),
     "validate": lambda: md.validate(_example()),
     "variance_components": lambda: md.variance_components(_repeats()),
@@ -184,13 +178,26 @@ NOT_RESULTS = {
     "read_ingestion_log", "read_locomo_audit", "read_summaries", "read_verdicts", "read_write_log", "simulate",
     "simulate_ingestion_log", "simulate_meme", "simulate_memoryagentbench", "simulate_systems_table",
     # numbers or result objects, not tables
-    "adjust", "clustered_mcnemar", "cochrans_q", "design_detectable_effect", "design_effect", "design_power",
+    "adjust", "clustered_mcnemar", "cochrans_q", "design_effect",
     "detectable_effect", "mcnemar", "mcnemar_power", "get_scheme", "known_schemes",
     # folders: the report's tables are these functions' results (tests/test_report.py)
     "demo", "report", "report_from_json",
     # classes, modules and constants
     "Options", "Panel", "Prepared", "Scheme", "SchemeError", "VerdictError", "__version__", "plot",
 }
+
+
+def _summaries() -> list[pd.DataFrame]:
+    """md.audit_summaries with every check's full table (``attrs["details"]``): the granularity, McNemar
+    bounds, power, floor, family and aggregate checks of the bundled example and a mapping."""
+    example = md.audit_summaries(EXAMPLE / "summaries_memory_tax.yaml")
+    checks = md.audit_summaries({"benchmarks": {"B": {"n": 500}, "L": {"n": 1540, "clusters": 10}}, "checks": [
+        {"id": "g", "check": "granularity", "benchmark": "B", "value": "12.3"},
+        {"id": "m", "check": "mcnemar", "benchmark": "B", "accuracy_a": "55.0", "accuracy_b": "45.0"},
+        {"id": "p", "check": "power", "benchmark": "L", "diff": 3.0, "discordance": 20, "icc": 0.02},
+        {"id": "f", "check": "floor", "p": "0.0012", "n_resamples": 20_000},
+        {"id": "h", "check": "family", "p": [0.001, 0.02, 0.04]}]})
+    return [example, *example.attrs["details"].values(), checks, *checks.attrs["details"].values()]
 
 
 def _tables(value: object) -> list[pd.DataFrame]:

@@ -5,8 +5,8 @@ shown: the smallest true difference the design's two-sided test finds with the g
 a cluster design with few clusters it is far larger than the query count suggests (LoCoMo's ten
 conversations), which is why a "no significant difference" there says little.
 :func:`comparison_power` reads it off a :func:`memdiag.compare` result — the design's standard
-error and degrees of freedom — through :func:`memdiag.design_detectable_effect` and
-:func:`memdiag.design_power`.
+error and degrees of freedom — through :func:`~memdiag.engine.inference.power.design_detectable_effect` and
+:func:`~memdiag.engine.inference.power.design_power`.
 """
 
 from __future__ import annotations

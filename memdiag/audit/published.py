@@ -9,7 +9,7 @@ and returns everything the summaries are compatible with:
   (from b − c alone it ranges from 2·2^(−|m|) to near 1), and the largest discordance at which
   the difference is still significant;
 - :func:`summary_power` — the detectable effect and power of the comparison: exact McNemar for
-  independent questions, the design's t test (:func:`memdiag.design_power`) with the clusters'
+  independent questions, the design's t test (:func:`~memdiag.engine.inference.power.design_power`) with the clusters'
   design effect for clustered ones;
 - :func:`p_at_floor` — whether a p-value equals a multiple of a bootstrap floor 2/(B + 1) (a
   bound, not a measurement), and the Holm multiple (family size) that produces it;
@@ -359,8 +359,8 @@ def summary_power(
     Independent questions: :func:`memdiag.detectable_effect` and :func:`memdiag.mcnemar_power`
     (exact, SPEC §5.5) at ψ = discordance. Clustered: the per-question difference d ∈ {−1, 0, 1}
     has variance ψ − δ², so se = √(deff·ψ/n) at δ = 0 (for the detectable effect,
-    :func:`memdiag.design_detectable_effect`) and √(deff·(ψ − δ²)/n) at the published δ (for
-    :func:`memdiag.design_power`), with deff = :func:`design_effect` and df = G − 1 (SPEC §4.1).
+    :func:`~memdiag.engine.inference.power.design_detectable_effect`) and √(deff·(ψ − δ²)/n) at the published δ (for
+    :func:`~memdiag.engine.inference.power.design_power`), with deff = :func:`design_effect` and df = G − 1 (SPEC §4.1).
     A difference larger than the discordance is impossible (power undefined).
 
     References

@@ -144,7 +144,7 @@ def mcnemar(*, benefit: int | None = None, tax: int | None = None, reference: ob
 
     When b + c = 0 there is no evidence either way: p = 1 (statistic 0), for every method.
     :func:`memdiag.clustered_mcnemar` is the test for queries that come in clusters, and
-    :func:`memdiag.mcnemar_bounds` the audit of a published difference without per-query data.
+    :func:`~memdiag.audit.published.mcnemar_bounds` the audit of a published difference without per-query data.
 
     References
     ----------
