@@ -63,7 +63,7 @@ def test_power_counts_exactly_the_tables_where_memdiags_mcnemar_rejects(method):
     # probability of the b where md.mcnemar itself rejects, both tails, each b's probability from scipy.
     for n in range(1, 80):
         b = np.arange(n + 1)
-        p = np.array([md.mcnemar(benefit=int(k), tax=int(n - k), mid_p=method == "mid-p").p_value for k in b])
+        p = np.array([md.mcnemar(benefit=int(k), tax=int(n - k), method=method).p_value for k in b])
         for alpha in (0.05, 0.01):
             expected = stats.binom.pmf(b, n, 0.3)[p <= alpha].sum()
             power = md.mcnemar_power(n, 0.3, 0.7, alpha=alpha, method=method)

@@ -30,15 +30,17 @@ def test_exact_mcnemar_matches_statsmodels_over_grid_including_zero_discordant_a
         assert (ours.benefit, ours.tax, ours.n_discordant, ours.method) == (b, c, b + c, "exact")
 
 
-@pytest.mark.parametrize("correction", [True, False])
-def test_asymptotic_mcnemar_matches_statsmodels(correction):
+@pytest.mark.parametrize("method, correction, reported", [("asymptotic-cc", True, "chi2-corrected"),
+                                                           ("asymptotic", False, "chi2")])
+def test_asymptotic_mcnemar_matches_statsmodels(method, correction, reported):
     for b, c in PAIRS:
         if b + c == 0:
             continue  # statsmodels gives 0/0 = nan there; memdiag's convention is tested below
-        ours = md.mcnemar(benefit=b, tax=c, exact=False, continuity=correction)
+        ours = md.mcnemar(benefit=b, tax=c, method=method)
         ref = sm_mcnemar(np.array([[0, b], [c, 0]]), exact=False, correction=correction)
         assert ours.statistic == pytest.approx(float(ref.statistic), abs=1e-12)
         assert ours.p_value == pytest.approx(float(ref.pvalue), abs=1e-12)
+        assert ours.method == reported
 
 
 def _mid_p_by_hand(b: int, c: int) -> float:
@@ -52,22 +54,23 @@ def _mid_p_by_hand(b: int, c: int) -> float:
 
 def test_mid_p_mcnemar_matches_hand_formula():
     for b, c in PAIRS:
-        assert md.mcnemar(benefit=b, tax=c, mid_p=True).p_value == pytest.approx(
-            _mid_p_by_hand(b, c), abs=1e-12), (b, c)
+        result = md.mcnemar(benefit=b, tax=c, method="mid-p")
+        assert result.p_value == pytest.approx(_mid_p_by_hand(b, c), abs=1e-12), (b, c)
+        assert result.method == "mid-p"
 
 
 def test_mcnemar_hand_worked_case():
     # b = 12, c = 4, n = 16: P(X <= 4) = (1 + 16 + 120 + 560 + 1820) / 65536 = 2517 / 65536,
     # exact p = 2 * 2517 / 65536 = 0.0768127...; mid-p = 2 * (2517 - 1820/2) / 65536 = 0.0490417...
     assert md.mcnemar(benefit=12, tax=4).p_value == pytest.approx(2 * 2517 / 65536, abs=1e-15)
-    assert md.mcnemar(benefit=12, tax=4, mid_p=True).p_value == pytest.approx(2 * 1607 / 65536, abs=1e-15)
+    assert md.mcnemar(benefit=12, tax=4, method="mid-p").p_value == pytest.approx(2 * 1607 / 65536, abs=1e-15)
     # symmetric in the counts, which only name the direction
     assert md.mcnemar(benefit=4, tax=12).p_value == md.mcnemar(benefit=12, tax=4).p_value
 
 
 def test_mcnemar_with_no_discordant_pair_has_p_one_for_every_method():
-    for kwargs in ({}, {"mid_p": True}, {"exact": False}, {"exact": False, "continuity": False}):
-        res = md.mcnemar(benefit=0, tax=0, **kwargs)
+    for method in ("exact", "mid-p", "asymptotic", "asymptotic-cc"):
+        res = md.mcnemar(benefit=0, tax=0, method=method)
         assert res.p_value == 1.0 and res.n_discordant == 0
 
 
@@ -79,8 +82,8 @@ def test_mcnemar_counts_are_keyword_only_and_validated():
             md.mcnemar(benefit=bad, tax=3)
     with pytest.raises(TypeError):
         md.mcnemar(benefit=True, tax=3)
-    with pytest.raises(ValueError, match="exact"):
-        md.mcnemar(benefit=3, tax=1, exact=False, mid_p=True)
+    with pytest.raises(ValueError, match="method must be one of 'exact', 'mid-p', 'asymptotic', 'asymptotic-cc'"):
+        md.mcnemar(benefit=3, tax=1, method="chi2")
     assert md.mcnemar(benefit=np.int64(5), tax=2.0).benefit == 5
 
 
@@ -108,12 +111,13 @@ def test_mcnemar_from_outcomes_rejects_bad_input(reference, system, match):
 
 def test_one_mcnemar_entry_point_and_the_removed_names_are_gone():
     ref, sysm = [1, 1, 0, 0, 1, 0, 1, 0, 0], [1, 0, 1, 1, 1, 0, 0, 1, 1]
-    # 0.3's mcnemar_from_outcomes and mcnemar(correction=) went in 0.4
+    # 0.3's mcnemar_from_outcomes, mcnemar(correction=) and the booleans exact/mid_p/continuity went in 0.4
     assert not hasattr(md, "mcnemar_from_outcomes")
-    with pytest.raises(TypeError, match="correction"):
-        md.mcnemar(benefit=9, tax=3, exact=False, correction=True)
+    for removed in ({"correction": True}, {"exact": False}, {"mid_p": True}, {"continuity": False}):
+        with pytest.raises(TypeError, match=next(iter(removed))):
+            md.mcnemar(benefit=9, tax=3, **removed)
     assert md.mcnemar(reference=ref, system=sysm) == md.mcnemar(benefit=4, tax=2)
-    assert md.mcnemar(benefit=9, tax=3, exact=False, continuity=False).statistic == pytest.approx(36 / 12)
+    assert md.mcnemar(benefit=9, tax=3, method="asymptotic").statistic == pytest.approx(36 / 12)   # (9 − 3)²/12
     for bad in ({}, {"benefit": 1}, {"benefit": 1, "tax": 2, "reference": [1], "system": [0]}):
         with pytest.raises(TypeError, match="either the counts"):
             md.mcnemar(**bad)

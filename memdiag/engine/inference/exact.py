@@ -16,7 +16,7 @@ from scipy import stats
 
 from memdiag.engine.pairs import binary_outcomes
 
-__all__ = ["CochransQResult", "McNemarResult", "cochrans_q", "exact_p_value", "mcnemar"]
+__all__ = ["MCNEMAR_METHODS", "CochransQResult", "McNemarResult", "cochrans_q", "exact_p_value", "mcnemar"]
 
 
 @dataclass(frozen=True)
@@ -94,8 +94,13 @@ def exact_p_value(k: object, n: object, mid_p: bool = False) -> np.ndarray:
     return np.minimum(1.0, 2.0 * cdf)
 
 
+#: The variants of :func:`mcnemar` -> the ``method`` its result reports.
+MCNEMAR_METHODS: dict[str, str] = {"exact": "exact", "mid-p": "mid-p", "asymptotic": "chi2",
+                                   "asymptotic-cc": "chi2-corrected"}
+
+
 def mcnemar(*, benefit: int | None = None, tax: int | None = None, reference: object = None,
-            system: object = None, exact: bool = True, mid_p: bool = False, continuity: bool = True) -> McNemarResult:
+            system: object = None, method: str = "exact") -> McNemarResult:
     """McNemar's test of a paired binary difference, from its discordant counts or from the two
     outcome vectors (SPEC §5).
 
@@ -112,18 +117,17 @@ def mcnemar(*, benefit: int | None = None, tax: int | None = None, reference: ob
         Instead of the counts: the reference's and the system's aligned 0/1 outcomes per query
         (1 = correct), same queries in the same order; b = #{reference 0, system 1},
         c = #{reference 1, system 0}.
-    exact
-        Exact binomial test (default). ``False`` gives the asymptotic chi-square test.
-    mid_p
-        Mid-p variant of the exact test (less conservative; not size-guaranteed).
-    continuity
-        Continuity correction of the asymptotic test (ignored when ``exact``).
+    method
+        ``"exact"`` (default): the exact binomial test; ``"mid-p"``: its mid-p variant (less
+        conservative; not size-guaranteed); ``"asymptotic"``: the chi-square test;
+        ``"asymptotic-cc"``: the chi-square test with the continuity correction.
 
     Returns
     -------
     McNemarResult
         ``statistic``, ``p_value`` (two-sided), the counts ``benefit``, ``tax``,
-        ``n_discordant`` = b + c and the ``method``.
+        ``n_discordant`` = b + c and the ``method`` (``exact``, ``mid-p``, ``chi2`` or
+        ``chi2-corrected``: :data:`MCNEMAR_METHODS`).
 
     Raises
     ------
@@ -131,7 +135,7 @@ def mcnemar(*, benefit: int | None = None, tax: int | None = None, reference: ob
         A count given as a boolean; both counts and outcomes, or neither.
     ValueError
         A count that is negative or not a whole number; outcome vectors that are not 1-D, differ
-        in length or hold a value other than 0/1 (NaN included); ``mid_p`` with ``exact=False``.
+        in length or hold a value other than 0/1 (NaN included); an unknown ``method``.
 
     Notes
     -----
@@ -140,7 +144,7 @@ def mcnemar(*, benefit: int | None = None, tax: int | None = None, reference: ob
     - exact: p = min(1, 2·BinomCDF(k; n, ½))  (as ``statsmodels.stats.contingency_tables.mcnemar
       (exact=True)``);
     - mid-p: p = min(1, 2·[BinomCDF(k; n, ½) − ½·BinomPMF(k; n, ½)]);
-    - chi2: X² = (|b − c| − 1)²/(b + c) (without the −1 when ``continuity=False``), df = 1.
+    - asymptotic-cc: X² = (|b − c| − 1)²/(b + c), df = 1; asymptotic: without the −1.
 
     When b + c = 0 there is no evidence either way: p = 1 (statistic 0), for every method.
     :func:`memdiag.clustered_mcnemar` is the test for queries that come in clusters, and
@@ -161,7 +165,7 @@ def mcnemar(*, benefit: int | None = None, tax: int | None = None, reference: ob
     >>> r = mcnemar(benefit=12, tax=4)
     >>> r.statistic, round(r.p_value, 6), r.n_discordant, r.method
     (4, 0.076813, 16, 'exact')
-    >>> round(mcnemar(benefit=12, tax=4, mid_p=True).p_value, 6)
+    >>> round(mcnemar(benefit=12, tax=4, method="mid-p").p_value, 6)
     0.049042
     >>> mcnemar(benefit=0, tax=0).p_value
     1.0
@@ -175,24 +179,23 @@ def mcnemar(*, benefit: int | None = None, tax: int | None = None, reference: ob
             or (outcomes and (reference is None or system is None)):
         raise TypeError("mcnemar() takes either the counts benefit= and tax= or the outcomes reference= and "
                         "system=, both of one pair.")
+    if method not in MCNEMAR_METHODS:
+        raise ValueError(f"method must be one of {', '.join(map(repr, MCNEMAR_METHODS))}, got {method!r}.")
     if outcomes:
         benefit, tax = _discordant(reference, system)
     b = _count(benefit, "benefit")
     c = _count(tax, "tax")
     n = b + c
-    if exact:
-        method = "mid-p" if mid_p else "exact"
+    reported = MCNEMAR_METHODS[method]
+    if method in ("exact", "mid-p"):
         k = min(b, c)
         if n == 0:
-            return McNemarResult(0, 1.0, b, c, 0, method)
-        return McNemarResult(k, float(exact_p_value(k, n, mid_p)), b, c, n, method)
-    if mid_p:
-        raise ValueError("mid_p applies to the exact test only; pass exact=True.")
-    method = "chi2-corrected" if continuity else "chi2"
+            return McNemarResult(0, 1.0, b, c, 0, reported)
+        return McNemarResult(k, float(exact_p_value(k, n, method == "mid-p")), b, c, n, reported)
     if n == 0:
-        return McNemarResult(0.0, 1.0, b, c, 0, method)
-    statistic = (abs(b - c) - int(continuity)) ** 2 / n
-    return McNemarResult(float(statistic), float(stats.chi2.sf(statistic, 1)), b, c, n, method)
+        return McNemarResult(0.0, 1.0, b, c, 0, reported)
+    statistic = (abs(b - c) - int(method == "asymptotic-cc")) ** 2 / n
+    return McNemarResult(float(statistic), float(stats.chi2.sf(statistic, 1)), b, c, n, reported)
 
 
 def _discordant(reference: object, system: object) -> tuple[int, int]:
