@@ -371,6 +371,22 @@ def test_pairwise_matrix_names_the_correction_it_reads():
     assert "Holm-adjusted" in md.pairwise_matrix(frame).attrs["notes"][0]
 
 
+def test_pairwise_matrix_reads_alpha_from_the_frames_level():
+    # p_adj 0.08: not starred at the default 95% (α = 0.05), starred at 90% (α = 0.10), said as 0.10
+    frame = pd.DataFrame({"system_a": ["a"], "system_b": ["b"], "diff": [4.0], "ci_low": [-0.004], "ci_high": [7.0],
+                          "p_adj": [0.08]})
+    frame.attrs["correction"] = "holm"
+    assert md.pairwise_matrix(frame).loc["a", "b"] == "4.00 [0.00, 7.00]"      # points: never "-0.00"
+    frame.attrs["confidence_level"] = 0.9
+    matrix = md.pairwise_matrix(frame)
+    assert matrix.loc["a", "b"] == "4.00* [0.00, 7.00]" and matrix.loc["b", "a"] == "-4.00* [-7.00, 0.00]"
+    assert matrix.attrs["notes"][0].endswith("p < 0.10") and matrix.attrs["alpha"] == 0.1
+    other = frame.copy()
+    other.attrs = {**frame.attrs, "confidence_level": 0.95}
+    with pytest.raises(ValueError, match="different levels"):
+        md.pairwise_matrix(frame, other)
+
+
 @pytest.mark.parametrize("argv", [["independence"], ["power", "--reference", "raw-rag", "--pairs", "all"]])
 def test_alpha_is_one_minus_the_confidence_level_unless_given(argv, files):
     # power offers no --ci: its α is 1 − md.Options' level (0.95 -> 0.05, not 0.050000000000000044)

@@ -62,6 +62,7 @@ def test_holm_significant_counts_at_one_minus_the_options_level():
         counts.append(out.omnibus.set_index("metric")["holm_significant"].to_dict())
         assert counts[-1] == counted.to_dict()
     assert counts[0] != counts[1]
+    assert out.matrix.attrs["alpha"] == 0.5 and out.matrix.attrs["notes"][1].endswith("p < 0.50")
 
 
 def test_procedure_defaults_and_errors():

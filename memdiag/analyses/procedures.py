@@ -205,7 +205,7 @@ def evidence_procedure(
     omnibus["n_pairs"] = omnibus["metric"].map(pairs.groupby("metric").size()).astype(int)
     omnibus["holm_significant"] = omnibus["metric"].map(significant).astype(int)
     matrix = pairwise_matrix(pairs[pairs["metric"] == "coverage"], pairs[pairs["metric"] == "utilization"],
-                             systems=list(prepared.systems), alpha=alpha)
+                             systems=list(prepared.systems))
     for table in (omnibus, pairs, matrix):
         table.attrs = {**table.attrs, "procedure": procedure, "notes": list(table.attrs.get("notes", [])) + notes}
     matrix.attrs["notes"].insert(0, Note("upper triangle: coverage, lower triangle: utilization (Raw-RAG Tables "

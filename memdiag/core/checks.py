@@ -98,6 +98,16 @@ def alpha_of(level: object) -> float:
     return float(Decimal(1) - Decimal(repr(confidence_level(level))))
 
 
+def alpha_text(value: float) -> str:
+    """α as a text states it: two decimals (``0.05``, ``0.10``), more only when two would change it.
+
+    >>> [alpha_text(a) for a in (0.05, 0.1, 0.01, 0.001, 0.0025, 0.2)]
+    ['0.05', '0.10', '0.01', '0.001', '0.0025', '0.20']
+    """
+    text = f"{value:.2f}"
+    return text if float(text) == value else f"{value:g}"
+
+
 def power(value: object) -> float:
     """A power (the probability of detecting a given difference) strictly between 0 and 1.
 

@@ -14,8 +14,11 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from memdiag.core.checks import alpha_of, alpha_text
+from memdiag.core.kinds import POINTS
 from memdiag.core.notes import Note
 from memdiag.core.result import as_result
+from memdiag.engine.options import Options
 
 __all__ = ["CELLS", "THRESHOLD", "binarize", "binary_outcomes", "cell_codes", "cell_counts",
            "cell_indicators", "canonical_pair", "contrast_codes", "oriented_pairs", "pair_key", "pairwise_matrix"]
@@ -204,14 +207,25 @@ def _adjusted(upper: pd.DataFrame, lower: pd.DataFrame | None) -> str:
     return " / ".join("unadjusted" if n == "none" else f"{CORRECTION_NAMES.get(n, str(n))}-adjusted" for n in names)
 
 
+def _alpha(upper: pd.DataFrame, lower: pd.DataFrame | None) -> float:
+    """The α of the frames' provenance, as the figures read it: ``attrs["alpha"]`` where set, else
+    1 − ``attrs["confidence_level"]``; md.Options' default level (α = 0.05) when neither says."""
+    found = {float(f.attrs["alpha"]) if "alpha" in f.attrs else alpha_of(f.attrs["confidence_level"])
+             for f in (upper, lower) if f is not None and ("alpha" in f.attrs or "confidence_level" in f.attrs)}
+    if len(found) > 1:
+        raise ValueError(f"the two triangles were computed at different levels (α = "
+                         f"{' and '.join(f'{a:g}' for a in sorted(found))}); compute both with the same options.")
+    return found.pop() if found else alpha_of(Options().confidence_level)
+
+
 def pairwise_matrix(upper: pd.DataFrame, lower: pd.DataFrame | None = None,
-                    systems: Sequence[str] | None = None, alpha: float = 0.05,
-                    decimals: int = 2) -> pd.DataFrame:
+                    systems: Sequence[str] | None = None) -> pd.DataFrame:
     """The pairwise matrix of the paper's Tables 27/28 (SPEC §5) as a square table.
 
     Each off-diagonal cell is the row − column difference in points, its interval and a star
     when the adjusted p (the frame's ``attrs["correction"]``: Holm, Bonferroni, ...) is below
-    ``alpha``: ``upper`` (a :func:`memdiag.compare` frame with
+    α = 1 − the frames' confidence level (their provenance, as the figures read it):
+    ``upper`` (a :func:`memdiag.compare` frame with
     ``pairs="all"``) fills the cells above the diagonal, ``lower`` (another metric, e.g.
     utilization under coverage) those below; without ``lower`` both triangles show ``upper``.
 
@@ -225,22 +239,19 @@ def pairwise_matrix(upper: pd.DataFrame, lower: pd.DataFrame | None = None,
     systems
         Rows and columns, in this order (default: the systems of the frames, in order of
         appearance).
-    alpha
-        A cell is starred when its adjusted p is below ``alpha`` (default 0.05).
-    decimals
-        Decimals of the difference and its interval (default 2).
 
     Returns
     -------
     pandas.DataFrame
-        A square table of text cells ``"diff[*] [low, high]"`` (``"undefined"`` for a NaN
-        difference, empty on the diagonal and for pairs the frames lack); ``attrs`` name the
-        ``upper`` and ``lower`` metrics and carry a note on the reading.
+        A square table of text cells ``"diff[*] [low, high]"``, each number written as points are
+        (two decimals; ``"undefined"`` for a NaN difference, empty on the diagonal and for pairs
+        the frames lack); ``attrs`` name the ``upper`` and ``lower`` metrics, carry the frames'
+        ``confidence_level`` and ``alpha`` and a note on the reading.
 
     Raises
     ------
     ValueError
-        A frame that lacks the compare columns.
+        A frame that lacks the compare columns; two frames at different levels.
 
     References
     ----------
@@ -257,7 +268,11 @@ def pairwise_matrix(upper: pd.DataFrame, lower: pd.DataFrame | None = None,
                         a                   b
     a                      4.00* [1.00, 7.00]
     b  1.50 [-1.00, 4.00]
+    >>> cov.attrs["confidence_level"] = 0.99                  # α = 0.01: 0.01 is not below it
+    >>> pairwise_matrix(cov).loc["a", "b"]
+    '4.00 [1.00, 7.00]'
     """
+    alpha = _alpha(upper, lower)
     top = oriented_pairs(upper)
     bottom = oriented_pairs(lower) if lower is not None else top
     names = list(systems) if systems is not None else list(dict.fromkeys(
@@ -270,9 +285,12 @@ def pairwise_matrix(upper: pd.DataFrame, lower: pd.DataFrame | None = None,
                 d, lo, hi, p = source[(row, col)]
                 star = "*" if p < alpha else ""
                 table.iloc[i, j] = ("undefined" if np.isnan(d) else  # e.g. utilization with no sufficient query
-                                    f"{d:.{decimals}f}{star} [{lo:.{decimals}f}, {hi:.{decimals}f}]")
+                                    f"{POINTS.format(d)}{star} [{POINTS.format(lo)}, {POINTS.format(hi)}]")
+    level = next((f.attrs["confidence_level"] for f in (upper, lower) if f is not None and "confidence_level" in f.attrs),
+                 None)
     table.attrs = {"upper": upper.attrs.get("metric", "upper"),
                    "lower": (lower if lower is not None else upper).attrs.get("metric", "lower"),
-                   "notes": [Note(f"row − column in points [interval]; * {_adjusted(upper, lower)} p < {alpha:g}",
+                   **({} if level is None else {"confidence_level": level}), "alpha": alpha,
+                   "notes": [Note(f"row − column in points [interval]; * {_adjusted(upper, lower)} p < {alpha_text(alpha)}",
                                   code="matrix-cells")]}
     return as_result(table)

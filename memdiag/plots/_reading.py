@@ -16,7 +16,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from memdiag.core.checks import CORRECTION_NAMES
+from memdiag.core.checks import CORRECTION_NAMES, alpha_text  # noqa: F401 (alpha_text: the figures read it here)
 from memdiag.core.escape import one_line
 from memdiag.core.notes import most_severe_first
 from memdiag.plots._names import in_text
@@ -53,16 +53,6 @@ def level_alpha(confidence_level: float) -> float:
     (0.05, 0.1, 0.01)
     """
     return round(1.0 - float(confidence_level), 12)
-
-
-def alpha_text(value: float) -> str:
-    """α as a text states it: two decimals (``0.05``, ``0.10``), more only when two would change it.
-
-    >>> [alpha_text(a) for a in (0.05, 0.1, 0.01, 0.001, 0.0025, 0.2)]
-    ['0.05', '0.10', '0.01', '0.001', '0.0025', '0.20']
-    """
-    text = f"{value:.2f}"
-    return text if float(text) == value else f"{value:g}"
 
 
 def warning_lines(frame: pd.DataFrame, labels: Mapping[str, str] | None = None) -> list[str]:
