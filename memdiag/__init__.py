@@ -44,7 +44,7 @@ _WHERE: dict[str, str] = {
         "memdiag.io.claims": ("read_claims",),
         "memdiag.io.gold_errors": ("read_gold_errors",),
         "memdiag.io.ingestion_log": ("read_ingestion_log",),
-        "memdiag.io.readers.locomo_audit": ("locomo_questions", "read_locomo_audit"),
+        "memdiag.io.readers.locomo_audit": ("locomo_questions",),
         "memdiag.io.summaries": ("read_summaries",),
         "memdiag.io.verdicts": ("read_verdicts",),
         "memdiag.io.write_log": ("read_write_log",),
@@ -152,7 +152,7 @@ if TYPE_CHECKING:  # pragma: no cover - names for static analysis and IDEs
     from memdiag.io.claims import read_claims
     from memdiag.io.gold_errors import read_gold_errors
     from memdiag.io.ingestion_log import read_ingestion_log
-    from memdiag.io.readers.locomo_audit import locomo_questions, read_locomo_audit
+    from memdiag.io.readers.locomo_audit import locomo_questions
     from memdiag.io.summaries import read_summaries
     from memdiag.io.verdicts import read_verdicts
     from memdiag.io.write_log import read_write_log

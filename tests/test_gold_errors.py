@@ -41,8 +41,8 @@ def questions(audit):
 @pytest.fixture(scope="module")
 def runs(audit):
     dataset = audit / "data" / "locomo10.json"
-    return pd.concat([md.read_locomo_audit(audit / "fc-baseline" / "results" / r / "eval_results.json",
-                                           dataset=dataset) for r in RUNS], ignore_index=True)
+    return md.read_verdicts([audit / "fc-baseline" / "results" / r / "eval_results.json" for r in RUNS],
+                            format="locomo-audit", dataset=dataset)
 
 
 def test_errors_file_counts_and_mapping(audit, errors, questions):

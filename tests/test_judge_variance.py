@@ -78,8 +78,8 @@ def runs(real_data):
     if not folder.is_dir():
         pytest.skip("the locomo-audit release is not in the real-data folder")
     dataset = folder / "data" / "locomo10.json"
-    return pd.concat([md.read_locomo_audit(folder / "fc-baseline" / "results" / r / "eval_results.json",
-                                           dataset=dataset) for r in RUNS], ignore_index=True)
+    return md.read_verdicts([folder / "fc-baseline" / "results" / r / "eval_results.json" for r in RUNS],
+                            format="locomo-audit", dataset=dataset)
 
 
 def test_fc_baseline_reported_accuracies(runs):

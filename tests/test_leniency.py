@@ -29,8 +29,8 @@ def audit(real_data):
 @pytest.fixture(scope="module")
 def baselines(audit):
     dataset = audit / "data" / "locomo10.json"
-    return pd.concat([md.read_locomo_audit(audit / "ap-baseline" / v / "ap_eval_results_scored.json",
-                                           dataset=dataset) for v in ("v1", "v2")], ignore_index=True)
+    return md.read_verdicts([audit / "ap-baseline" / v / "ap_eval_results_scored.json" for v in ("v1", "v2")],
+                            format="locomo-audit", dataset=dataset)
 
 
 def test_audit_ids_map_to_canonical_ids(audit):
@@ -58,7 +58,12 @@ def test_reader_keeps_every_judgment_and_checks_the_text(audit, baselines, tmp_p
     bad = tmp_path / "v1.json"
     bad.write_text(json.dumps(run))
     with pytest.raises(VerdictError, match="locomo_exp_user_0\\[0\\].*text differs"):
-        md.read_locomo_audit(bad, dataset=audit / "data" / "locomo10.json")
+        md.read_verdicts(bad, format="locomo-audit", dataset=audit / "data" / "locomo10.json")
+    # the release's runs need the dataset for their ids, and are never guessed from the file
+    with pytest.raises(VerdictError, match="format='locomo-audit' reads the release's judged runs with dataset="):
+        md.read_verdicts(bad, format="locomo-audit")
+    assert set(baselines["system"]) == {"v1", "v2"}            # named after their folders
+    assert [n.code for n in baselines.attrs["read_notes"]] == ["dataset-matched"] * 2
 
 
 def test_published_false_positive_rates(baselines):

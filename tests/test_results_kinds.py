@@ -175,7 +175,7 @@ CALLS: dict[str, Callable[[], object]] = {
 NOT_RESULTS = {
     # data, not results: verdicts, side files and synthetic inputs
     "align", "check", "locomo_questions", "prepare", "prepare_settings", "read_claims", "read_gold_errors",
-    "read_ingestion_log", "read_locomo_audit", "read_summaries", "read_verdicts", "read_write_log", "simulate",
+    "read_ingestion_log", "read_summaries", "read_verdicts", "read_write_log", "simulate",
     "simulate_ingestion_log", "simulate_meme", "simulate_memoryagentbench", "simulate_systems_table",
     # numbers or result objects, not tables
     "adjust", "clustered_mcnemar", "cochrans_q", "design_effect",

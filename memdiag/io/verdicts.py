@@ -24,6 +24,7 @@ from memdiag.io.canonical import check
 from memdiag.io.opening import stem
 from memdiag.io.readers._expand import expand
 from memdiag.io.readers._fields import parse_field
+from memdiag.io.readers.locomo_audit import read_locomo_audit
 from memdiag.io.readers._recipe import (
     Join,
     Source,
@@ -34,7 +35,10 @@ from memdiag.io.readers._recipe import (
 )
 from memdiag.io.schema import JUDGE, RUN
 
-__all__ = ["read_verdicts"]
+__all__ = ["LOCOMO_AUDIT", "read_verdicts"]
+
+#: The format name of the dial481/locomo-audit judged runs: read with the dataset, never detected.
+LOCOMO_AUDIT = "locomo-audit"
 
 
 @dataclass
@@ -193,7 +197,10 @@ def read_verdicts(
         ``recipe``, files that replace the recipe's own (the recipe is then a template).
     format
         ``"auto"`` (detect each file's layout) or a layout name from
-        :func:`memdiag.io.readers.known_formats`.
+        :func:`memdiag.io.readers.known_formats`; or ``"locomo-audit"``: the judged runs of the
+        dial481/locomo-audit release (``eval_results.json`` / ``ap_eval_results_scored.json``, one
+        row per judgment), which need ``dataset`` (its ``data/locomo10.json``) for their ids
+        (:mod:`memdiag.io.readers.locomo_audit`; never detected).
     system
         The system name for every file (a string), or a mapping from file path (as given, or
         its name, stem or folder) to system name; a key that matches no file is an error.
@@ -322,7 +329,11 @@ def read_verdicts(
         all_files, found = expand(paths)
         notes += found
         names, raters = _Names(system, "--system"), _Names(judge, "--judge")
-        if dataset is not None and not fields:
+        if format == LOCOMO_AUDIT and (dataset is None or fields):
+            raise VerdictError(f"format={LOCOMO_AUDIT!r} reads the release's judged runs with dataset= (its "
+                               "data/locomo10.json, which fixes the question positions)"
+                               + (" and no fields=" if fields else "") + ".")
+        if dataset is not None and not fields and format != LOCOMO_AUDIT:
             raise VerdictError(f"dataset={str(dataset)!r} gives ids to records that have none; map their question "
                                "text and conversation with fields= (--field question=<field> --field "
                                "cluster=<conversation field>).")
@@ -330,7 +341,14 @@ def read_verdicts(
             if fields and (records is not None or dataset is not None) else None
         for path in all_files:
             name, rater = names(path), raters(path)
-            if parsed is not None:
+            if format == LOCOMO_AUDIT:
+                frame = read_locomo_audit(path, dataset=dataset, system=name)
+                frame.attrs.update(format=LOCOMO_AUDIT, read_notes=[Note(
+                    f"{path}: {frame['audit_id'].nunique()} questions given their ids by {Path(dataset).name}'s "
+                    "question positions", code="dataset-matched", severity="info", concerns=(str(path),))])
+                if rater is not None:
+                    frame["judge"] = rater
+            elif parsed is not None:
                 source = Source((str(path),), records=records, fields=parsed, system=name, judge=rater,
                                 default_system="{stem}", origin="--records",
                                 dataset=Path(dataset).resolve() if dataset is not None else None)

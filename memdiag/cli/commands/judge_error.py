@@ -45,9 +45,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _audit_files(files: list[str], dataset: str):
     """locomo-audit files read with their dataset's question ids, as one frame."""
-    import pandas as pd
-
-    return pd.concat([md.read_locomo_audit(f, dataset=dataset) for f in files], ignore_index=True)
+    return md.read_verdicts(files, format="locomo-audit", dataset=dataset)
 
 
 def run(args: argparse.Namespace) -> int:

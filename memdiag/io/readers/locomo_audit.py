@@ -11,7 +11,8 @@ canonical id counts non-adversarial questions only, so the mapping needs the dat
   category, from the dataset file;
 - :func:`read_locomo_audit` — an ``eval_results.json`` / ``ap_eval_results_scored.json`` file
   (``detailed_results`` keyed ``locomo_exp_user_<i>``, each record's ``llm_judgments``) as canonical
-  verdicts, one row per judgment (``repeat`` 0, 1, 2).
+  verdicts, one row per judgment (``repeat`` 0, 1, 2); the public door is
+  ``md.read_verdicts(files, format="locomo-audit", dataset=...)``.
 """
 
 from __future__ import annotations
