@@ -24,7 +24,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--details", action="store_true", help="with --summaries: also print each check's full table")
     groups.add_input(p, option="--verdicts")
     groups.add_choices(p)
-    groups.add_alpha(p, "significance level of the family-adjusted p, Holm within each family",
+    groups.add_alpha(p, "significance level of the family-adjusted p, Holm within each family; the intervals "
+                        "are then at the level 1 − alpha (a --ci that disagrees is an error)",
               also="; with --summaries and neither --alpha nor --ci given: the file's alpha")
     groups.add_resampling(p, design=False)  # each claim's design is its own (the claims file's, or its scheme's)
     groups.add_output(p)
