@@ -13,6 +13,7 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 import memdiag as md
+from memdiag.cli.usage import UsageError
 from memdiag.core.checks import alpha_of
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -20,7 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: The keywords of :func:`memdiag.prepare` the command line sets, each from the option of that name.
 DATA_CHOICES: tuple[str, ...] = ("scheme", "missing", "verdict_missing", "design", "judges", "label_missing",
-                                 "cluster_missing")
+                                 "cluster_missing", "threshold")
 #: :class:`memdiag.Options` field -> the command-line option that sets it (``--resamples`` -> B).
 OPTION_ARGS: tuple[tuple[str, str], ...] = (("design", "design"), ("inference", "inference"),
                                             ("n_resamples", "resamples"), ("seed", "seed"),
@@ -50,6 +51,28 @@ def options(args: argparse.Namespace, **fixed: Any) -> md.Options:
     command does not offer keeps its default); ``fixed`` overrides."""
     given = {field: getattr(args, name) for field, name in OPTION_ARGS if getattr(args, name, None) is not None}
     return md.Options(**{**given, **fixed})
+
+
+def alpha_options(args: argparse.Namespace, opts: md.Options) -> md.Options:
+    """``opts`` at the confidence level 1 − ``--alpha`` when ``--alpha`` is given (the functions derive
+    α from the options); ``--alpha`` and a ``--ci`` that disagree are a usage error."""
+    if args.alpha is None:
+        return opts
+    level = alpha_of(args.alpha)  # 1 − α, as the decimals read
+    if getattr(args, "ci", None) is not None and args.ci != level:
+        raise UsageError(f"--alpha {args.alpha:g} and --ci {args.ci:g} disagree: α is 1 − the confidence level; "
+                         "give one of them")
+    return opts.replace(confidence_level=level)
+
+
+def pair_reference(args: argparse.Namespace, command: str) -> str | None:
+    """The ``reference`` keyword of ``--pairs``/``--reference``: ``--reference`` under ``--pairs
+    reference`` (required there), None (every pair) under ``--pairs all``, whatever ``--reference`` says."""
+    if args.pairs != "reference":
+        return None
+    if not args.reference:
+        raise UsageError(f"{command} --pairs reference needs --reference NAME (or --pairs all)")
+    return args.reference
 
 
 def alpha(args: argparse.Namespace, opts: md.Options) -> float:
