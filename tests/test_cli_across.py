@@ -98,7 +98,7 @@ def test_plot_overview_pooled_adds_the_panel(settings, tmp_path, capsys):
     svg80 = (tmp_path / "ov80.svg").read_text(encoding="utf-8")
     assert "80% interval" in svg80 and "95% interval" not in svg80
     assert main(["plot", "overview", *argv, "--pooled", "--resamples", "200", "-o", str(tmp_path / "x")]) == 2
-    assert "--pooled needs --reference" in capsys.readouterr().err
+    assert "the pooled difference needs the reference" in capsys.readouterr().err
     assert main(["plot", "venn", *argv, "--pooled", "-o", str(tmp_path / "y")]) == 2
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 
 import numpy as np
 import pandas as pd
@@ -104,7 +103,8 @@ def test_system_argument_renames_one_system_and_refuses_to_merge_several(tmp_pat
         md.read_verdicts(path, system="x")
 
 
-def test_one_million_csv_rows_read_in_well_under_five_seconds(tmp_path):
+def test_one_million_csv_rows_read_whole(tmp_path):
+    """Every row and score of a million-row file (its speed is measured in benchmarks/bench_load.py)."""
     n = 1_000_000
     rng = np.random.default_rng(0)
     frame = pd.DataFrame({
@@ -117,11 +117,9 @@ def test_one_million_csv_rows_read_in_well_under_five_seconds(tmp_path):
     })
     path = tmp_path / "big.csv"
     pyarrow.csv.write_csv(pyarrow.Table.from_pandas(frame, preserve_index=False), path)  # fast writer
-    start = time.perf_counter()
     df = md.read_verdicts(path)
-    elapsed = time.perf_counter() - start
     assert len(df) == n and df["score"].sum() == frame["score"].sum()
-    assert elapsed < 5, f"reading {n:,} rows took {elapsed:.2f} s"
+    assert df.groupby("system")["latency_s"].sum().round(3).equals(frame.groupby("system")["latency_s"].sum().round(3))
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

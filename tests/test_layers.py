@@ -95,6 +95,17 @@ def test_no_module_imports_from_a_layer_above_it(path):
             f"(layer {LAYERS[target]})")
 
 
+#: The engine resamples and infers; it knows nothing of files, verdict panels, tables or figures.
+ENGINE_MAY_IMPORT = {"errors", "core", "engine"}
+
+
+@pytest.mark.parametrize("path", sorted(p for p in _modules() if _owner(p) == "engine"),
+                         ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_the_engine_knows_nothing_of_files_tables_or_figures(path):
+    beyond = [(line, target) for line, target in _imported(path) if target not in ENGINE_MAY_IMPORT | ANYWHERE]
+    assert not beyond, f"{path.relative_to(PACKAGE)} imports {beyond} (the engine may use only errors and core)"
+
+
 def test_the_layer_check_sees_lazy_imports(tmp_path):
     # a backwards import hidden inside a function is still found; one for type checkers is not
     source = tmp_path / "x.py"

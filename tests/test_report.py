@@ -404,7 +404,7 @@ def test_sections_without_data_are_omitted_with_one_line(small_report):
     for title, why in [("Source augmentation", "no system is named"),
                        ("Parameter sensitivity", "no parameter sweep"),
                        ("Evidence diagnostics", "no 'sufficient'"),
-                       ("Native retrieval, complete store and raw evidence", "tags no runs by variant"),
+                       ("Native retrieval, complete store and raw evidence", "needs a systems table that tags each run"),
                        ("Cost and accuracy", "no cost"), ("Cost and latency", "no per-query cost"),
                        ("Judge agreement", "one judgment per answer"),
                        ("Write-action audit", "no memory decision log"), ("Claims audit", "no claims file"),

@@ -194,7 +194,7 @@ def test_ingestion_figure_draws_the_cumulative_hours_and_labels_each_total():
     ["actions", str(EXAMPLE / "write_log.csv")],
     ["ingestion", str(EXAMPLE / "ingestion_log.csv"), "--reference", "raw-rag"],
     ["venn3", str(EXAMPLE / "verdicts"), "--reference", "raw-rag"],
-    ["venn3", str(EXAMPLE / "verdicts"), "--systems", "raw-rag", "zep", "mem0+raw"],
+    ["venn3", str(EXAMPLE / "verdicts"), "--reference", "raw-rag", "--memory", "zep", "--augmented", "mem0+raw"],
     ["overview", "--setting", f"MEME={EXAMPLE / 'meme'}", "--setting", f"LoCoMo-like={EXAMPLE / 'verdicts'}",
      "--resamples", "200"],
 ])
@@ -211,7 +211,7 @@ def test_cli_plot_store_gap_reads_the_variants_from_the_systems_table(tmp_path, 
                  "--resamples", "200", "-o", str(tmp_path / "gap")]) == 0
     assert (tmp_path / "gap.png").stat().st_size > 1000
     assert main(["plot", "venn3", str(tmp_path / "runs.csv"), "-o", str(tmp_path / "v")]) == 2
-    assert "plot venn3 needs --reference" in capsys.readouterr().err
+    assert "plot venn3: error: the following arguments are required: --reference" in capsys.readouterr().err
 
 
 def test_report_adds_the_sweep_the_store_gap_and_the_cost_sections_when_the_data_hold_them(tmp_path):

@@ -15,7 +15,9 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from memdiag.core.kinds import declare, with_intervals
 from memdiag.core.notes import Note, as_note
+from memdiag.core.result import as_result
 from memdiag.plots._reading import alpha_text, correction, level
 from memdiag.plots.style import plain, signed
 from memdiag.reporting.context import Context, Section, omit
@@ -94,7 +96,7 @@ def answers_section(sections: Sequence[Section], ctx: Context) -> Section:
                      "p_adj": row.p_adj, "significant": bool(row.p_adj < ctx.alpha), "design_outcome": outcome,
                      "warnings": len(own) + len(on_reference)})
         section.lines.append(_line(row, outcome, own, table, ctx))
-    out = pd.DataFrame(rows)
+    out = as_result(pd.DataFrame(rows), declare(points=with_intervals("net_rate"), p=("p_adj",)))
     out.attrs = {**table.attrs, "function": "answers", "notes": []}
     section.tables["answers"] = out
     return section
