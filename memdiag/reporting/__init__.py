@@ -512,7 +512,7 @@ def demo(out: str | Path = "memdiag-demo", figures: str | Path | None = None, *,
         raise VerdictError(f"the bundled example data are not found at {EXAMPLE}: the demo needs a "
                            "source checkout of memdiag (git clone, then pip install -e .).")
     opts = as_options({"n_resamples": DEMO_RESAMPLES} if options is None else options)
-    settings = _settings("raw-rag", 0.5, _PREPARE_DEFAULTS, opts.replace(design=opts.design or "cluster"))
+    settings = _settings("raw-rag", _PREPARE_DEFAULTS, opts.replace(design=opts.design or "cluster"))
     sides = dict(systems_table=EXAMPLE / "systems.csv", claims=EXAMPLE / "claims_example.yaml",
                  write_log=EXAMPLE / "write_log.csv", ingestion_log=EXAMPLE / "ingestion_log.csv")
     target = resolve_target(out, force) if figures is None else None
