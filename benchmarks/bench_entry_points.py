@@ -125,12 +125,12 @@ def main(argv: list[str] | None = None) -> None:
     iid = md.Options(design="iid", n_resamples=N_RESAMPLES, seed=SEED)
     cluster = iid.replace(design="cluster")
     t_flows, flows = best_of(lambda: md.flows(df, "ref", options=iid), args.repeats)
-    t_compare, compare = best_of(lambda: md.compare(df, pairs="reference", reference="ref", options=iid),
+    t_compare, compare = best_of(lambda: md.compare(df, reference="ref", options=iid),
                                  args.repeats)
     t_flows_cl, _ = best_of(lambda: md.flows(df, "ref", options=cluster), args.repeats)
-    t_compare_cl, _ = best_of(lambda: md.compare(df, pairs="reference", reference="ref", options=cluster),
+    t_compare_cl, _ = best_of(lambda: md.compare(df, reference="ref", options=cluster),
                               args.repeats)
-    t_compare_pc, _ = best_of(lambda: md.compare(df, pairs="reference", reference="ref",
+    t_compare_pc, _ = best_of(lambda: md.compare(df, reference="ref",
                                                  options=cluster.replace(inference="percentile")), args.repeats)
 
     def scipy_all():
@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> None:
         scheme = name.split(" ")[0]
         reference = sorted(panel["system"].unique())[0]
         prepared = md.prepare(panel, scheme=None if scheme == "mean" else scheme, design="cluster")
-        schemes[name] = best_of(lambda: md.compare(prepared, pairs="reference", reference=reference,
+        schemes[name] = best_of(lambda: md.compare(prepared, reference=reference,
                                                    options=iid.replace(design=None)), args.repeats)[0]
 
     t_python = fresh_interpreter([sys.executable, "-c", "pass"], args.repeats)

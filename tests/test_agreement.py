@@ -232,13 +232,13 @@ def test_missing_verdict_effect_per_judge_by_hand():
         assert row["difference"] == pytest.approx(excluded - as_wrong)
         assert row["score_excluded_paired"] == pytest.approx(paired)
     assert "judge j1: 1 of 3 queries have a verdict from every system (score_excluded_paired)" in out.attrs["notes"]
-    one = md.missing_verdict_effect(df, judges="j2")
+    one = md.missing_verdict_effect(md.prepare(df, judges="j2"))
     pd.testing.assert_frame_equal(one, out[out["judge"] == "j2"].reset_index(drop=True))
-    mean = md.missing_verdict_effect(df, judges="mean")
+    mean = md.missing_verdict_effect(md.prepare(df, judges="mean"))
     pd.testing.assert_frame_equal(mean, out)
     assert mean.attrs["notes"][0].startswith("judges mean: one row per judge (j1, j2)")
-    with pytest.raises(VerdictError, match="'j3' is not a judge"):
-        md.missing_verdict_effect(df, judges="j3")
+    with pytest.raises(VerdictError, match="j3"):
+        md.missing_verdict_effect(md.prepare(df, judges="j3"))
     # unlabelled verdicts belong to no judge: left out, counted
     extra = pd.concat([df, pd.DataFrame({"system": ["a"], "query_id": ["q1"], "score": [1.0]})], ignore_index=True)
     with_extra = md.missing_verdict_effect(extra)

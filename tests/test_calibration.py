@@ -174,7 +174,7 @@ def test_compare_cluster_intervals_cover_the_true_difference_on_simulated_conver
                          accuracy={"raw-rag": 0.62, "mem0": 0.58}, n_clusters=120, icc=0.1,
                          missing_rate=0.0, sufficiency=False, costs=False, seed=10_000 + r)
         truth = 100 * (df.attrs["truth"]["accuracy"]["mem0"] - df.attrs["truth"]["accuracy"]["raw-rag"])
-        out = md.compare(df, pairs="reference", reference="raw-rag", threshold=0.5,
+        out = md.compare(md.prepare(df, threshold=0.5), reference="raw-rag",
                          options=dict(design="cluster", n_resamples=B, seed=r)).iloc[0]
         hits += out["ci_low"] <= truth <= out["ci_high"]
     low, high = acceptance_band(n_sets)

@@ -113,7 +113,7 @@ def test_writes_prints_the_mutation_rates():
 
 @pytest.mark.parametrize("command, call", [
     (("compare", "--pairs", "reference", "--reference", "raw-rag"),
-     lambda df, **kw: md.compare(df, pairs="reference", reference="raw-rag", **kw)),
+     lambda df, **kw: md.compare(df, reference="raw-rag", **kw)),
     (("flows", "--reference", "raw-rag"), lambda df, **kw: md.flows(df, reference="raw-rag", **kw)),
     (("score", "--scheme", "locomo"), lambda df, **kw: md.score(md.prepare(df, scheme="locomo"), **kw)),
 ])
@@ -156,7 +156,7 @@ def test_power_command_gives_the_noncentral_t_detectable_effect():
                          "--format", "json")
     assert code == 0, err
     doc = json.loads(out)
-    compared = md.compare(md.read_verdicts(VERDICTS), pairs="reference", reference="raw-rag",
+    compared = md.compare(md.read_verdicts(VERDICTS), reference="raw-rag",
                           options=dict(n_resamples=300))
     df = compared.attrs["df"]
     t = stats.t.isf(0.025, df)
@@ -206,8 +206,7 @@ def test_plot_forest_by_category_draws_one_block_per_category_under_its_integer(
                        "category", "--resamples", "200", "-o", str(tmp_path / "forest.pdf"))
     assert code == 0, err
     svg = (tmp_path / "forest.svg").read_text(encoding="utf-8")
-    table = md.compare(md.prepare(md.read_verdicts(VERDICTS), scheme="locomo"), pairs="reference",
-                       reference="raw-rag", by="category", options=dict(n_resamples=200))
+    table = md.compare(md.prepare(md.read_verdicts(VERDICTS), scheme="locomo"), reference="raw-rag", by="category", options=dict(n_resamples=200))
     for group, integer in table.groupby("group")["category_id"].first().items():
         assert f"{integer} ({group})" in svg
     assert "within each" in svg and "category over its 6 comparisons" in svg

@@ -67,7 +67,7 @@ def test_fragility_command_equals_the_api(settings):
     code, out, err = run("fragility", str(settings["a"]), "--pairs", "reference", "--reference", "rag",
                          "--format", "json")
     assert code == 0, err
-    api = md.fragility(md.read_verdicts(str(settings["a"])), pairs="reference", reference="rag")
+    api = md.fragility(md.read_verdicts(str(settings["a"])), reference="rag")
     rows = json.loads(out)["rows"]
     assert [r["flips_significance"] for r in rows] == api["flips_significance"].tolist()
     assert [r["removal_sign"] for r in rows] == api["removal_sign"].tolist()

@@ -141,7 +141,8 @@ def baselines(f: dict[str, str]) -> dict[str, list[list[str]]]:
     return {
         "validate": [["validate", v]],
         "score": [["score", v, *res, "--columns", "paper", "--alias", "mem0=M"]],
-        "compare": [["compare", v, *res, "--omnibus", "--columns", "system_a,system_b,diff,p_adj"]],
+        "compare": [["compare", v, *res, "--omnibus", "--columns", "system_a,system_b,diff,p_adj"],
+                    ["compare", v, *r, "--pairs", "reference", *res]],
         "leaderboard": [["leaderboard", v, *res]],
         "flows": [["flows", v, *r, *res, "--replay", str(Path(f["out"]) / "replay")]],
         "evidence": [["evidence", v, *res, "--tests"], ["evidence", v, *res, "--procedure", "raw-rag-c6"]],
@@ -151,7 +152,7 @@ def baselines(f: dict[str, str]) -> dict[str, list[list[str]]]:
         "attribute": [["attribute", f["before"], f["after"], "--changed", "changed", *res]],
         "path": [["path", f["meme"], *res]],
         "power": [["power", v, *r, *res]],
-        "independence": [["independence", v, *res]],
+        "independence": [["independence", v, *res], ["independence", v, *r, "--pairs", "reference", *res]],
         "robustness": [["robustness", v, *r, *res, "--filtered", f["blocked"]]],
         "writes": [["writes", f["writes"], "--columns", "cluster"]],
         "agreement": [["agreement", v, *res]],
@@ -397,8 +398,12 @@ def test_alpha_is_one_minus_the_confidence_level_unless_given(argv, files):
     assert alpha() == 0.05
     assert alpha("--alpha", "0.2") == 0.2
     if "ci" in _offered(argv[0]):
-        assert alpha("--ci", "0.9") == 0.1
-        assert alpha("--ci", "0.9", "--alpha", "0.05") == 0.05
+        # the independence audit derives α from the level: --alpha sets the level, a --ci that disagrees is refused
+        assert alpha("--ci", "0.9") == 0.1 and alpha("--ci", "0.9", "--alpha", "0.1") == 0.1
+        err = io.StringIO()
+        with redirect_stdout(io.StringIO()), redirect_stderr(err):
+            assert cli.main([*argv, files["verdicts"], "--ci", "0.9", "--alpha", "0.05"]) == 2
+        assert "--alpha 0.05 and --ci 0.9 disagree" in err.getvalue()
 
 
 def test_audit_alpha_is_one_minus_the_level_and_sets_it(files):

@@ -42,7 +42,7 @@ def test_repetitions_are_averaged_and_the_threshold_decides():
     twice = pd.concat([df.assign(repeat=0), df.assign(repeat=1, score=df["score"] * 0.4)])  # mean 0.7 or 0
     out = md.cluster_accuracy(twice).set_index("cluster")
     assert out["correct"].tolist() == [0, 12, 6]
-    assert md.cluster_accuracy(twice, threshold=0.75).set_index("cluster")["correct"].tolist() == [0, 0, 0]
+    assert md.cluster_accuracy(md.prepare(twice, threshold=0.75)).set_index("cluster")["correct"].tolist() == [0, 0, 0]
 
 
 def test_without_clusters_it_says_so():
@@ -75,7 +75,7 @@ def test_validate_flags_the_real_trpc_rag_runs(real_data):
 
 def test_the_real_rag_reference_fails_five_conversations(real_data):
     df = md.read_verdicts(real_data / "trpc-group__trpc-agent-go" / "data_nohistory_gpt4omini")
-    out = md.cluster_accuracy(md.prepare(df, scheme="locomo"), systems=["rag_observation_pgvector"])
+    out = md.cluster_accuracy(md.prepare(df, scheme="locomo", systems=["rag_observation_pgvector"]))
     failed = out[out["flag"] == "all wrong"]
     assert failed["cluster"].tolist() == ["conv-30", "conv-43", "conv-44", "conv-47", "conv-48"]
     assert failed["n"].tolist() == [81, 178, 123, 150, 191] and (failed["correct"] == 0).all()

@@ -46,7 +46,7 @@ def test_compare_binary_iid_uses_exact_mcnemar_matching_statsmodels(trpc):
 
 
 def test_compare_interval_agrees_with_scipy_paired_bootstrap_on_real_locomo(trpc):
-    out = md.compare(trpc, pairs="reference", reference="rag_observation_pgvector",
+    out = md.compare(trpc, reference="rag_observation_pgvector",
                      options=dict(design="iid", n_resamples=20_000))
     row = out.set_index("system_a").loc["long_context"]
     wide = _wide(trpc)
@@ -93,8 +93,8 @@ def test_clustered_data_are_analysed_as_clustered_and_forcing_iid_is_said_not_wa
     df = md.simulate(n_queries=1_200, n_clusters=20, icc=0.3, seed=2)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        clustered = md.compare(df, pairs="reference", reference="raw-rag", options=dict(n_resamples=2_000))
-        iid = md.compare(df, pairs="reference", reference="raw-rag", options=dict(design="iid", n_resamples=2_000))
+        clustered = md.compare(df, reference="raw-rag", options=dict(n_resamples=2_000))
+        iid = md.compare(df, reference="raw-rag", options=dict(design="iid", n_resamples=2_000))
     assert (clustered["design"] == "cluster").all() and clustered.attrs["n_clusters"] == 20
     assert (clustered["method"] == "cluster jackknife, t(19)").all()
     assert clustered.attrs["notes"][0] == "design cluster (default: the queries come in 20 clusters, resampled whole)"
@@ -144,7 +144,7 @@ def _meme_gated(df: pd.DataFrame) -> pd.DataFrame:
 def test_meme_cluster_contrast_reproduces_episode_bootstrap_by_direct_resampling():
     df = _meme()
     # the paper's percentile episode bootstrap, asked for by name
-    out = md.compare(md.prepare(df, scheme="meme"), pairs="reference", reference="raw-rag",
+    out = md.compare(md.prepare(df, scheme="meme"), reference="raw-rag",
                      options=dict(inference="percentile", n_resamples=4_000, seed=3))
     row = out.iloc[0]
     assert row["design"] == "cluster" and row["test"] == "bootstrap sign test (cluster)"
@@ -172,7 +172,7 @@ def test_meme_cluster_contrast_reproduces_episode_bootstrap_by_direct_resampling
 
 def test_meme_default_is_the_episode_jackknife_recomputed_by_leaving_out_each_episode():
     df = _meme()
-    row = md.compare(md.prepare(df, scheme="meme"), pairs="reference", reference="raw-rag",
+    row = md.compare(md.prepare(df, scheme="meme"), reference="raw-rag",
                      options=dict(n_resamples=2_000)).iloc[0]
     assert row["method"] == "cluster jackknife, t(99)" and row["test"].startswith("wild cluster bootstrap-t")
     # the oracle: drop each of the 100 episodes, gate and macro-average again with pandas
@@ -205,7 +205,7 @@ def test_bootstrap_reports_per_system_intervals_and_bca_for_iid(trpc):
 
 def test_unknown_reference_and_single_system_are_clear_errors(trpc):
     with pytest.raises(md.VerdictError, match="reference 'zep' is not in the data"):
-        md.compare(trpc, pairs="reference", reference="zep")
+        md.compare(trpc, reference="zep")
     with pytest.raises(md.VerdictError, match="at least two systems"):
         md.compare(trpc[trpc["system"] == "long_context"])
 

@@ -26,7 +26,7 @@ def clustered() -> pd.DataFrame:
 
 def test_tost_under_a_cluster_design_is_the_t_interval_inside_the_margin(clustered):
     for margin in (1.0, 3.0, 6.0, 12.0):
-        out = md.compare(clustered, pairs="reference", reference="raw-rag", test="equivalence", margin=margin,
+        out = md.compare(clustered, reference="raw-rag", test="equivalence", margin=margin,
                          options=dict(n_resamples=500))
         # duality (exact for t intervals): TOST p ≤ α  ⇔  the 90% interval inside (−m, m)
         inside = (out["tost_low"] > -margin) & (out["tost_high"] < margin)
@@ -42,7 +42,7 @@ def test_tost_under_a_cluster_design_is_the_t_interval_inside_the_margin(cluster
 
 
 def test_noninferiority_is_the_lower_one_sided_test(clustered):
-    out = md.compare(clustered, pairs="reference", reference="raw-rag", test="noninferiority", margin=3.0,
+    out = md.compare(clustered, reference="raw-rag", test="noninferiority", margin=3.0,
                      options=dict(n_resamples=500)).set_index("system_a")
     d, se = out["diff"], out["se"]
     np.testing.assert_allclose(out["p_margin"], stats.t.sf((d + 3.0) / se, 29), rtol=1e-9)
@@ -82,7 +82,7 @@ def test_equivalent_and_not_worse_claims(clustered):
         {"id": "worse-nw", "system_a": "worse", "system_b": "raw-rag", "direction": "not-worse", "margin": 1},
     ]
     out = md.audit_claims(clustered, claims, options=dict(n_resamples=500)).set_index("id")
-    table = md.compare(clustered, pairs="reference", reference="raw-rag", test="equivalence", margin=6,
+    table = md.compare(clustered, reference="raw-rag", test="equivalence", margin=6,
                        options=dict(n_resamples=500)).set_index("system_a")
     assert out.loc["same-matches", "p"] == pytest.approx(table.loc["same", "p_margin"])
     assert out.loc["same-matches", "verdict"] == "supported"
@@ -99,7 +99,7 @@ def test_equivalent_and_not_worse_claims(clustered):
 
 def test_leaderboard_tiers_follow_the_comparisons_with_each_leader(clustered):
     board = md.leaderboard(clustered, options=dict(n_resamples=500)).set_index("system")
-    first = md.compare(clustered, pairs="reference", reference="better",
+    first = md.compare(clustered, reference="better",
                        options=dict(n_resamples=500)).set_index("system_a")
     tied = set(first.index[first["p_adj"] > 0.05]) | {"better"}
     assert set(board.index[board["tier"] == 1]) == tied
@@ -113,11 +113,11 @@ def test_leaderboard_tiers_follow_the_comparisons_with_each_leader(clustered):
 
 
 def test_compare_by_group_is_compare_on_each_groups_queries(clustered):
-    out = md.compare(clustered, by="category", pairs="reference", reference="raw-rag", options=dict(n_resamples=500))
+    out = md.compare(clustered, by="category", reference="raw-rag", options=dict(n_resamples=500))
     assert list(out.columns[:2]) == ["by", "group"] and "category_id" not in out
     for label, part in out.groupby("group"):
         ids = clustered.loc[clustered["category"] == label, "query_id"].unique()
-        alone = md.compare(clustered[clustered["query_id"].isin(ids)], pairs="reference", reference="raw-rag",
+        alone = md.compare(clustered[clustered["query_id"].isin(ids)], reference="raw-rag",
                            options=dict(n_resamples=500))
         np.testing.assert_allclose(part["diff"], alone["diff"])
         np.testing.assert_allclose(part["p_adj"], alone["p_adj"])      # Holm within the group

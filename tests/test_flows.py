@@ -85,7 +85,7 @@ def test_flows_threshold_binarises_fractional_scores():
     df = pd.DataFrame({"system": ["rag", "rag", "mem", "mem"], "query_id": ["a", "b", "a", "b"],
                        "score": [0.6, 0.6, 0.7, 0.9]})
     assert md.flows(df, reference="rag", options=dict(n_resamples=100)).iloc[0]["both"] == 2
-    strict = md.flows(df, reference="rag", threshold=0.65, options=dict(n_resamples=100)).iloc[0]
+    strict = md.flows(md.prepare(df, threshold=0.65), reference="rag", options=dict(n_resamples=100)).iloc[0]
     assert (strict["both"], strict["benefit"]) == (0, 2)
 
 

@@ -81,7 +81,7 @@ def test_audit_claims_and_leaderboard_carry_the_columns():
                      accuracy={"raw-rag": 0.5, "mem": 0.68, "zep": 0.62}, n_clusters=8, seed=2)
     claims = [{"id": "c1", "system_a": "mem", "system_b": "raw-rag", "direction": "greater"}]
     audit = md.audit_claims(df, claims, options=dict(n_resamples=500)).iloc[0]
-    frag = md.fragility(df, pairs="reference", reference="raw-rag").set_index("system_a").loc["mem"]
+    frag = md.fragility(df, reference="raw-rag").set_index("system_a").loc["mem"]
     for col in ("flips_sign", "flips_significance", "removal_sign", "removal_significance"):
         assert audit[col] == frag[col]
     board = md.leaderboard(df, options=dict(n_resamples=500)).set_index("system")
@@ -180,7 +180,7 @@ def test_threshold_and_budget_have_their_effect():
     b = [0.0] * 6 + [1.0] * 4 + [0.0] * 10
     df = _frame(a, b, [f"c{i % 5}" for i in range(20)])
     assert md.fragility(df)["benefit"].iloc[0] == 0
-    assert md.fragility(df, threshold=0.3)["benefit"].iloc[0] == 6
+    assert md.fragility(md.prepare(df, threshold=0.3))["benefit"].iloc[0] == 6
     sim = md.simulate(n_queries=400, systems=("raw-rag", "mem"), accuracy={"raw-rag": 0.55, "mem": 0.62}, seed=5)
     assert md.fragility(sim, max_subsets=10)["removal_method"].iloc[0] == "amip"       # C(30, 1) = 30 > 10
 

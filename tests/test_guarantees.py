@@ -176,10 +176,11 @@ def test_python_api_warns_below_100_resamples_and_refuses_bad_values(small):
         with pytest.warns(RuntimeWarning, match="n_resamples=1 is too few") as caught:
             call()
         assert [Path(w.filename).name for w in caught] == [Path(__file__).name] * len(caught)
-    for bad in ({"threshold": 2.0}, {"threshold": float("nan")}, {"options": {"confidence_level": 1.5}},
-                {"options": {"n_resamples": np.int64(0)}}):
+    for bad in (lambda: md.prepare(df, threshold=2.0), lambda: md.prepare(df, threshold=float("nan")),
+                lambda: md.flows(df, "raw-rag", options={"confidence_level": 1.5}),
+                lambda: md.flows(df, "raw-rag", options={"n_resamples": np.int64(0)})):
         with pytest.raises(md.VerdictError) as caught:
-            md.flows(df, "raw-rag", **bad)
+            bad()
         assert "np." not in str(caught.value)
 
 

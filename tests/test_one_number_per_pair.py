@@ -125,7 +125,7 @@ def test_flows_and_compare_agree_on_a_pair_under_iid():
     # the example's verdicts average three judge repetitions: binarised at 0.5 they are the flows' outcomes
     df = md.read_verdicts(EXAMPLE / "verdicts")
     flows = md.flows(df, reference="raw-rag", options=dict(design="iid", n_resamples=2000)).set_index("system")
-    versus = md.compare(df, pairs="reference", reference="raw-rag", threshold=0.5,
+    versus = md.compare(md.prepare(df, threshold=0.5), reference="raw-rag",
                         options=dict(design="iid", n_resamples=2000))
     for row in versus.itertuples():
         f = flows.loc[row.system_a]

@@ -35,7 +35,7 @@ def verdicts() -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def compared(verdicts) -> pd.DataFrame:
-    return md.compare(verdicts, pairs="reference", reference="raw-rag", options=dict(n_resamples=B))
+    return md.compare(verdicts, reference="raw-rag", options=dict(n_resamples=B))
 
 
 def headers(text: str, fmt: str) -> list[str]:
@@ -221,7 +221,7 @@ def test_groups_of_a_by_category_table_in_the_benchmark_order(command, verdicts)
     prep, arguments = md.prepare(verdicts, scheme="locomo"), dict(reference="raw-rag", by="category",
                                                                     options={"n_resamples": B})
     table = (md.flows(prep, **arguments) if command == "flows"
-             else md.compare(prep, pairs="reference", **arguments))
+             else md.compare(prep, **arguments))
     order = list(dict.fromkeys(zip(table["group"], table["category_id"])))
     assert order == [("multi-hop", 1), ("temporal", 2), ("open-domain", 3), ("single-hop", 4)]
     # the formats for people print the integer beside the name

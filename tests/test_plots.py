@@ -94,7 +94,7 @@ def flows_frame(k: int, long: bool = False) -> pd.DataFrame:
 @functools.cache
 def compare_frame(k: int, pairs: str = "reference", long: bool = False) -> pd.DataFrame:
     ref = (LONG[REF] if long else REF) if pairs == "reference" else None
-    return compare(named(k, long), pairs=pairs, reference=ref, options=dict(n_resamples=200))
+    return compare(named(k, long), reference=ref, options=dict(n_resamples=200))
 
 
 @functools.cache
@@ -410,8 +410,7 @@ def grouped_compare_frame(k: int, long: bool = False) -> pd.DataFrame:
     index = v["query_id"].str[1:].astype(int)
     category = np.select([index < 30, index < 90, index < 160], ["temporal", "single-hop", "multi-hop"],
                          "open-domain")
-    return compare(v.assign(category=category, benchmark="locomo"), pairs="reference",
-                   reference=LONG[REF] if long else REF, by="category", options=dict(n_resamples=200))
+    return compare(v.assign(category=category, benchmark="locomo"), reference=LONG[REF] if long else REF, by="category", options=dict(n_resamples=200))
 
 
 def test_forest_of_a_by_category_frame_draws_each_category_under_its_integer_heading(tmp_path):

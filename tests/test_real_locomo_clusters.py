@@ -37,7 +37,7 @@ def _readme_counts(pattern: str) -> tuple[int, int]:
 
 
 def test_iid_conclusions_against_the_reference_that_survive_the_conversations(panel):
-    out = md.audit_independence(md.prepare(panel, scheme="locomo"), pairs="reference", reference=REFERENCE)
+    out = md.audit_independence(md.prepare(panel, scheme="locomo"), reference=REFERENCE)
     assert len(out) == 9 and out.attrs["n_clusters"] == 10 and (out.attrs["design"] == "cluster")
     assert (out["test_iid"] == "exact McNemar").all() and (out["method"] == "cluster jackknife, t(9)").all()
     survive, significant = out.attrs["n_survive"], out.attrs["n_significant_iid"]
@@ -50,7 +50,7 @@ def test_iid_conclusions_against_the_reference_that_survive_the_conversations(pa
 
 
 def test_iid_conclusions_over_all_pairs_that_survive_the_conversations(panel):
-    out = md.audit_independence(md.prepare(panel, scheme="locomo"), pairs="all")
+    out = md.audit_independence(md.prepare(panel, scheme="locomo"))
     assert len(out) == 45
     survive, significant = out.attrs["n_survive"], out.attrs["n_significant_iid"]
     assert (survive, significant) == (33, 42)

@@ -120,7 +120,7 @@ CALLS: dict[str, Callable[[], object]] = {
     "clean_rescore": lambda: md.clean_rescore(_sim(), _errors(_sim()), reference="raw-rag", options=B),
     "cluster_accuracy": lambda: md.cluster_accuracy(_sim()),
     "compare": lambda: [md.compare(_sim(), options=B), md.compare(_sim(), by="category", options=B),
-                        md.compare(_sim(), pairs="reference", reference="raw-rag", test="equivalence", margin=5.0,
+                        md.compare(_sim(), reference="raw-rag", test="equivalence", margin=5.0,
                                    options=B)],
     "comparison_power": lambda: md.comparison_power(md.compare(_sim(), options=B), delta=[3.0]),
     "content_filter_sensitivity": lambda: md.content_filter_sensitivity(

@@ -52,15 +52,13 @@ def test_content_filter_decides_other_missing_verdicts_by_hand_under_each_policy
     blocked = {"raw-rag": list(after[:2])}
     lost = after[5]                                        # a verdict missing for another reason
     data = meme.assign(score=meme["score"].where(~((meme["system"] == "mem0") & (meme["query_id"] == lost))))
-    with pytest.raises(VerdictError, match="1 verdicts are missing for other reasons; decide them"):
-        md.content_filter_sensitivity(md.prepare(data, scheme="meme"), blocked, options=dict(n_resamples=0))
-    with pytest.raises(VerdictError, match="unknown verdict_missing 'drop'"):
-        md.content_filter_sensitivity(md.prepare(data, scheme="meme"), blocked, verdict_missing="drop",
-                                      options=dict(n_resamples=0))
+    # verdicts (not prepared) leave the other missing verdicts undecided: refused, pointing at md.prepare
+    with pytest.raises(VerdictError, match=r"1 verdicts are missing for other reasons; decide them with md.prepare"):
+        md.content_filter_sensitivity(data, blocked, options=dict(n_resamples=0))
     gone = {q.removesuffix("-after") for q in after[:2]}
     for policy, decided in [("as-wrong", data.assign(score=data["score"].fillna(0.0))),
                             ("exclude", data[data["pair_id"] != lost.removesuffix("-after")])]:
-        out = md.content_filter_sensitivity(md.prepare(data, scheme="meme"), blocked, verdict_missing=policy,
+        out = md.content_filter_sensitivity(md.prepare(data, scheme="meme", verdict_missing=policy), blocked,
                                             options=dict(n_resamples=0))
         scores = out[out["quantity"] == "score"].set_index("system")
         baseline = md.score(md.prepare(decided, scheme="meme"), options=dict(n_resamples=0)).set_index("system")["overall"]

@@ -20,7 +20,7 @@ def sweep() -> pd.DataFrame:
 def test_each_setting_equals_compare_against_the_default(sweep):
     out = md.sensitivity(sweep, parameter="final_k", default=15, options=dict(n_resamples=1_000, seed=3))
     plain = out[out["system"] == ""].set_index("value")
-    direct = md.compare(sweep[~sweep["system"].str.startswith("zep")], pairs="reference", reference="final_k=15",
+    direct = md.compare(sweep[~sweep["system"].str.startswith("zep")], reference="final_k=15",
                         options=dict(n_resamples=1_000, seed=3)).set_index("system_a")
     for value in (5.0, 30.0):
         row = direct.loc[f"final_k={value:g}"]

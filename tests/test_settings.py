@@ -23,7 +23,7 @@ def test_setting_differences_are_compare_per_setting():
     runs = _runs()
     out = md.setting_differences(runs, reference="rag", options=dict(n_resamples=400, seed=4))
     assert len(out) == 6 and set(out["reference"]) == {"rag"}
-    one = md.compare(runs[("b", "gpt")], pairs="reference", reference="rag", options=dict(n_resamples=400, seed=4))
+    one = md.compare(runs[("b", "gpt")], reference="rag", options=dict(n_resamples=400, seed=4))
     got = out[out["setting"] == "b · gpt"].set_index("system")
     for row in one.itertuples():
         assert got.loc[row.system_a, "diff"] == row.diff and got.loc[row.system_a, "se"] == row.se

@@ -96,15 +96,15 @@ def test_a_view_the_data_cannot_support_says_what_to_give(data):
 # --------------------------------------------------------------------------------------------
 def test_forest_and_matrix_compute_what_compare_computes(data):
     forest = md.plot.view("forest", data, reference=REF, options=OPTIONS)
-    expected = md.compare(data, pairs="reference", reference=REF, options=OPTIONS)
+    expected = md.compare(data, reference=REF, options=OPTIONS)
     pd.testing.assert_frame_equal(forest.tables["pairwise_vs_reference"], expected)
     matrix = md.plot.view("matrix", data, options=OPTIONS)
-    pd.testing.assert_frame_equal(matrix.tables["pairwise"], md.compare(data, pairs="all", options=OPTIONS))
+    pd.testing.assert_frame_equal(matrix.tables["pairwise"], md.compare(data, options=OPTIONS))
 
 
 def test_venn_computes_the_flows_at_the_reports_threshold(data):
     shown = md.plot.view("venn", data, reference=REF, options=OPTIONS)
-    pd.testing.assert_frame_equal(shown.tables["flows"], md.flows(data, REF, threshold=0.5, options=OPTIONS))
+    pd.testing.assert_frame_equal(shown.tables["flows"], md.flows(data, REF, options=OPTIONS))
 
 
 def test_matrix_takes_a_reference_and_draws_it_first(data):

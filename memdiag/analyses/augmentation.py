@@ -15,7 +15,6 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from memdiag.core import checks as _checks
 from memdiag.core.kinds import declare
 from memdiag.core.notes import Note
 from memdiag.core.provenance import stamp
@@ -61,7 +60,6 @@ def augmentation(
     *,
     reference: str,
     augmented: str | None = None,
-    threshold: float | None = None,
 ) -> pd.DataFrame:
     """The eight regions of the reference's, the memory system's and the augmented system's
     correct queries (Memory Tax review, source augmentation; SPEC §2, §8).
@@ -71,15 +69,14 @@ def augmentation(
     data
         :func:`memdiag.prepare` output, or canonical verdicts (prepared with the defaults),
         holding the three systems; the scheme's query selection and the alignment policies are
-        chosen there, as for :func:`memdiag.flows`.
+        chosen there, as for :func:`memdiag.flows`, and so is the correctness: score > the
+        prepared threshold (``md.prepare(threshold=...)``; None, the default: 0.5, as the flows).
     memory
         The memory system.
     reference
         The reference (raw-history RAG).
     augmented
         The memory system with raw-source augmentation (default ``<memory>+raw``).
-    threshold
-        Correct = score > threshold (default 0.5, as the flows).
 
     Returns
     -------
@@ -95,7 +92,7 @@ def augmentation(
     ------
     VerdictError
         The three systems are not all different, one of them is not in the data, bad verdicts,
-        unpaired queries under ``missing="error"``, an unknown policy or a bad ``threshold``.
+        unpaired queries under ``missing="error"`` or an unknown policy.
     SchemeError
         An unknown scheme, or one that keeps no query of the data.
 
@@ -128,7 +125,7 @@ def augmentation(
         raise VerdictError(f"augmentation needs three different systems (reference, memory, augmented); got "
                            f"{', '.join(systems)}.")
     prepared = as_prepared(data, systems=systems)
-    threshold = _checks.threshold(threshold)
+    threshold = prepared.threshold
     correct = binarize(prepared.panel.scores, threshold)
     n = prepared.n
     codes = np.array(["".join("1" if c else "0" for c in row) for row in correct])

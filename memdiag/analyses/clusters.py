@@ -12,12 +12,10 @@ right) when that is improbable at the system's accuracy on the other clusters.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
-from memdiag.core import checks as _checks
 from memdiag.core.kinds import declare
 from memdiag.core.notes import Note, prefixed
 from memdiag.core.provenance import stamp
@@ -33,12 +31,10 @@ ALPHA = 1e-3
 FLAGS: tuple[str, ...] = ("all wrong", "all correct")
 
 
-def _correct(data: pd.DataFrame | Prepared, by: str | None, threshold: float,
-             systems: Sequence[str] | None) -> pd.DataFrame:
-    """One row per (system, query): ``cluster``, the ``by`` group and ``correct`` (0/1); prepared
-    data are cut to ``systems`` first (the flows ask about one reference among many systems)."""
+def _correct(data: pd.DataFrame | Prepared, by: str | None, threshold: float) -> pd.DataFrame:
+    """One row per (system, query): ``cluster``, the ``by`` group and ``correct`` (0/1)."""
     if isinstance(data, Prepared):
-        panel = data.panel if systems is None else data.panel.take(systems=list(systems))
+        panel = data.panel
         queries = panel.queries
         frame = pd.DataFrame({"query_id": np.repeat(panel.query_ids, len(panel.systems)),
                               "system": np.tile(panel.systems, panel.n),
@@ -60,8 +56,6 @@ def cluster_accuracy(
     data: pd.DataFrame | Prepared,
     *,
     by: str | None = None,
-    systems: Sequence[str] | None = None,
-    threshold: float | None = None,
     alpha: float = ALPHA,
 ) -> pd.DataFrame:
     """Each system's accuracy per cluster, with whole clusters it gets all wrong (or all right) flagged.
@@ -69,18 +63,15 @@ def cluster_accuracy(
     Parameters
     ----------
     data
-        Canonical verdicts with a ``cluster`` column (each system's own verdicts, unaligned; a
-        query is correct when its mean score over repetitions and judges is > ``threshold``), or
-        :func:`memdiag.prepare` output (the aligned queries it analyses).
+        Canonical verdicts with a ``cluster`` column (each system's own verdicts, unaligned, every
+        system; a query is correct when its mean score over repetitions and judges is > 0.5), or
+        :func:`memdiag.prepare` output: the aligned queries of its systems
+        (``md.prepare(systems=...)``), correct when the score is > its threshold
+        (``md.prepare(threshold=...)``; None: 0.5, as in the flows). To check some systems on
+        their own unaligned queries, pass only their rows.
     by
         A per-query column (e.g. ``"category"``): per cluster and group, against the system's
         accuracy in that group elsewhere.
-    systems
-        The systems to check (default: all). Not a data choice of :func:`memdiag.prepare`
-        (which aligns the systems on their shared queries): on verdicts each system is checked
-        on its own, unaligned queries; prepared data are cut to these systems.
-    threshold
-        Correct = score > ``threshold`` (default 0.5, as in the flows).
     alpha
         A cluster is flagged when the chance of its answers being all wrong (all right) at the
         system's accuracy on the other clusters is below ``alpha`` (default 0.001).
@@ -96,8 +87,7 @@ def cluster_accuracy(
     Raises
     ------
     VerdictError
-        Verdicts without a ``cluster`` column, an unknown system, bad verdicts, ``alpha``
-        outside (0, 1) or a bad ``threshold``.
+        Verdicts without a ``cluster`` column, bad verdicts or ``alpha`` outside (0, 1).
 
     Notes
     -----
@@ -124,18 +114,13 @@ def cluster_accuracy(
     >>> bool(out.loc[0, "p_chance"] == 0.5**20)
     True
     """
-    threshold = THRESHOLD if _checks.threshold(threshold) is None else threshold
+    threshold = data.threshold if isinstance(data, Prepared) and data.threshold is not None else THRESHOLD
     if not 0 < alpha < 1:
         raise VerdictError(f"alpha must be strictly between 0 and 1, got {alpha!r}.")
-    rows = _correct(data, by, threshold, systems)
+    rows = _correct(data, by, threshold)
     if "cluster" not in rows:
         raise VerdictError("cluster_accuracy needs a 'cluster' column (conversation, episode, persona); these "
                            "verdicts have none.")
-    if systems is not None:
-        unknown = sorted(set(systems) - set(rows["system"]))
-        if unknown:
-            raise VerdictError(f"system '{unknown[0]}' is not in the data.")
-        rows = rows[rows["system"].isin(list(systems))]
     rows = rows[rows["cluster"].notna()]
     groups = ["system", *([by] if by is not None and by in rows else [])]
     out = rows.groupby([*groups, "cluster"], sort=True)["correct"].agg(n="size", correct="sum").reset_index()
@@ -189,14 +174,14 @@ def validation_notes(df: pd.DataFrame) -> list[str]:
     return notes
 
 
-def _uniform_cluster(prepared: Prepared, reference: str, threshold: float | None) -> bool:
+def _uniform_cluster(prepared: Prepared, reference: str) -> bool:
     """Whether ``reference`` answers some cluster all wrong or all right: the necessary condition
     of every flag of :func:`cluster_accuracy`, counted in numpy so that the flows pay for the
     full table only when a flag is possible."""
     panel = prepared.panel
     if reference not in panel.systems or "cluster" not in panel.queries:
         return True  # let cluster_accuracy decide (and say what is wrong)
-    cut = THRESHOLD if _checks.threshold(threshold) is None else threshold
+    cut = THRESHOLD if prepared.threshold is None else prepared.threshold
     correct = panel.scores[:, list(panel.systems).index(reference)] > cut
     codes, _ = pd.factorize(panel.queries["cluster"], use_na_sentinel=False)
     n = np.bincount(codes)
@@ -204,12 +189,12 @@ def _uniform_cluster(prepared: Prepared, reference: str, threshold: float | None
     return bool(((k == 0) | (k == n)).any())
 
 
-def reference_notes(prepared: Prepared, reference: str, threshold: float | None) -> list[str]:
+def reference_notes(prepared: Prepared, reference: str) -> list[str]:
     """The flows' note when their reference fails whole clusters (empty when it does not, or when
-    the queries have no clusters)."""
-    if prepared.n_clusters is None or not _uniform_cluster(prepared, reference, threshold):
+    the queries have no clusters), at the prepared threshold."""
+    if prepared.n_clusters is None or not _uniform_cluster(prepared, reference):
         return []
-    table = cluster_accuracy(prepared, systems=[reference], threshold=threshold)
+    table = cluster_accuracy(prepared.restrict([reference]))
     items = table.attrs["flagged"].get(reference)
     if not items:
         return []

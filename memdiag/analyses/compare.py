@@ -79,19 +79,19 @@ OMNIBUS_KINDS = declare({"p": P_FLOORED}, real=("statistic",), count=("df",))
 TESTS: tuple[str, ...] = ("difference", *MARGIN_TESTS)
 
 
-def index_pairs(systems: Sequence[str], pairs: str, reference: str | None) -> list[tuple[int, int]]:
+def index_pairs(systems: Sequence[str], reference: str | None) -> list[tuple[int, int]]:
     """The ``(a, b)`` column pairs of a comparison: every unordered pair in system order
-    (``pairs="all"``) or every system against ``reference`` (``pairs="reference"``)."""
-    if pairs == "all":
+    (``reference`` None) or every other system against ``reference``.
+
+    >>> index_pairs(["a", "b", "c"], None), index_pairs(["a", "b", "c"], "b")
+    ([(0, 1), (0, 2), (1, 2)], [(0, 1), (2, 1)])
+    """
+    if reference is None:
         return list(itertools.combinations(range(len(systems)), 2))
-    if pairs == "reference":
-        if reference is None:
-            raise VerdictError("pairs='reference' needs a reference system (--reference NAME).")
-        if reference not in systems:
-            raise VerdictError(f"reference '{reference}' is not in the data (systems: {', '.join(systems)}).")
-        r = list(systems).index(reference)
-        return [(i, r) for i in range(len(systems)) if i != r]
-    raise VerdictError(f"unknown pairs '{pairs}' (use all or reference).")
+    if reference not in systems:
+        raise VerdictError(f"reference '{reference}' is not in the data (systems: {', '.join(systems)}).")
+    r = list(systems).index(reference)
+    return [(i, r) for i in range(len(systems)) if i != r]
 
 
 def _differences(statistic: Callable[[np.ndarray], np.ndarray], pairs: list[tuple[int, int]]):
@@ -125,9 +125,7 @@ def compare(
     data: pd.DataFrame | Prepared,
     *,
     metric: str = "accuracy",
-    pairs: str = "all",
     reference: str | None = None,
-    threshold: float | None = None,
     test: str = "difference",
     margin: float | None = None,
     by: str | None = None,
@@ -140,17 +138,15 @@ def compare(
     data
         :func:`memdiag.prepare` output, or canonical verdicts (prepared with the defaults). The
         data choices are made there: the scheme (official aggregation, recomputed inside every
-        bootstrap replicate), the systems and the missing-data policies of SPEC §1.
+        bootstrap replicate), the systems, the missing-data policies of SPEC §1 and the
+        threshold (``md.prepare(threshold=...)``: scores binarised at > threshold before
+        comparing; None, the default: the scores as they are).
     metric
         ``accuracy`` (the score; under the scheme when there is one), ``coverage``,
         ``utilization``, or any per-query metric column (``f1``, ``bleu``, ...).
-    pairs
-        ``all`` (every unordered pair, in system order) or ``reference`` (each system minus
-        ``reference``).
     reference
-        The reference system of ``pairs="reference"``.
-    threshold
-        Binarise scores at ``> threshold`` before comparing (default None: the scores as they are).
+        None (default): every unordered pair, in system order; a system's name: each other
+        system minus ``reference``.
     test
         ``difference`` (default): the test of Δ = 0 above. ``equivalence``: the two one-sided
         tests (TOST) of |Δ| < ``margin``; ``noninferiority``: the one-sided test of Δ > −``margin``
@@ -249,12 +245,12 @@ def compare(
     prepared = as_prepared(data, metric=metric, design=opts.design)
     seed, n_resamples, confidence_level = opts.seed, opts.resampled("compare"), opts.confidence_level
     inference, correction = opts.inference, opts.correction
-    threshold = _checks.threshold(threshold)
+    threshold = prepared.threshold
     test = _checks.choice(test, TESTS, "test")
     margin = _margin(test, margin, confidence_level)
     if len(prepared.systems) < 2:
         raise VerdictError(f"comparing needs at least two systems; the data hold {len(prepared.systems)}.")
-    options = dict(metric=metric, pairs=pairs, reference=reference, inference=inference, n_resamples=n_resamples,
+    options = dict(metric=metric, reference=reference, inference=inference, n_resamples=n_resamples,
                    seed=seed, confidence_level=confidence_level, correction=correction, threshold=threshold,
                    test=test, margin=margin)
     if by is not None:
@@ -281,12 +277,12 @@ def _margin(test: str, margin: float | None, confidence_level: float) -> float |
     return float(margin)
 
 
-def _compare_prepared(prepared: Prepared, *, metric: str, pairs: str, reference: str | None, inference: str,
+def _compare_prepared(prepared: Prepared, *, metric: str, reference: str | None, inference: str,
                       n_resamples: int, seed: int, confidence_level: float, correction: str,
                       threshold: float | None, test: str, margin: float | None) -> pd.DataFrame:
     """:func:`compare` on prepared data with checked options (one group of a ``by=`` table)."""
     cols = metric_columns(prepared, metric, threshold)
-    chosen = index_pairs(prepared.systems, pairs, reference)
+    chosen = index_pairs(prepared.systems, reference)
     estimates = cols.statistic(cols.X.sum(axis=0)[None, :])[0]
     result = pair_inference(prepared, cols, chosen, inference=inference, n_resamples=n_resamples, seed=seed,
                             confidence_level=confidence_level)
@@ -384,7 +380,6 @@ def omnibus(
     data: pd.DataFrame | Prepared,
     *,
     metric: str = "accuracy",
-    threshold: float | None = None,
     options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
     """One test of "all systems equal" (SPEC §4–§5, §4.1; paper C.6, A.5.1).
@@ -392,8 +387,9 @@ def omnibus(
     Parameters
     ----------
     data
-        Canonical verdicts, or :func:`memdiag.prepare` output.
-    metric, threshold
+        Canonical verdicts, or :func:`memdiag.prepare` output (its threshold binarises the
+        scores, as in :func:`compare`).
+    metric
         As in :func:`compare`.
     options
         :class:`memdiag.Options`: the design, inference, and the replicates or wild draws and
@@ -450,7 +446,7 @@ def omnibus(
     opts = as_options(options)
     prepared = as_prepared(data, metric=metric, design=opts.design)
     seed, n_resamples, inference = opts.seed, opts.resampled("omnibus"), opts.inference
-    threshold = _checks.threshold(threshold)
+    threshold = prepared.threshold
     if len(prepared.systems) < 2:
         raise VerdictError(f"an omnibus test needs at least two systems; the data hold {len(prepared.systems)}.")
     units, unit = ((prepared.n_clusters, "clusters") if "cluster" in prepared.design else (prepared.n, "queries"))
@@ -496,7 +492,6 @@ def bootstrap(
     data: pd.DataFrame | Prepared,
     statistic: str | Callable[[Panel], tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]] = "accuracy",
     *,
-    threshold: float | None = None,
     options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
     """Per-system estimates with paired intervals under a design (SPEC §4, §4.1).
@@ -504,13 +499,12 @@ def bootstrap(
     Parameters
     ----------
     data
-        Canonical verdicts, or :func:`memdiag.prepare` output.
+        Canonical verdicts, or :func:`memdiag.prepare` output (its threshold binarises the
+        scores of a named metric, as in :func:`compare`).
     statistic
         A metric name (as in :func:`compare`), or a callable ``f(panel) -> (X, g)`` returning
         per-query additive columns ``X (N, K)`` and a vectorised ``g(sums (b, K)) -> (b, m)``;
         the engine evaluates ``g`` on a whole chunk of replicates at once.
-    threshold
-        As in :func:`compare`.
     options
         :class:`memdiag.Options`: the design, the replicates B, seed and interval level, and the
         interval: ``inference="auto"`` (the SPEC §4.1 rule), ``percentile``, ``jackknife``,
@@ -556,7 +550,7 @@ def bootstrap(
     prepared = as_prepared(data, metric=name, design=opts.design)
     seed, n_resamples, confidence_level = opts.seed, opts.resampled("bootstrap"), opts.confidence_level
     method, inference = ("bca", "auto") if opts.inference == "bca" else ("percentile", opts.inference)
-    threshold = _checks.threshold(threshold)
+    threshold = prepared.threshold
     if isinstance(statistic, str):
         cols = metric_columns(prepared, statistic, threshold)
         X, fn, scale, labels = cols.X, cols.statistic, 100.0, list(prepared.systems)

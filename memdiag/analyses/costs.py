@@ -20,7 +20,6 @@ import numpy as np
 import pandas as pd
 
 from memdiag.analyses.compare import undefined_notes
-from memdiag.core import checks as _checks
 from memdiag.core.kinds import P_FLOORED, declare, real, with_intervals
 from memdiag.core.notes import Note, prefixed
 from memdiag.core.provenance import stamp
@@ -113,7 +112,6 @@ def costs(
     data: pd.DataFrame | Prepared,
     *,
     quantities: Sequence[str] | None = None,
-    threshold: float | None = None,
     options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
     """Per-query cost and latency per system: mean, median and P95 with intervals, and the cost
@@ -126,12 +124,11 @@ def costs(
         per-query cost columns. The data choices are made there: the systems, the missing-data
         policies, and the scheme, whose query selection applies (e.g. ``locomo`` leaves out the
         adversarial questions); the costs are plain means over the selected queries, not the
-        scheme's weighted aggregate.
+        scheme's weighted aggregate. The cost per correct answer counts a query as correct when
+        its score is > the prepared threshold (``md.prepare(threshold=...)``; None, the default:
+        the score as it is, so a fractional score counts in part).
     quantities
         The cost columns (default: every column of :data:`QUANTITIES` present).
-    threshold
-        Count a query as correct when its score is > ``threshold`` (default None: the score as
-        it is, so a fractional score counts in part).
     options
         :class:`memdiag.Options` (None: the defaults); reads design (None: the prepared
         data's), inference, n_resamples (at least 1), seed and confidence_level, as
@@ -152,8 +149,7 @@ def costs(
     ------
     VerdictError
         No per-query cost column (or a named one the verdicts lack), a negative cost, bad
-        verdicts, an unknown system, policy or ``inference``, bad options (``n_resamples=0``)
-        or a bad ``threshold``.
+        verdicts, an unknown system, policy or ``inference``, or bad options (``n_resamples=0``).
     SchemeError
         An unknown scheme, or one that keeps no query of the data.
     ValueError
@@ -193,7 +189,7 @@ def costs(
     prepared = as_prepared(data, design=opts.design)
     seed, n_resamples, confidence_level = opts.seed, opts.resampled("costs"), opts.confidence_level
     inference = opts.inference
-    threshold = _checks.threshold(threshold)
+    threshold = prepared.threshold
     panel = prepared.panel
     chosen = quantities_of(prepared, quantities)
     if not chosen:
@@ -266,7 +262,6 @@ def cost_ratios(
     data: pd.DataFrame | Prepared,
     *,
     quantities: Sequence[str] | None = None,
-    pairs: str = "reference",
     reference: str | None = None,
     options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
@@ -281,9 +276,9 @@ def cost_ratios(
         policies are chosen there, as for :func:`costs`.
     quantities
         The cost columns (default: every column of :data:`QUANTITIES` present).
-    pairs, reference
-        ``reference`` (each system against ``reference``, the default) or ``all`` (every
-        unordered pair, in system order).
+    reference
+        A system's name: each other system against it; None (default): every unordered pair,
+        in system order.
     options
         :class:`memdiag.Options` (None: the defaults); reads every field, as
         :func:`memdiag.compare`: design (None: the prepared data's), inference, n_resamples (at
@@ -296,14 +291,14 @@ def cost_ratios(
         One row per (quantity, pair) where both systems have values: ``quantity, system_a,
         system_b, n`` (queries where both have a value), ``mean_a, mean_b``, ``ratio`` =
         mean_a / mean_b with ``ci_low, ci_high``, ``p`` (ratio = 1), ``p_adj``, ``p_floor``,
-        ``test``, ``method``. With ``pairs="reference"``, system_b is the reference and ratio is
+        ``test``, ``method``. With a ``reference``, system_b is the reference and ratio is
         how many times the reference's cost system_a takes: a latency ratio of 5.1 means the
         reference is 5.1× faster.
 
     Raises
     ------
     VerdictError
-        Fewer than two systems, an unknown ``pairs`` or ``reference``, no per-query cost column
+        Fewer than two systems, an unknown ``reference``, no per-query cost column
         (or a named one the verdicts lack), no pair with costs on the same queries, a negative
         cost, bad verdicts, an unknown policy, ``inference`` or ``correction``, bad options
         (``n_resamples=0``).
@@ -348,7 +343,7 @@ def cost_ratios(
     panel = prepared.panel
     if len(panel.systems) < 2:
         raise VerdictError(f"a ratio needs at least two systems; the data hold {len(panel.systems)}.")
-    chosen = index_pairs(panel.systems, pairs, reference)
+    chosen = index_pairs(panel.systems, reference)
     quantities = quantities_of(prepared, quantities)
     if not quantities:
         raise VerdictError(f"the verdicts carry no per-query cost ({', '.join(QUANTITIES)}). Add one, or map a "
@@ -363,7 +358,7 @@ def cost_ratios(
             rows.append({"quantity": q, "system_a": panel.systems[a], "system_b": panel.systems[b],
                          "n": int(both.sum())})
             columns += [np.where(both, values[:, a], 0.0), np.where(both, values[:, b], 0.0)]
-        if pairs == "reference" and np.isnan(values[:, panel.systems.index(reference)]).all():
+        if reference is not None and np.isnan(values[:, panel.systems.index(reference)]).all():
             notes.append(Note(f"the reference '{reference}' has no {q}: no ratios of {q}", code="cost-missing",
                               concerns=(reference,)))
     if not rows:

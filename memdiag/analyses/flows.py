@@ -25,14 +25,13 @@ under the query-level designs; the cluster methods use each cluster's cell count
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
 
 from memdiag.analyses.clusters import reference_notes
 from memdiag.analyses.groups import groups_of
-from memdiag.core import checks as _checks
 from memdiag.core.kinds import P_FLOORED, declare, with_intervals
 from memdiag.core.notes import Note, prefixed
 from memdiag.core.provenance import stamp
@@ -183,8 +182,6 @@ def flows(
     reference: str | Iterable[str],
     *,
     by: str | None = None,
-    systems: Sequence[str] | None = None,
-    threshold: float | None = None,
     options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
     """Memory benefit and memory tax of every system against one or more references (SPEC §2, §4.1).
@@ -195,18 +192,16 @@ def flows(
         :func:`memdiag.prepare` output, or canonical verdicts (prepared with the defaults). The
         scheme's query selection applies (e.g. ``locomo`` drops the adversarial category,
         ``meme`` keeps after-phase answers and their before twins); flows count queries, so
-        group weights do not enter.
+        group weights do not enter. Every system but the reference is compared (choose them with
+        ``md.prepare(systems=...)``); a query is correct when its score (mean over judge
+        repetitions) is > the prepared threshold (``md.prepare(threshold=...)``; None, the
+        default: 0.5, SPEC §2).
     reference
         The reference system (e.g. ``"raw-rag"``), or several (e.g. RAG and full-context): the
         result stacks one block per reference.
     by
         A per-query column (e.g. ``"category"``): the same table per group, with a ``by`` and a
         ``group`` column; the adjustment is then within each (reference, group) family.
-    systems
-        The systems to compare (default: every system but the reference).
-    threshold
-        A query is correct when its score (mean over judge repetitions) is > ``threshold``
-        (default None: 0.5, SPEC §2).
     options
         :class:`memdiag.Options`: the design (None: the prepared data's), the inference
         (:mod:`memdiag.engine.inference.rule`), the replicates (or wild draws) and seed for the rate
@@ -284,14 +279,14 @@ def flows(
     prepared = as_prepared(data, design=opts.design)
     seed, n_resamples, confidence_level = opts.seed, opts.resampled("flows"), opts.confidence_level
     inference, correction = opts.inference, opts.correction
-    threshold = _checks.threshold(threshold)
+    threshold = prepared.threshold
     for ref in references:
         prepared.panel.system_index(ref)
     blocks, notes, mc_se, method = [], [], {}, None
     benchmark = _conventions.benchmark_of(prepared.scheme.name if prepared.scheme else None,
                                           prepared.panel.queries.get("benchmark", ()))
     for ref in references:
-        names = [s for s in (systems or prepared.systems) if s != ref]
+        names = [s for s in prepared.systems if s != ref]
         if not names:
             raise VerdictError(f"no system to compare with the reference '{ref}': the data hold "
                                f"only {', '.join(prepared.systems)}.")
@@ -318,7 +313,7 @@ def flows(
         notes.append(_conventions.naming_note(benchmark))
         extra = {"convention": _conventions.canonical(benchmark).name}
     for ref in references:
-        notes += reference_notes(prepared, ref, threshold)
+        notes += reference_notes(prepared, ref)
     if prepared.design != "iid":
         notes.append(Note(f"p is the {prepared.design} design's test; p_mcnemar is exact McNemar, which treats "
                           "queries as independent", code="p-columns"))

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from memdiag.core import checks as _checks
 from memdiag.core.escape import csv_cell
 from memdiag.core.kinds import declare
 from memdiag.core.notes import Note
@@ -43,9 +42,6 @@ def _texts(frame: pd.DataFrame, column: str) -> pd.Series:
 def replay(
     data: pd.DataFrame | Prepared,
     reference: str | Iterable[str],
-    *,
-    systems: Sequence[str] | None = None,
-    threshold: float | None = None,
 ) -> pd.DataFrame:
     """Every aligned query of every system against the reference, with its flow cell (SPEC §2).
 
@@ -54,15 +50,10 @@ def replay(
     data
         :func:`memdiag.prepare` output, or canonical verdicts (prepared with the defaults); the
         scheme's query selection and the alignment policies are chosen there, as for
-        :func:`memdiag.flows`: the same queries.
+        :func:`memdiag.flows`: the same queries, the same systems (every prepared system but
+        the reference) and the same correctness (the prepared threshold).
     reference
         The reference system, or several.
-    systems
-        The systems to list against the reference (default: every system but the reference) —
-        as in :func:`memdiag.flows`, which systems to set against it, not a data choice: the
-        queries stay those every prepared system answers.
-    threshold
-        As in :func:`memdiag.flows`: the same correctness.
 
     Returns
     -------
@@ -78,7 +69,7 @@ def replay(
     ------
     VerdictError
         A reference or system not in the data, no system to compare, bad verdicts, unpaired
-        queries under ``missing="error"``, an unknown policy or a bad ``threshold``.
+        queries under ``missing="error"`` or an unknown policy.
     SchemeError
         An unknown scheme, or one that keeps no query of the data.
 
@@ -100,7 +91,7 @@ def replay(
     """
     references = [reference] if isinstance(reference, str) else list(reference)
     prepared = as_prepared(data)
-    threshold = _checks.threshold(threshold)
+    threshold = prepared.threshold
     panel = prepared.panel
     correct = binarize(panel.scores, threshold)
     queries = panel.queries
@@ -112,7 +103,7 @@ def replay(
     blocks = []
     for ref in references:
         r = panel.system_index(ref)
-        names = [s for s in (systems or panel.systems) if s != ref]
+        names = [s for s in panel.systems if s != ref]
         if not names:
             raise VerdictError(f"no system to compare with the reference '{ref}': the data hold only "
                                f"{', '.join(panel.systems)}.")

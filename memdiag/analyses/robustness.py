@@ -73,7 +73,7 @@ def _headline(base: Prepared, rows: pd.DataFrame, *, reference, verdict_missing:
                 out[(f"− {reference}", system)] = (base[system] - base[reference], np.nan, np.nan, np.nan,
                                                   int(table["n"].iloc[0]))
     elif reference is not None and len(prepared.systems) > 1:
-        diffs = compare(prepared, pairs="reference", reference=reference, options=opts)
+        diffs = compare(prepared, reference=reference, options=opts)
         for _, row in diffs.iterrows():
             out[(f"− {reference}", row["system_a"])] = (row["diff"], row["ci_low"], row["ci_high"], row["p_adj"],
                                                        int(row["n"]))
@@ -111,7 +111,7 @@ def _moves(base: Prepared, baseline: pd.DataFrame, variant: pd.DataFrame, *, fun
 
 _COMMON_DOC = """    reference
         A system whose paired difference from every other system is a headline number too
-        (:func:`memdiag.compare` with ``pairs="reference"``, Holm over the systems).
+        (:func:`memdiag.compare` with this ``reference``, Holm over the systems).
     options
         :class:`memdiag.Options` (a mapping of its fields, or None for the defaults): reads
         design, inference, n_resamples, seed, confidence_level and correction, as
@@ -132,7 +132,6 @@ def content_filter_sensitivity(
     filtered: Mapping[str, Sequence[str]] | Sequence[str] | str,
     *,
     reference: str | None = None,
-    verdict_missing: str | None = None,
     options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
     """The headline numbers with and without the queries a content filter blocked (A.5.2).
@@ -143,25 +142,25 @@ def content_filter_sensitivity(
         Canonical verdicts, or :func:`memdiag.prepare` output whose choices (scheme — the
         official aggregation of the headline scores —, missing-query and cluster policies,
         judges) both analyses keep; the blocked answers are scored as the release scored them
-        (the paper: empty, incorrect answers).
+        (the paper: empty, incorrect answers). Verdicts missing for other reasons (a NaN score
+        on an answer the filter did not block) are decided the same way in both analyses, so
+        that the variant differs only by the filtered queries, by the prepared missing-verdict
+        policy (``md.prepare(verdict_missing=...)``): ``"as-wrong"`` scores them 0,
+        ``"exclude"`` drops their queries (with their ``pair_id`` twins) from every system
+        first; counted in the notes. Verdicts (not prepared) with such answers are refused:
+        prepare them with the policy you choose. The filtered answers themselves are what the
+        function varies (as released in the baseline, excluded in the variant), whatever the
+        policy.
     filtered
         The blocked answers: system -> query ids, a list of query ids (blocked for some
         system), or the name of a 0/1 column of ``df`` marking them.
-    verdict_missing
-        Verdicts missing for other reasons (a NaN score on an answer the filter did not block),
-        decided the same way in both analyses so that the variant differs only by the filtered
-        queries: ``"as-wrong"`` scores them 0, ``"exclude"`` drops their queries (with their
-        ``pair_id`` twins) from every system first; counted in the notes. Default ``None``:
-        refuse such verdicts. (Not the data choice of :func:`memdiag.prepare`: the baseline
-        always scores the filtered answers as released and the variant always excludes them,
-        so the prepared data's missing-verdict policy does not apply here.)
 
     Raises
     ------
     VerdictError
         ``filtered`` names no column of ``df`` or marks no verdict (or, under
-        ``verdict_missing="exclude"``, none is left); verdicts missing for other reasons and no
-        ``verdict_missing``, or an unknown one; bad verdicts, unpaired queries under
+        ``verdict_missing="exclude"``, none is left); verdicts (not prepared) with verdicts
+        missing for other reasons; bad verdicts, unpaired queries under
         ``missing="error"``, an unknown ``reference``.
     SchemeError
         An unknown scheme, or one that keeps no query of the data.
@@ -185,9 +184,7 @@ def content_filter_sensitivity(
     """
     opts = as_options(options)
     frame = _rows(data)
-    if verdict_missing not in (None, "as-wrong", "exclude"):
-        raise VerdictError(f"content_filter_sensitivity: unknown verdict_missing {verdict_missing!r} "
-                           "(use as-wrong or exclude).")
+    verdict_missing = data.verdict_missing if isinstance(data, Prepared) else None
     if isinstance(filtered, str):
         if filtered not in frame:
             raise VerdictError(f"content_filter_sensitivity: the verdicts have no column '{filtered}' marking "
@@ -234,8 +231,8 @@ def _other_missing(frame: pd.DataFrame, blocked: pd.Series,
     n = int(other.sum())
     if policy is None:
         raise VerdictError(f"content_filter_sensitivity: {n} verdicts are missing for other reasons; decide them "
-                           "with verdict_missing='as-wrong' or 'exclude' (CLI: --verdict-missing) so the variant "
-                           "drops only the filtered queries.")
+                           "with md.prepare(df, verdict_missing='as-wrong' or 'exclude') (CLI: --verdict-missing) "
+                           "so the variant drops only the filtered queries.")
     if policy == "as-wrong":
         return (frame.assign(score=frame["score"].mask(other, 0.0)), blocked,
                 [Note(f"{n} verdict{'s' if n != 1 else ''} missing for other reasons scored 0 in both analyses "

@@ -126,7 +126,7 @@ def sensitivity(
                                f"{', '.join(map(str, group['value']))}).")
         ref = base.iloc[0]
         runs = _runs(data, list(group["name"]), metric, opts.design)
-        result = compare(runs, metric=metric, pairs="reference", reference=ref, options=opts)
+        result = compare(runs, metric=metric, reference=ref, options=opts)
         value_of = dict(zip(group["name"], group["value"]))
         block = pd.DataFrame({"system": system, "value": result["system_a"].map(value_of),
                               "estimate": result["estimate_a"], "diff": result["diff"],

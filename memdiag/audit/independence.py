@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from memdiag.analyses.compare import compare
+from memdiag.core.checks import alpha_of
 from memdiag.core.kinds import declare, real
 from memdiag.core.notes import Note, with_code
 from memdiag.core.provenance import stamp
@@ -28,10 +29,7 @@ def audit_independence(
     data: pd.DataFrame | Prepared,
     *,
     metric: str = "accuracy",
-    pairs: str = "all",
     reference: str | None = None,
-    alpha: float = 0.05,
-    threshold: float | None = None,
     options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
     """The pairwise conclusions of an iid analysis beside those of the clustered one (SPEC §4.1).
@@ -41,18 +39,17 @@ def audit_independence(
     data
         :func:`memdiag.prepare` output, or canonical verdicts (prepared with the defaults), whose
         queries carry a ``cluster`` (conversation, episode, persona). The data choices (scheme,
-        systems, missing-data policies) are made there.
-    metric, pairs, reference, threshold
-        As in :func:`memdiag.compare`.
-    alpha
-        Significance level of the adjusted p-values.
+        systems, missing-data policies, threshold) are made there.
+    metric, reference
+        As in :func:`memdiag.compare` (``reference`` None: every pair).
     options
         :class:`memdiag.Options` (or a mapping of its fields; None: the defaults); reads every
         field: design (the clustered design; None: the prepared data's, ``cluster`` when that is
         ``iid``; it must resample clusters), inference (of the clustered analysis,
         :mod:`memdiag.engine.inference.rule`; the iid analysis is always ``percentile``), correction
         (over the pairs, the same in both analyses), n_resamples, seed and confidence_level
-        (shared by both analyses).
+        (shared by both analyses; α = 1 − confidence_level, :func:`memdiag.core.checks.alpha_of`,
+        is the significance level of the adjusted p-values: 0.95 gives exactly 0.05).
 
     Returns
     -------
@@ -106,7 +103,8 @@ def audit_independence(
                            f"design {design!r}. Use 'cluster' or 'stratified-cluster'.")
     seed, n_resamples, confidence_level = opts.seed, opts.resampled("audit_independence"), opts.confidence_level
     inference, correction = opts.inference, opts.correction
-    common = dict(metric=metric, pairs=pairs, reference=reference, threshold=threshold)
+    alpha, threshold = alpha_of(confidence_level), prepared.threshold
+    common = dict(metric=metric, reference=reference)
     chosen = opts.replace(design=None)        # the designs are the prepared data's below
     iid = compare(clustered.with_design("iid"), options=chosen.replace(inference="percentile"), **common)
     design_ = compare(clustered, options=chosen, **common)

@@ -37,7 +37,6 @@ def leaderboard(
     *,
     metric: str = "accuracy",
     margin: float | None = None,
-    threshold: float | None = None,
     options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
     """Systems in tiers of "statistically tied with the best", with rank intervals.
@@ -46,8 +45,8 @@ def leaderboard(
     ----------
     data
         :func:`memdiag.prepare` output, or canonical verdicts (prepared with the defaults). The
-        data choices (scheme, systems, missing-data policies) are made there.
-    metric, threshold
+        data choices (scheme, systems, missing-data policies, threshold) are made there.
+    metric
         As in :func:`memdiag.compare`.
     margin
         A margin in points: a system is also tied with its tier's leader when it is shown not
@@ -82,7 +81,7 @@ def leaderboard(
     Raises
     ------
     VerdictError
-        Fewer than two systems, bad verdicts, ``n_resamples`` 0, a bad ``threshold`` or
+        Fewer than two systems, bad verdicts, ``n_resamples`` 0 or a bad
         ``margin`` (bad options are refused by :class:`memdiag.Options`).
     SchemeError
         A scheme the data cannot satisfy.
@@ -122,11 +121,12 @@ def leaderboard(
     seed, n_resamples, confidence_level = opts.seed, opts.resampled("leaderboard"), opts.confidence_level
     inference, correction = opts.inference, opts.correction
     alpha = 1 - confidence_level
+    threshold = prepared.threshold
     if len(prepared.systems) < 2:
         raise VerdictError(f"a leaderboard needs at least two systems; the data hold {len(prepared.systems)}.")
     cols = metric_columns(prepared, metric, threshold=threshold)
-    scores = bootstrap(prepared, metric, threshold=threshold, options=opts).set_index("system")
-    ranks = rank_stability(prepared, metric=metric, threshold=threshold, options=opts).set_index("system")
+    scores = bootstrap(prepared, metric, options=opts).set_index("system")
+    ranks = rank_stability(prepared, metric=metric, options=opts).set_index("system")
     remaining = list(scores.sort_values("estimate", ascending=False, kind="stable").index)
     rows, notes, tier = {}, [], 0
     while remaining:
@@ -135,8 +135,8 @@ def leaderboard(
         rows[leader] = {"tier": tier, "leader": leader, "diff": np.nan, "diff_ci_low": np.nan, "diff_ci_high": np.nan,
                         "p_adj": np.nan, "tied": True, "flips_tier": np.nan}
         if len(remaining) > 1:
-            table = compare(prepared.restrict(remaining), metric=metric, pairs="reference", reference=leader,
-                            threshold=threshold, test="noninferiority" if margin is not None else "difference",
+            table = compare(prepared.restrict(remaining), metric=metric, reference=leader,
+                            test="noninferiority" if margin is not None else "difference",
                             margin=margin, options=opts)
             exact_holm = (margin is None and correction == "holm" and (table["test"] == "exact McNemar").all()
                           and cols.binary)

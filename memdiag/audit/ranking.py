@@ -12,7 +12,6 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from memdiag.core import checks as _checks
 from memdiag.core.kinds import declare, real
 from memdiag.core.notes import Note
 from memdiag.core.provenance import stamp
@@ -51,7 +50,6 @@ def rank_stability(
     data: pd.DataFrame | Prepared,
     *,
     metric: str = "accuracy",
-    threshold: float | None = None,
     higher_is_better: bool = True,
     options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
@@ -62,9 +60,9 @@ def rank_stability(
     data
         :func:`memdiag.prepare` output, or canonical verdicts (prepared with the defaults). The
         data choices are made there: the scheme (whose official aggregation is recomputed in
-        every replicate), the systems ranked (default: all) and the alignment policies of
-        SPEC §1.4.
-    metric, threshold
+        every replicate), the systems ranked (default: all), the alignment policies of
+        SPEC §1.4 and the threshold (as in :func:`memdiag.compare`).
+    metric
         As in :func:`memdiag.compare`: the per-system statistic.
     higher_is_better
         Rank 1 is the largest value (False: the smallest, e.g. for costs).
@@ -88,7 +86,7 @@ def rank_stability(
     Raises
     ------
     VerdictError
-        Bad verdicts, ``n_resamples`` 0 or a bad ``threshold`` (bad options are refused by
+        Bad verdicts or ``n_resamples`` 0 (bad options are refused by
         :class:`memdiag.Options`).
     SchemeError
         A scheme the data cannot satisfy.
@@ -132,7 +130,7 @@ def rank_stability(
     prepared = as_prepared(data, metric=metric, design=opts.design)
     seed, n_resamples, confidence_level = opts.seed, opts.resampled("rank_stability"), opts.confidence_level
     inference = opts.inference
-    threshold = _checks.threshold(threshold)
+    threshold = prepared.threshold
     panel = prepared.panel
     notes = [Note("ties split rank credit equally", code="rank-ties")]
     cols = metric_columns(prepared, metric, threshold)

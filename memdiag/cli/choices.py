@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: The keywords of :func:`memdiag.prepare` the command line sets, each from the option of that name.
 DATA_CHOICES: tuple[str, ...] = ("scheme", "missing", "verdict_missing", "design", "judges", "label_missing",
-                                 "cluster_missing")
+                                 "cluster_missing", "threshold")
 #: :class:`memdiag.Options` field -> the command-line option that sets it (``--resamples`` -> B).
 OPTION_ARGS: tuple[tuple[str, str], ...] = (("design", "design"), ("inference", "inference"),
                                             ("n_resamples", "resamples"), ("seed", "seed"),
@@ -63,6 +63,16 @@ def alpha_options(args: argparse.Namespace, opts: md.Options) -> md.Options:
         raise UsageError(f"--alpha {args.alpha:g} and --ci {args.ci:g} disagree: α is 1 − the confidence level; "
                          "give one of them")
     return opts.replace(confidence_level=level)
+
+
+def pair_reference(args: argparse.Namespace, command: str) -> str | None:
+    """The ``reference`` keyword of ``--pairs``/``--reference``: ``--reference`` under ``--pairs
+    reference`` (required there), None (every pair) under ``--pairs all``, whatever ``--reference`` says."""
+    if args.pairs != "reference":
+        return None
+    if not args.reference:
+        raise UsageError(f"{command} --pairs reference needs --reference NAME (or --pairs all)")
+    return args.reference
 
 
 def alpha(args: argparse.Namespace, opts: md.Options) -> float:

@@ -225,8 +225,8 @@ def pairwise_matrix(upper: pd.DataFrame, lower: pd.DataFrame | None = None,
     Each off-diagonal cell is the row − column difference in points, its interval and a star
     when the adjusted p (the frame's ``attrs["correction"]``: Holm, Bonferroni, ...) is below
     α = 1 − the frames' confidence level (their provenance, as the figures read it):
-    ``upper`` (a :func:`memdiag.compare` frame with
-    ``pairs="all"``) fills the cells above the diagonal, ``lower`` (another metric, e.g.
+    ``upper`` (a :func:`memdiag.compare` frame of every pair, no
+    ``reference``) fills the cells above the diagonal, ``lower`` (another metric, e.g.
     utilization under coverage) those below; without ``lower`` both triangles show ``upper``.
 
     Parameters

@@ -184,7 +184,6 @@ def agreement(
     *,
     by: str = "repeat",
     human: str | pd.DataFrame | pd.Series | None = None,
-    threshold: float | None = None,
     verdict_missing: str = "exclude",
     options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
@@ -197,22 +196,23 @@ def agreement(
         (judge repetitions of one answer, SPEC §1) or ``judge`` (several judges). One unit is
         one (system, query) answer; each rater gives it one verdict. :func:`memdiag.prepare`
         output works too: its verdict rows (:attr:`~memdiag.Prepared.frame`, the scheme's
-        selection applied), each rater's verdicts as they are — the raters are not combined.
+        selection applied), each rater's verdicts as they are — the raters are not combined —
+        and its threshold: a verdict is correct when its score is > the prepared threshold
+        (``md.prepare(threshold=...)``; None, and for verdicts: 0.5, SPEC §2; fractional scores
+        such as a judge's confidence are binarised, 0/1 scores are unchanged).
     by
         The rater column, ``"repeat"`` or ``"judge"`` (any column naming the rater works).
     human
         Optional human labels (0/1 per answer): a column of ``df``, a frame with ``query_id``
         (and ``system`` when ``df`` holds several systems) and one label column, or a Series
         indexed by ``query_id``. Answers without a human label are left out of those rows.
-    threshold
-        A verdict is correct when its score is > ``threshold`` (default None: 0.5, SPEC §2;
-        fractional scores such as a judge's confidence are binarised, 0/1 scores are unchanged).
     verdict_missing
         A missing or unparsable verdict of one rater (a NaN score): ``"exclude"`` (default: the
         answer is left out of the comparisons of that rater, like an answer the rater never
         judged) or ``"as-wrong"`` (scored 0 as in C.6/G.3). Kept here, not taken from
-        :func:`memdiag.prepare`: it is about each rater's own verdicts, before any alignment,
-        and its default differs from the alignment policy's (``as-wrong``). Either way the counts per rater are in
+        :func:`memdiag.prepare`: it is about each rater's own verdicts, before any alignment
+        (the prepared policy decides how the raters' mean scores a query), and its default
+        differs from the alignment policy's (``as-wrong``). Either way the counts per rater are in
         ``missing_a``/``missing_b``. An answer a rater did not judge at all is always left out of
         that rater's comparisons — never scored — so each comparison rests on the answers every
         compared rater judged (``n``); ``n_left_out`` counts the answers judged by some but not
@@ -241,7 +241,7 @@ def agreement(
         not in [0, 1] or missing; a rater gives one answer two verdicts; fewer than two raters, or
         a ``by`` column that does not name raters of the same answers; human labels that are not
         0/1, name no such column, label an answer twice or lack ``system`` for several systems;
-        an unknown ``verdict_missing``, or a bad ``threshold``.
+        or an unknown ``verdict_missing``.
 
     Notes
     -----
@@ -282,10 +282,11 @@ def agreement(
     1  fleiss     all     NaN  4       75.0  0.466667
     """
     _checks.choice(verdict_missing, _checks.VERDICT_MISSING, "missing-verdict policy")
-    threshold = THRESHOLD if _checks.threshold(threshold) is None else threshold
     opts = as_options(options)
     n_resamples, seed, confidence_level = opts.n_resamples, opts.seed, opts.confidence_level
+    threshold = THRESHOLD
     if isinstance(df, Prepared):
+        threshold = THRESHOLD if df.threshold is None else df.threshold
         df = df.frame
     wide, judged = _raters(df, by)
     raters = [str(r) for r in wide.columns]
@@ -384,27 +385,23 @@ def _effect_rows(df: pd.DataFrame, missing: MissingQueryPolicy, systems: Sequenc
                       "(score_excluded_paired)", code="paired-queries")
 
 
-def missing_verdict_effect(df: pd.DataFrame, *, missing: MissingQueryPolicy = "error",
-                           systems: Sequence[str] | None = None, judges: str | None = None) -> pd.DataFrame:
+def missing_verdict_effect(df: pd.DataFrame | Prepared) -> pd.DataFrame:
     """Each system's score with missing verdicts scored as wrong vs excluded (SPEC §1, §7).
 
     Parameters
     ----------
     df
-        Canonical verdicts (NaN ``score`` = no usable verdict).
-    missing, systems
-        As in :func:`memdiag.align` (a query some systems lack).
-    judges
-        Verdicts whose ``judge`` column names several judges of the same answers: ``None`` (the
-        default) or ``"mean"`` gives one row per (judge, system) — a missing verdict is one
-        judge's, so each judge's rows count its own missing verdicts and score its own verdicts,
-        which needs no policy for combining judges (with ``"mean"`` the notes say so); a judge's
-        name gives that judge's rows only. Verdicts without a judge label are left out of the
-        per-judge rows, counted in the notes. With at most one judge, as in :func:`memdiag.align`.
-        ``missing``, ``systems`` and ``judges`` stay keywords here, not :func:`memdiag.prepare`
-        choices: the function aligns the raw verdict rows itself, once under each
-        missing-verdict policy and per judge (``judges=None``, one row per judge, is no choice
-        :func:`memdiag.prepare` offers), so it takes verdicts, not prepared data.
+        Canonical verdicts (NaN ``score`` = no usable verdict): every system, the missing-query
+        policy ``error`` and, with several judges of the same answers, one row per (judge,
+        system) — a missing verdict is one judge's, so each judge's rows count its own missing
+        verdicts and score its own verdicts, which needs no policy for combining judges.
+        Verdicts without a judge label are left out of the per-judge rows, counted in the
+        notes. Or :func:`memdiag.prepare` output, whose data choices apply to its verdict rows
+        (:attr:`~memdiag.Prepared.frame`): the systems, the missing-query policy
+        (``md.prepare(missing=...)``, a query some systems lack) and the judges (``"mean"``:
+        one row per judge as above, said in the notes; a judge's name: that judge's rows only;
+        a repeat rule: as in :func:`memdiag.align`). The missing-verdict policy is what this
+        function compares (both are computed), so the prepared one is not read.
 
     Returns
     -------
@@ -458,6 +455,9 @@ def missing_verdict_effect(df: pd.DataFrame, *, missing: MissingQueryPolicy = "e
     2    j2      a          1            50.0           100.0
     3    j2      b          0            50.0            50.0
     """
+    missing, systems, judges = "error", None, None
+    if isinstance(df, Prepared):
+        missing, systems, judges, df = df.missing, list(df.systems), df.judges, df.frame
     names = judges_of(df)
     if len(names) < 2:
         rows, note = _effect_rows(df, missing, systems, judges)

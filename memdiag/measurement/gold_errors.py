@@ -267,9 +267,8 @@ def clean_rescore(
                             f"{label}_ci_high": 100 * min(1.0, mean + half), f"n_{label}": int(rows.sum())})
             scores.append(row)
     scores = pd.DataFrame(scores)
-    pairs = "all" if reference is None else "reference"
-    full_c = compare(prep, pairs=pairs, reference=reference, options=inner)
-    clean_c = compare(clean, pairs=pairs, reference=reference, options=inner)
+    full_c = compare(prep, reference=reference, options=inner)
+    clean_c = compare(clean, reference=reference, options=inner)
     keys = ["system_a", "system_b"]
     keep = ["diff", "ci_low", "ci_high", "p_adj"]
     diffs = full_c[keys + keep].merge(clean_c[keys + keep], on=keys, suffixes=("_full", "_clean"))

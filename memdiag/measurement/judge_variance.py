@@ -34,6 +34,7 @@ from memdiag.core.notes import Note
 from memdiag.core.provenance import POINTS, stamp
 from memdiag.errors import VerdictError
 from memdiag.io.canonical import check
+from memdiag.panel.prepare import Prepared
 
 __all__ = ["plan_evaluation", "repetition_scores", "variance_components"]
 
@@ -87,8 +88,7 @@ def _moments(y: pd.DataFrame) -> dict:
             "n_per_cluster": float(N / len(n_c)), "mean": float(y["value"].mean())}
 
 
-def variance_components(data: pd.DataFrame, *, systems: Sequence[str] | None = None,
-                        reference: str | None = None) -> pd.DataFrame:
+def variance_components(data: pd.DataFrame | Prepared, *, reference: str | None = None) -> pd.DataFrame:
     """A score's and a paired difference's variance split into conversation, question, run and judge parts.
 
     Parameters
@@ -97,9 +97,10 @@ def variance_components(data: pd.DataFrame, *, systems: Sequence[str] | None = N
         Canonical verdicts with ``cluster`` (conversation), one row per judge call: ``repeat``
         numbers the judge calls (unique within a system and question, across its runs, as every
         verdict table requires) and an optional ``run`` column the answer runs of a question
-        (absent: one run).
-    systems
-        The systems (default: all).
+        (absent: one run); every system, in the order of the rows. Or :func:`memdiag.prepare`
+        output: its verdict rows (:attr:`~memdiag.Prepared.frame`, every judge call as it is;
+        the scheme's selection and the cluster labels applied) for its systems
+        (``md.prepare(systems=...)``), in their order.
     reference
         Differences are each system minus ``reference``; None: every pair.
 
@@ -142,8 +143,9 @@ def variance_components(data: pd.DataFrame, *, systems: Sequence[str] | None = N
     >>> out["component"].tolist()
     ['conversation', 'question', 'run', 'judge']
     """
-    df = _levels(data)
-    names = list(dict.fromkeys(df["system"])) if systems is None else list(systems)
+    systems = list(data.systems) if isinstance(data, Prepared) else None
+    df = _levels(data.frame if isinstance(data, Prepared) else data)
+    names = list(dict.fromkeys(df["system"])) if systems is None else systems
     unknown = [s for s in names + ([reference] if reference else []) if s not in set(df["system"])]
     if unknown:
         raise VerdictError(f"system '{unknown[0]}' is not in the data.")

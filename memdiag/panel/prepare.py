@@ -94,9 +94,14 @@ class Prepared:
     cluster_missing
         What :func:`prepare` did with queries without a cluster label: ``"error"`` refused them,
         ``"own"`` made each a cluster of its own (SPEC §4.2).
+    threshold
+        The correctness threshold (a query is correct when its score > ``threshold``), or None:
+        the scores as given, and 0.5 where a diagnostic needs a correct/incorrect outcome
+        (SPEC §1.5). Read by every diagnostic that binarises or counts correct answers (flows,
+        compare, costs, agreement, ...); the panel keeps the scores as given.
     choices
         The keyword arguments of :func:`prepare` that made these data (scheme, metric, systems,
-        policies, design, judges), so a diagnostic that varies one of them
+        policies, design, judges, threshold), so a diagnostic that varies one of them
         (:meth:`reprepare`) keeps the others.
     source
         The checked verdict rows before the scheme's selection (what :meth:`reprepare` starts
@@ -135,6 +140,7 @@ class Prepared:
     judges: str | None = None
     label_missing: str = "exclude"
     cluster_missing: str = "error"
+    threshold: float | None = None
     choices: dict = field(default_factory=dict, repr=False)
     source: pd.DataFrame | None = field(default=None, repr=False)
     _layouts: dict = field(default_factory=dict, repr=False)
@@ -179,6 +185,21 @@ class Prepared:
             return self
         return replace(self, design=kind, design_reason=why, choices={**self.choices, "design": design},
                        _layouts={})
+
+    def with_threshold(self, threshold: float | None) -> Prepared:
+        """The same panel with another correctness threshold (:attr:`threshold`; nothing is
+        aligned again: the panel keeps the scores, the diagnostics read the threshold).
+
+        >>> import memdiag as md
+        >>> df = pd.DataFrame({"system": ["a", "b"], "query_id": ["q1", "q1"], "score": [0.6, 1]})
+        >>> prep = md.prepare(df)
+        >>> prep.threshold, prep.with_threshold(0.7).threshold, prep.with_threshold(0.7).choices["threshold"]
+        (None, 0.7, 0.7)
+        """
+        threshold = _checks.threshold(threshold)
+        if threshold == self.threshold:
+            return self
+        return replace(self, threshold=threshold, choices={**self.choices, "threshold": threshold})
 
     def reprepare(self, rows: pd.DataFrame | None = None, **changes: object) -> Prepared:
         """:func:`prepare` again with these data's choices (:attr:`choices`) except ``changes``,
@@ -281,6 +302,7 @@ def prepare(
     judges: str | None = None,
     label_missing: str = "exclude",
     cluster_missing: str = "error",
+    threshold: float | None = None,
 ) -> Prepared:
     """Check, select, align and choose the design once (SPEC §1, §4, §6).
 
@@ -321,6 +343,13 @@ def prepare(
         Without a ``cluster`` column the cluster is read from the query ids when they carry it
         (canonical LoCoMo ids, a scheme's ``cluster_from_id``); a clustered benchmark whose
         clusters cannot be found gets a warning note (:mod:`memdiag.panel.cluster_labels`).
+    threshold
+        A query is correct when its score (mean over judge repetitions) is > ``threshold``, a
+        number in [0, 1); kept as :attr:`Prepared.threshold` and read by every diagnostic that
+        binarises the scores or counts correct answers (flows, replay, compare, omnibus,
+        bootstrap, costs, leaderboard, rank stability, fragility, the independence audit,
+        agreement, cluster accuracy, augmentation). None (default): the scores as given, and 0.5
+        where a correct/incorrect outcome is needed (SPEC §1.5). The panel keeps the scores.
 
     Returns
     -------
@@ -333,7 +362,7 @@ def prepare(
         Bad verdicts, unpaired queries under ``missing="error"``, an unknown system or policy, no
         query left after alignment, several judges and no ``judges`` policy, missing labels of a
         coverage or utilization metric under ``label_missing="error"``, queries without a cluster
-        label under ``cluster_missing="error"``.
+        label under ``cluster_missing="error"``, a ``threshold`` outside [0, 1).
     SchemeError
         An unknown scheme, or one that keeps no query of the data.
     ValueError
@@ -359,6 +388,7 @@ def prepare(
     _checks.choice(verdict_missing, _checks.VERDICT_MISSING, "missing-verdict policy")
     _checks.choice(label_missing, LABEL_MISSING, "missing-label policy")
     _checks.choice(cluster_missing, CLUSTER_MISSING, "missing-cluster policy")
+    threshold = _checks.threshold(threshold)
     chosen = resolve_scheme(scheme)
     rows = check(df)
     source = rows
@@ -386,10 +416,11 @@ def prepare(
     prepared = Prepared(panel=panel, frame=rows, scheme=chosen, column=column, design=kind, design_reason=why,
                         missing=missing, verdict_missing=verdict_missing, notes=tuple(notes),
                         judges=judges if judges_of(rows) or repeat_rule(judges) is not None else None,
-                        label_missing=label_missing, cluster_missing=cluster_missing,
+                        label_missing=label_missing, cluster_missing=cluster_missing, threshold=threshold,
                         choices=dict(scheme=chosen, metric=metric, systems=None if systems is None else list(systems),
                                      missing=missing, verdict_missing=verdict_missing, design=design, judges=judges,
-                                     label_missing=label_missing, cluster_missing=cluster_missing),
+                                     label_missing=label_missing, cluster_missing=cluster_missing,
+                                     threshold=threshold),
                         source=source)
     return prepared.with_labels(LABELS[metric]) if metric in LABELS else prepared
 

@@ -90,7 +90,7 @@ def oriented(compare_frame: pd.DataFrame, reference: str | None) -> tuple[pd.Dat
 
     With a reference, each pair holding it becomes ``system − reference`` (a pair stored as
     ``reference − system`` is negated with its interval flipped). Without one, a frame whose
-    rows all share ``system_b`` (as ``pairs="reference"`` gives) is read against that system;
+    rows all share ``system_b`` (as ``reference=`` gives) is read against that system;
     otherwise every pair is drawn as ``a − b`` (``other`` = b).
 
     Examples
@@ -246,7 +246,7 @@ def forest(
         the group's n ("1 (multi-hop), n = 282"), groups in integer order.
     reference
         Draw ``system − reference`` for each pair holding it (see :func:`oriented`); default
-        the common ``system_b`` of a ``pairs="reference"`` frame, else every pair as ``a − b``.
+        the common ``system_b`` of a frame compared with a ``reference``, else every pair as ``a − b``.
     ax
         Axes to draw on; the text columns go to the right of it (make room for them). Default: a
         new figure laid out to fit its text: one column (3.5 in) wide when it fits, else two

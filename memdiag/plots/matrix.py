@@ -15,7 +15,7 @@ adjusted p (``p_adj``); otherwise the per-comparison intervals are drawn with a 
 per-comparison p (``p``) and the cell text is **bold** when the family-adjusted p is below α
 too (α = 1 − the frame's confidence level). The notes under the matrix name the test and the adjustment as the frame's ``test`` column
 and ``attrs["correction"]`` give them. The frames are :func:`memdiag.analyses.compare` outputs with
-``pairs="all"``; the function only orients and draws them.
+every pair (no ``reference``); the function only orients and draws them.
 """
 
 from __future__ import annotations
@@ -214,7 +214,7 @@ def matrix(
     Parameters
     ----------
     upper_frame, lower_frame
-        :func:`memdiag.compare` results with ``pairs="all"`` (``system_a, system_b, diff,
+        :func:`memdiag.compare` results of every pair (``system_a, system_b, diff,
         ci_low, ci_high`` and ``p`` / ``p_adj``; ``diff = a − b`` in points), e.g. coverage and
         utilization. Without ``lower_frame`` the lower triangle shows ``upper_frame`` too (each
         cell read row − column). Metric names come from ``frame.attrs["metric"]``.

@@ -163,10 +163,11 @@ def _prepare(df, settings: Settings, scheme, systems_table, claims, write_log,
 #: The keywords of :func:`memdiag.prepare` a report's ``prepare`` mapping takes (recorded flat in
 #: analysis.json: ``inputs.scheme`` and ``settings``).
 PREPARE_KEYS: tuple[str, ...] = ("scheme", "missing", "verdict_missing", "judges", "label_missing", "cluster_missing",
-                                 "design")
-#: Their defaults (those of :func:`memdiag.prepare`).
+                                 "design", "threshold")
+#: Their defaults (those of :func:`memdiag.prepare`, but the report's threshold 0.5: its flows count
+#: correct answers).
 _PREPARE_DEFAULTS = {"scheme": None, "missing": "error", "verdict_missing": "as-wrong", "judges": None,
-                     "label_missing": "exclude", "cluster_missing": "error", "design": None}
+                     "label_missing": "exclude", "cluster_missing": "error", "design": None, "threshold": 0.5}
 
 
 def _choices(prepare: Mapping | None, options: Options | Mapping | None) -> tuple[dict, Options]:
@@ -186,12 +187,14 @@ def _choices(prepare: Mapping | None, options: Options | Mapping | None) -> tupl
                            "give one.")
     if design is not None:
         opts = opts.replace(design=design)
+    if given.get("threshold", 0.5) is None:   # the flows need a cut: None is the report's 0.5
+        given["threshold"] = 0.5
     return {**_PREPARE_DEFAULTS, **given}, opts
 
 
-def _settings(reference: str, threshold: float, choices: Mapping, opts: Options) -> Settings:
+def _settings(reference: str, choices: Mapping, opts: Options) -> Settings:
     return Settings(reference, opts.design, opts.n_resamples, opts.seed, opts.confidence_level, opts.correction,
-                    threshold, choices["missing"], choices["verdict_missing"], choices["judges"],
+                    choices["threshold"], choices["missing"], choices["verdict_missing"], choices["judges"],
                     choices["label_missing"], opts.inference, choices["cluster_missing"])
 
 
@@ -202,7 +205,6 @@ def report(
     *,
     prepare: Mapping | None = None,
     options: Options | Mapping | None = None,
-    threshold: float = 0.5,
     systems_table: str | Path | pd.DataFrame | None = None,
     claims: str | Path | pd.DataFrame | Sequence[Mapping] | None = None,
     write_log: str | Path | pd.DataFrame | None = None,
@@ -238,7 +240,11 @@ def report(
         ``label_missing`` (what the evidence diagnostics do with queries without a
         ``sufficient`` label) and ``cluster_missing`` (queries without a cluster label when the
         others have one: ``"error"`` refuses, naming them; ``"own"`` makes each a cluster of its
-        own, counted in a note). None or a missing key: the default of :func:`memdiag.prepare`.
+        own, counted in a note), ``design`` (as ``options``' design) and ``threshold`` (a query is
+        correct when its score > threshold, default 0.5: what the flows, the replay, the cluster
+        check, the cost per correct answer and judge agreement count; the scores, pairwise tests
+        and ranks compare the scores as given). None or a missing key: the default of
+        :func:`memdiag.prepare`, but 0.5 for the threshold.
     options
         :class:`memdiag.Options` (a mapping of its fields, or None for the defaults): reads every
         field — the design of every interval and bootstrap test (None: the benchmark's rule,
@@ -246,8 +252,6 @@ def report(
         (``auto``: the SPEC §4.1 rule; ``percentile``, ``jackknife`` or ``cr2``), the bootstrap
         replicates B (at least 1) and seed, the interval level and the multiplicity correction;
         all recorded in analysis.json.
-    threshold
-        The flows' correctness threshold (a query is correct when its score > threshold).
     systems_table
         System-level facts keyed by ``system`` (CSV path or frame): ``tokens_per_query`` (cost)
         and ``store_tokens`` (bubble area) feed the cost–accuracy section.
@@ -337,7 +341,7 @@ def report(
     >>> tmp.cleanup()
     """
     choices, opts = _choices(prepare, options)
-    settings = _settings(reference, threshold, choices, opts)
+    settings = _settings(reference, choices, opts)
     scheme = choices["scheme"]
     target = resolve_target(out, force)
     with recording(), _bar(len(SECTIONS) + len(WRITE_STEPS), progress) as bar:
@@ -422,10 +426,11 @@ def report_from_json(path: str | Path, out: str | Path, progress: bool | None = 
     # the recorded settings are flat (as every analysis.json before 0.3): the data choices and the options
     prepare = {"scheme": _rerun_input(inputs.get("scheme")), "missing": settings.missing,
                "verdict_missing": settings.verdict_missing, "judges": settings.judges,
-               "label_missing": settings.label_missing, "cluster_missing": settings.cluster_missing}
+               "label_missing": settings.label_missing, "cluster_missing": settings.cluster_missing,
+               "threshold": settings.threshold}
     options = Options(design=settings.design, inference=settings.inference, n_resamples=settings.n_resamples,
                       seed=settings.seed, confidence_level=settings.confidence_level, correction=settings.correction)
-    return report(df, settings.reference, out, prepare=prepare, options=options, threshold=settings.threshold,
+    return report(df, settings.reference, out, prepare=prepare, options=options,
                   systems_table=_rerun_input(inputs.get("systems_table")), claims=_rerun_input(inputs.get("claims")),
                   write_log=_rerun_input(inputs.get("write_log")),
                   ingestion_log=_rerun_input(inputs.get("ingestion_log")), labels=_recorded_labels(inputs, path),
@@ -507,7 +512,7 @@ def demo(out: str | Path = "memdiag-demo", figures: str | Path | None = None, *,
         raise VerdictError(f"the bundled example data are not found at {EXAMPLE}: the demo needs a "
                            "source checkout of memdiag (git clone, then pip install -e .).")
     opts = as_options({"n_resamples": DEMO_RESAMPLES} if options is None else options)
-    settings = _settings("raw-rag", 0.5, _PREPARE_DEFAULTS, opts.replace(design=opts.design or "cluster"))
+    settings = _settings("raw-rag", _PREPARE_DEFAULTS, opts.replace(design=opts.design or "cluster"))
     sides = dict(systems_table=EXAMPLE / "systems.csv", claims=EXAMPLE / "claims_example.yaml",
                  write_log=EXAMPLE / "write_log.csv", ingestion_log=EXAMPLE / "ingestion_log.csv")
     target = resolve_target(out, force) if figures is None else None

@@ -128,6 +128,13 @@ class Context:
                                   all_systems=self.systems)
         return self._inputs
 
+    @property
+    def counted(self) -> Prepared:
+        """The prepared data at the report's threshold (:attr:`Settings.threshold`), for the
+        sections that count correct answers (flows, replay, cluster check, cost per correct
+        answer, judge agreement); :attr:`prepared` keeps the scores as given for the others."""
+        return self.inputs.counted("report")
+
     def view(self, kind: str, **parameters: object) -> Shown:
         """The view ``kind`` of the report's data (:mod:`memdiag.views`), with the report's defaults."""
         return VIEWS[kind].show(self.inputs, **parameters)

@@ -156,10 +156,8 @@ def leader_fragility(prepared: Prepared, *, threshold: float | None = None,
 def fragility(
     data: pd.DataFrame | Prepared,
     *,
-    pairs: str = "all",
     reference: str | None = None,
     metric: str = "accuracy",
-    threshold: float | None = None,
     max_subsets: int = 200_000,
     options: Options | Mapping | None = None,
 ) -> pd.DataFrame:
@@ -170,18 +168,15 @@ def fragility(
     data
         :func:`memdiag.prepare` output, or canonical verdicts (prepared with the defaults). The
         data choices are made there: the scheme (which selects the queries; the clusters are the
-        data's, whatever the resampling design), the systems and the missing-data policies.
-    pairs
-        ``all`` (every unordered pair) or ``reference`` (each system against ``reference``).
+        data's, whatever the resampling design), the systems, the missing-data policies and,
+        for accuracy, the threshold: ``md.prepare(threshold=...)`` counts the scores binarised
+        at > threshold; without one, 0/1 scores are counted as they are and other scores
+        (partial credit, grades) are binarised at 0.5, with a note (flips need 0/1 verdicts).
     reference
-        The reference of ``pairs="reference"``.
+        None (default): every unordered pair; a system's name: each other system against it.
     metric
         ``accuracy`` (default), ``coverage`` or any per-query column (``f1``, ...): a metric whose
         estimate is a per-query plain mean. Flips need 0/1 values; removals take any values.
-    threshold
-        Accuracy only: count the scores binarised at > ``threshold``. Without it, 0/1 scores are
-        counted as they are and other scores (partial credit, grades) are binarised at 0.5, with a
-        note (flips need 0/1 verdicts).
     max_subsets
         Budget of refits for the exact search over removed clusters (then AMIP, SPEC §10.3).
     options
@@ -206,7 +201,7 @@ def fragility(
     Raises
     ------
     VerdictError
-        Bad verdicts, fewer than two systems, an unknown system, ``pairs`` or reference.
+        Bad verdicts, fewer than two systems, an unknown system or reference.
     SchemeError
         A scheme the data cannot satisfy.
     ValueError
@@ -242,14 +237,13 @@ def fragility(
     names = prepared.systems
     if len(names) < 2:
         raise VerdictError("fragility needs at least two systems.")
-    if pairs == "reference":
-        if reference not in names:
-            raise VerdictError(f"pairs='reference' needs reference= one of {', '.join(names)}, got {reference!r}.")
-        todo = [(s, reference) for s in names if s != reference]
-    elif pairs == "all":
+    if reference is None:
         todo = [(names[i], names[j]) for i in range(len(names)) for j in range(i + 1, len(names))]
+    elif reference in names:
+        todo = [(s, reference) for s in names if s != reference]
     else:
-        raise VerdictError(f"pairs must be 'all' or 'reference', not {pairs!r}.")
+        raise VerdictError(f"reference {reference!r} is not in the data (systems: {', '.join(names)}).")
+    threshold = prepared.threshold
     notes = []
     accuracy = metric in ("accuracy", "score")   # the judged scores (a panel prepared on f1 holds f1 in its place)
     cols = metric_columns(prepared, metric, threshold=threshold if accuracy else None)
@@ -264,7 +258,7 @@ def fragility(
     if accuracy and threshold is None and not _is_binary(values):
         values = binarize(values).astype(float)
         notes.append(Note("the scores are not all 0/1: fragility counts them binarised at > 0.5 (flips need 0/1 "
-                          "verdicts); give threshold= to choose the cut", code="fragility-binarised"))
+                          "verdicts); md.prepare(threshold=...) chooses the cut", code="fragility-binarised"))
     values = np.asarray(values, dtype=float)
     rows = []
     for a, b in todo:

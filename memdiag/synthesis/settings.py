@@ -109,7 +109,7 @@ def setting_differences(
         if reference not in set(systems):
             skipped.append(name)
             continue
-        out = compare(_prepared(benchmark, frame, schemes, metric), metric=metric, pairs="reference",
+        out = compare(_prepared(benchmark, frame, schemes, metric), metric=metric,
                       reference=reference, options=opts)
         part = pd.DataFrame({
             "benchmark": benchmark, "model": model, "setting": name, "system": out["system_a"].astype(str),

@@ -74,7 +74,6 @@ def view(
     *,
     reference: str | None = None,
     options: Options | Mapping | None = None,
-    threshold: float = 0.5,
     labels: Mapping[str, str] | None = None,
     systems_table: pd.DataFrame | None = None,
     write_log: pd.DataFrame | None = None,
@@ -92,15 +91,14 @@ def view(
         :class:`memdiag.Prepared` (its data choices kept), or for the views across settings
         (``overview``, ``critical``) verdicts with ``benchmark`` / ``model`` columns or a mapping
         ``{(benchmark, model): verdicts}`` (:func:`memdiag.prepare_settings`); None for the views
-        of a log alone.
+        of a log alone. The views that count correct answers (flows, Venn diagrams) read the
+        prepared threshold (``md.prepare(threshold=...)``; None: 0.5).
     reference
         The system every other is compared with (required by ``venn``, ``venn3`` and ``forest``).
     options
         :class:`memdiag.Options` (or a mapping of its fields; None: the defaults): design,
         inference, B, seed, confidence level (every interval, α = 1 − the level in every legend
         and caption) and correction.
-    threshold
-        A query is correct when its score exceeds it (flows and Venn diagrams).
     labels
         Aliases ``{system: label}``, added to a recipe's labels and the systems table's ``label``
         column (:func:`memdiag.tables.aliases.aliases`): drawn in the figure and written in the caption.
@@ -156,7 +154,7 @@ def view(
     elif data is not None:
         prepared = prepare(data)
     names = aliases(prepared.frame, systems_table, labels) if prepared is not None else dict(labels or {})
-    inputs = Inputs(prepared, as_options(options), reference, threshold, names, systems_table, write_log,
+    inputs = Inputs(prepared, as_options(options), reference, None, names, systems_table, write_log,
                     ingestion_log, settings)
     return target.show(inputs, **parameters)
 

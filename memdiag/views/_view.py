@@ -75,7 +75,10 @@ class Inputs:
     reference
         The system every other is compared with (grey in every figure).
     threshold
-        A query is correct when its score exceeds it (flows, Venn diagrams); the report's 0.5.
+        The correctness threshold of the views that count correct answers (flows, Venn
+        diagrams, augmentation, the cluster warnings of every caption): None (default) reads the
+        prepared data's (``md.prepare(threshold=...)``); the report sets its own (its accuracy
+        sections compare the scores as given, its flows count correct answers at the threshold).
     labels
         Aliases ``{system: label}`` drawn and written wherever a system is named for people.
     systems_table
@@ -96,7 +99,7 @@ class Inputs:
     prepared: Prepared | None = None
     options: Options = field(default_factory=Options)
     reference: str | None = None
-    threshold: float = 0.5
+    threshold: float | None = None
     labels: Mapping[str, str] = field(default_factory=dict)
     systems_table: pd.DataFrame | None = None
     write_log: pd.DataFrame | None = None
@@ -129,6 +132,14 @@ class Inputs:
             raise Unavailable(view, "it is drawn from per-query verdicts: give them (the verdict files, or "
                                     "md.prepare output)")
         return self.prepared
+
+    def counted(self, view: str) -> Prepared:
+        """The prepared verdicts under :attr:`threshold` (when one is set), for the views that
+        count correct answers; or :class:`Unavailable` as :meth:`verdicts`."""
+        prepared = self.verdicts(view)
+        if self.threshold is None:
+            return prepared
+        return self.once(("counted", self.threshold), lambda: prepared.with_threshold(self.threshold))
 
     def compared_with(self, view: str) -> str:
         """The reference, checked against the prepared systems, or :class:`Unavailable`."""

@@ -76,18 +76,17 @@ def cluster_warnings(inputs: Inputs, systems: Sequence[str], reference: str | No
     """The warnings on the runs a figure compares: the reference answering whole clusters all wrong
     (or all right), and each other system of ``systems`` doing so (:func:`memdiag.cluster_accuracy`,
     computed once per report). Empty without clusters."""
-    prepared = inputs.prepared
-    if prepared is None or prepared.n_clusters is None:
+    if inputs.prepared is None or inputs.prepared.n_clusters is None:
         return []
-    table = inputs.once(("cluster_accuracy", inputs.threshold),
-                        lambda: cluster_accuracy(prepared, threshold=inputs.threshold))
+    prepared = inputs.counted("cluster check")
+    table = inputs.once(("cluster_accuracy", prepared.threshold), lambda: cluster_accuracy(prepared))
     drawn = set(systems) - {reference}
     notes = [n for n in map(as_note, table.attrs["notes"])
              if n.severity == "warning" and n.concerns and set(n.concerns) <= drawn]
     if reference is None:
         return notes
-    return inputs.once(("reference_notes", reference, inputs.threshold),
-                       lambda: reference_notes(prepared, reference, inputs.threshold)) + notes
+    return inputs.once(("reference_notes", reference, prepared.threshold),
+                       lambda: reference_notes(prepared, reference)) + notes
 
 
 def caption(text: str, warnings: Iterable[str]) -> str:

@@ -56,7 +56,7 @@ def _forest(inputs: Inputs, *, metric: str, by: str | None, arrange: str) -> Sho
         raise VerdictError("arrange= (--arrange) lays out the groups of by= (--by); without by there is one "
                            "block. Give by, or drop arrange.")
     table = inputs.once(("compare", "reference", reference, metric, by),
-                        lambda: compare(for_metric(prepared, metric), metric=metric, by=by, pairs="reference",
+                        lambda: compare(for_metric(prepared, metric), metric=metric, by=by,
                                         reference=reference, options=inputs.options))
     drawn = with_warnings(table, cluster_warnings(inputs, prepared.systems, reference))
     what = f"{str(table.attrs.get('metric', metric)).capitalize()} difference of every system from {reference}"
@@ -98,9 +98,9 @@ def _cells(upper: pd.DataFrame, lower: pd.DataFrame | None = None) -> str:
 def _matrix(inputs: Inputs, *, metric: str, lower: str | None) -> Shown:
     prepared = compared(inputs, "matrix")
     upper = inputs.once(("compare", "all", metric),
-                        lambda: compare(for_metric(prepared, metric), metric=metric, pairs="all",
+                        lambda: compare(for_metric(prepared, metric), metric=metric,
                                         options=inputs.options))
-    below = (compare(for_metric(prepared, lower, scheme=None), metric=lower, pairs="all", options=inputs.options)
+    below = (compare(for_metric(prepared, lower, scheme=None), metric=lower, options=inputs.options)
              if lower else None)
     systems = _order(prepared.systems, inputs.reference)
     warned = cluster_warnings(inputs, systems)

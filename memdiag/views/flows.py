@@ -20,13 +20,13 @@ from memdiag.views.captions import (
 
 
 def flows_of(inputs: Inputs, view: str = "venn"):
-    """The flows of every system against the reference (:func:`memdiag.flows` with the report's
-    threshold and options), computed once."""
-    prepared, reference = inputs.verdicts(view), inputs.compared_with(view)
+    """The flows of every system against the reference (:func:`memdiag.flows` at the inputs'
+    threshold, with their options), computed once."""
+    prepared, reference = inputs.counted(view), inputs.compared_with(view)
     if len(prepared.systems) < 2:
         raise Unavailable(view, f"the data hold only {reference}: there is no system to compare with it")
     return inputs.once(("flows", reference),
-                       lambda: flows(prepared, reference, threshold=inputs.threshold, options=inputs.options))
+                       lambda: flows(prepared, reference, options=inputs.options))
 
 
 def _venn(inputs: Inputs, *, shared_scale: bool) -> Shown:
@@ -43,13 +43,13 @@ def _venn(inputs: Inputs, *, shared_scale: bool) -> Shown:
 
 
 def _venn3(inputs: Inputs, *, memory: str | None, augmented: str | None) -> Shown:
-    prepared, reference = inputs.verdicts("venn3"), inputs.compared_with("venn3")
+    prepared, reference = inputs.counted("venn3"), inputs.compared_with("venn3")
     if memory is None:
         pairs = [pair for pair in augmented_pairs(prepared.systems) if reference not in pair]
         if not pairs:
             raise Unavailable("venn3", "no system is named <memory>+raw (or +source) beside its memory system")
         memory, augmented = pairs[0]
-    table = augmentation(prepared, memory, reference=reference, augmented=augmented, threshold=inputs.threshold)
+    table = augmentation(prepared, memory, reference=reference, augmented=augmented)
     augmented = table.attrs["systems"][2]
     drawn = with_warnings(table, cluster_warnings(inputs, [memory, augmented], reference))
     text = (f"Queries answered by {reference}, {memory} and {augmented}: each region's count and share; below, the "

@@ -6,7 +6,7 @@ import argparse
 
 import memdiag as md
 from memdiag.cli import groups, values
-from memdiag.cli.choices import options
+from memdiag.cli.choices import options, prepared
 from memdiag.cli.emit import emit
 from memdiag.cli.reading import read
 
@@ -31,7 +31,12 @@ def run(args: argparse.Namespace) -> int:
     df = read(args)
     several = "judge" in df and df["judge"].dropna().nunique() > 1
     by = args.by or ("judge" if several else "repeat")
-    emit([md.agreement(df, by=by, threshold=args.threshold, verdict_missing=args.verdict_missing,
-                       options=options(args)),
-          md.missing_verdict_effect(df, missing=args.missing, judges=args.judges)], args)
+    # --threshold, --missing and --judges are data choices: the verdicts prepared with them carry them
+    # (several judges without --judges: the effect per judge, as on the verdicts themselves). Both
+    # functions weigh missing verdicts themselves (--verdict-missing is agreement's, per rater), so the
+    # alignment scores them 0 and leaves every query in.
+    chosen = (df if args.threshold is None and args.missing == "error" and args.judges is None
+              else prepared(args, df, judges=args.judges or ("mean" if several else None), verdict_missing="as-wrong"))
+    emit([md.agreement(chosen, by=by, verdict_missing=args.verdict_missing, options=options(args)),
+          md.missing_verdict_effect(chosen)], args)
     return 0

@@ -6,7 +6,7 @@ import argparse
 
 import memdiag as md
 from memdiag.cli import groups, values
-from memdiag.cli.choices import options, prepared
+from memdiag.cli.choices import options, pair_reference, prepared
 from memdiag.cli.emit import emit
 from memdiag.cli.reading import read
 
@@ -35,12 +35,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """:func:`memdiag.compare`, and :func:`memdiag.omnibus` with ``--omnibus``."""
+    reference = pair_reference(args, "compare")
     df = prepared(args, read(args), metric=args.metric)
     opts = options(args)
-    table = md.compare(df, metric=args.metric, pairs=args.pairs, reference=args.reference, threshold=args.threshold,
-                       by=args.by, test=args.test, margin=args.margin, options=opts)
+    table = md.compare(df, metric=args.metric, reference=reference, by=args.by, test=args.test, margin=args.margin, options=opts)
     frames = [table]
     if args.omnibus:
-        frames.append(md.omnibus(df, metric=args.metric, threshold=args.threshold, options=opts))
+        frames.append(md.omnibus(df, metric=args.metric, options=opts))
     emit(frames, args)
     return 0

@@ -7,7 +7,7 @@ import argparse
 
 import memdiag as md
 from memdiag.cli import groups, values
-from memdiag.cli.choices import options, prepared
+from memdiag.cli.choices import options, pair_reference, prepared
 from memdiag.cli.emit import emit
 from memdiag.cli.reading import read
 
@@ -39,9 +39,9 @@ def run(args: argparse.Namespace) -> int:
     :func:`memdiag.ingestion`, as the options ask."""
     df = prepared(args, read(args))
     opts = options(args)
-    frames = [md.costs(df, quantities=args.quantity, threshold=args.threshold, options=opts)]
+    frames = [md.costs(df, quantities=args.quantity, options=opts)]
     if args.reference or args.pairs == "all":
-        frames.append(md.cost_ratios(df, quantities=args.quantity, pairs=args.pairs, reference=args.reference,
+        frames.append(md.cost_ratios(df, quantities=args.quantity, reference=pair_reference(args, "costs"),
                                      options=opts))
     if args.systems_table:
         from memdiag.io.systems_table import read_systems_table

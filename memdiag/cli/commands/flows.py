@@ -33,11 +33,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """:func:`memdiag.flows`, and with ``--replay`` the queries of each cell (:func:`memdiag.replay`)."""
     df = prepared(args, read(args))
-    emit(md.flows(df, reference=args.reference, by=args.by, threshold=args.threshold, options=options(args)), args)
+    emit(md.flows(df, reference=args.reference, by=args.by, options=options(args)), args)
     if args.replay:
         from memdiag.analyses.replay import write_replay
 
-        cells = md.replay(df, args.reference, threshold=args.threshold)
+        cells = md.replay(df, args.reference)
         written = write_replay(cells, args.replay)
         print(f"memdiag flows: note: per-query replay of every flow cell written to "
               f"{one_line(written[0])} and {one_line(written[1])}", file=sys.stderr)

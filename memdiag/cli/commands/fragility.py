@@ -6,7 +6,7 @@ import argparse
 
 import memdiag as md
 from memdiag.cli import groups, values
-from memdiag.cli.choices import options, prepared
+from memdiag.cli.choices import options, pair_reference, prepared
 from memdiag.cli.emit import emit
 from memdiag.cli.reading import read
 
@@ -32,6 +32,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """:func:`memdiag.fragility`."""
     df = prepared(args, read(args))
-    emit(md.fragility(df, pairs=args.pairs, reference=args.reference, metric=args.metric, threshold=args.threshold,
+    emit(md.fragility(df, reference=pair_reference(args, "fragility"), metric=args.metric,
                       max_subsets=args.max_subsets, options=options(args)), args)
     return 0

@@ -6,10 +6,9 @@ import argparse
 
 import memdiag as md
 from memdiag.cli import groups, values
-from memdiag.cli.choices import alpha, options, prepared
+from memdiag.cli.choices import alpha_options, options, pair_reference, prepared
 from memdiag.cli.emit import emit
 from memdiag.cli.reading import read
-from memdiag.cli.usage import UsageError
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -22,7 +21,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--metric", default="accuracy", help="accuracy (default) or a per-query column")
     p.add_argument("--scheme", help="official aggregation (locomo, meme, FILE.yaml)")
     p.add_argument("--threshold", type=values.threshold, help="binarise scores at > THRESHOLD first")
-    groups.add_alpha(p, "significance level of the adjusted p")
+    groups.add_alpha(p, "significance level of the adjusted p; sets the confidence level to 1 − ALPHA")
     groups.add_correction(p)
     groups.add_resampling(p)
     groups.add_output(p)
@@ -30,10 +29,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """:func:`memdiag.audit_independence`."""
-    if args.pairs == "reference" and not args.reference:
-        raise UsageError("independence --pairs reference needs --reference NAME")
+    reference = pair_reference(args, "independence")
     df = prepared(args, read(args), metric=args.metric)
-    opts = options(args)
-    emit(md.audit_independence(df, metric=args.metric, pairs=args.pairs, reference=args.reference,
-                               alpha=alpha(args, opts), threshold=args.threshold, options=opts), args)
+    emit(md.audit_independence(df, metric=args.metric, reference=reference,
+                               options=alpha_options(args, options(args))), args)
     return 0

@@ -28,6 +28,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """:func:`memdiag.leaderboard`."""
     df = prepared(args, read(args), metric=args.metric)
-    emit(md.leaderboard(df, metric=args.metric, margin=args.margin, threshold=args.threshold,
+    emit(md.leaderboard(df, metric=args.metric, margin=args.margin,
                         options=options(args)), args)
     return 0

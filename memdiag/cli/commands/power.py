@@ -6,10 +6,9 @@ import argparse
 
 import memdiag as md
 from memdiag.cli import groups, values
-from memdiag.cli.choices import alpha, options, prepared
+from memdiag.cli.choices import alpha, options, pair_reference, prepared
 from memdiag.cli.emit import emit
 from memdiag.cli.reading import read
-from memdiag.cli.usage import UsageError
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -32,11 +31,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """:func:`memdiag.compare`, then the power of each comparison (:func:`memdiag.comparison_power`)."""
-    if args.pairs == "reference" and not args.reference:
-        raise UsageError("power needs --reference NAME (or --pairs all)")
+    reference = pair_reference(args, "power")
     df = prepared(args, read(args), metric=args.metric)
     opts = options(args)
-    compared = md.compare(df, metric=args.metric, pairs=args.pairs, reference=args.reference,
-                          threshold=args.threshold, options=opts)
+    compared = md.compare(df, metric=args.metric, reference=reference, options=opts)
     emit(md.comparison_power(compared, alpha=alpha(args, opts), power=args.power, delta=args.delta), args)
     return 0

@@ -26,6 +26,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """:func:`memdiag.rank_stability`."""
     df = prepared(args, read(args), metric=args.metric)
-    emit(md.rank_stability(df, metric=args.metric, threshold=args.threshold,
+    emit(md.rank_stability(df, metric=args.metric,
                            higher_is_better=not args.lower_is_better, options=options(args)), args)
     return 0

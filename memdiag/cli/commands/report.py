@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError("report needs --reference NAME (e.g. --reference raw-rag)")
         df = read(args)
         out = report(df, args.reference, args.out, prepare=data_choices(args), options=options(args),
-                     threshold=args.threshold, labels=alias_options(key_values(args.alias, "--alias"), df) or None,
+                     labels=alias_options(key_values(args.alias, "--alias"), df) or None,
                      systems_table=args.systems_table, claims=args.claims, write_log=args.write_log,
                      ingestion_log=args.ingestion_log, read_options=read_options(args), force=args.force)
     print(out / "report.html")

@@ -83,8 +83,7 @@ def run(args: argparse.Namespace) -> int:
     if args.filtered is not None and "content-filter" not in checks:
         raise UsageError("--filtered is for --check content-filter; add that check or drop --filtered")
     data = prepared(args, frame)
-    own = {"content-filter": {"verdict_missing": args.verdict_missing} |
-                             ({"filtered": filtered(args.filtered, frame)} if args.filtered is not None else {}),
+    own = {"content-filter": {"filtered": filtered(args.filtered, frame)} if args.filtered is not None else {},
            "judge-repeats": {}, "missing-verdicts": {}}
     opts = options(args)
     emit([getattr(md, CHECKS[name])(data, reference=args.reference, **own[name], options=opts) for name in checks],

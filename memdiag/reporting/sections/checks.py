@@ -30,7 +30,7 @@ def agreement_section(ctx: Context) -> Section:
     raters = rows.groupby(["system", "query_id"])[by].nunique() if by in rows else pd.Series([1])
     if raters.max() < 2:
         return omit(section, "one judgment per answer: there are no judge repetitions or judges to compare")
-    table = agreement(rows, by=by, threshold=ctx.settings.threshold, options=ctx.options)
+    table = agreement(ctx.counted, by=by, options=ctx.options)
     section.tables["agreement"] = table
     return section
 

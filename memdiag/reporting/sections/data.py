@@ -30,9 +30,8 @@ def data_section(ctx: Context) -> Section:
         validation.insert(1, "label", validation["system"].map(ctx.labels))
     section.tables["validation"] = validation
     if ctx.prepared.n_clusters is not None:
-        threshold = ctx.settings.threshold
-        clusters = ctx.inputs.once(("cluster_accuracy", threshold),
-                                   lambda: cluster_accuracy(ctx.prepared, threshold=threshold))
+        counted = ctx.counted
+        clusters = ctx.inputs.once(("cluster_accuracy", counted.threshold), lambda: cluster_accuracy(counted))
         if clusters.attrs["flagged"]:
             table = clusters[clusters["flag"] != ""].reset_index(drop=True)
             table.attrs = clusters.attrs

@@ -73,11 +73,10 @@ def efficiency_section(ctx: Context) -> Section:
                       "Per-query latency and tokens with mean, median and P95, the cost per correct answer, "
                       "ratios to the reference (speed-ups), system-level costs of whole runs and the cumulative "
                       "ingestion time (Raw-RAG paper Table 6, Table 32, Figure 1 right).")
-    ref, s = ctx.settings.reference, ctx.settings
+    ref = ctx.settings.reference
     present = quantities_of(ctx.prepared)
     if present:
-        section.tables["cost_summary"] = costs(ctx.prepared, quantities=present, threshold=s.threshold,
-                                               options=ctx.options)
+        section.tables["cost_summary"] = costs(ctx.counted, quantities=present, options=ctx.options)
         with_ref = [q for q in present if _shared_with(cost_values(ctx.prepared, q), ctx.systems.index(ref))]
         if with_ref:
             section.tables["cost_ratios"] = cost_ratios(ctx.prepared, quantities=with_ref, reference=ref,

@@ -34,9 +34,8 @@ def flows_section(ctx: Context) -> Section:
         section.sentence += (f" Warning: {ref} answers whole clusters all wrong (or all right), so part of every "
                              "benefit (tax) is that run's failure, not memory (see the note under the table).")
     if "category" in ctx.selected and ctx.selected["category"].nunique() > 1:
-        section.tables["flows_by_category"] = flows(ctx.prepared, ref, by="category", threshold=ctx.settings.threshold,
-                                                    options=ctx.options)
-    section.replay = replay(ctx.prepared, ref, threshold=ctx.settings.threshold)
+        section.tables["flows_by_category"] = flows(ctx.counted, ref, by="category", options=ctx.options)
+    section.replay = replay(ctx.counted, ref)
     section.show(shown, "venn")
     return section
 
@@ -111,7 +110,7 @@ def clustering_section(ctx: Context) -> Section:
                              "as independent")
     if len(ctx.systems) < 2:
         return omit(section, "a comparison needs at least two systems")
-    table = audit_independence(ctx.prepared, pairs="all", alpha=ctx.alpha, options=ctx.options)
+    table = audit_independence(ctx.prepared, options=ctx.options)
     a = table.attrs
     section.sentence += (f" Here {a['n_survive']} of the {a['n_significant_iid']} pairs that are significant at "
                          f"{a['alpha']:g} when queries are treated as independent stay significant with "
