@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from memdiag.errors import SchemeError, VerdictError
 
-__version__ = "0.3.0"
+__version__ = "0.4.0"
 
 #: Public name -> the private module that defines it.
 _WHERE: dict[str, str] = {
