@@ -5,6 +5,7 @@ real LoCoMo report has no repeated note line and is at most half its 0.2.0 lengt
 from __future__ import annotations
 
 import io
+import json
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
@@ -140,3 +141,27 @@ def test_the_real_19_run_locomo_report_says_each_note_once(real_data, tmp_path):
     assert code == 0, err
     for name in ("report.md", "analysis.json", "tables/validation.md"):
         assert (again / name).read_bytes() == (out / name).read_bytes(), name
+
+
+def test_a_rerun_says_the_first_readings_notes_with_their_codes(verdicts, tmp_path):
+    """The notes of reading a folder (a file skipped) are recorded in analysis.json as records and
+    said again by --rerun with their code and severity (0.4 before this fix re-read them as bare
+    text: code 'note', severity 'info', and report.md moved them from the cautions)."""
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    (folder / "verdicts.csv").write_bytes(verdicts.read_bytes())
+    (folder / "README.md").write_text("not verdicts\n", encoding="utf-8")
+    out, again = tmp_path / "out", tmp_path / "again"
+    code, _, err = run("report", folder, "--reference", "ref", "--resamples", "200", "--out", out)
+    assert code == 0, err
+    recorded = json.loads((out / "analysis.json").read_text(encoding="utf-8"))["inputs"]["verdicts"]["read_notes"]
+    assert [(n["code"], n["severity"]) for n in recorded] == [("files-skipped", "info")]
+    code, _, err = run("report", "--rerun", out / "analysis.json", "--out", again)
+    assert code == 0, err
+    for name in ("report.md", "analysis.json"):
+        assert (again / name).read_bytes() == (out / name).read_bytes(), name
+    damaged = json.loads((out / "analysis.json").read_text(encoding="utf-8"))
+    damaged["inputs"]["verdicts"]["read_notes"] = [{"text": "x", "code": "c", "severity": "loud", "concerns": []}]
+    (out / "damaged.json").write_text(json.dumps(damaged), encoding="utf-8")  # beside, for its relative paths
+    code, _, err = run("report", "--rerun", out / "damaged.json", "--out", tmp_path / "third")
+    assert code == 2 and "field 'inputs.verdicts.read_notes'" in err and "severity" in err, err

@@ -61,6 +61,30 @@ def _rebuild(text: str, code: str, severity: str, concerns: tuple[str, ...]) -> 
     return Note(text, code=code, severity=severity, concerns=concerns)
 
 
+def from_record(record: object) -> Note:
+    """The :class:`Note` of a record :meth:`Note.record` wrote (a plain string, as 0.3 recorded
+    notes, is an ``info`` note with code ``"note"``).
+
+    >>> n = from_record({"code": "files-skipped", "severity": "caution", "concerns": [], "text": "1 file skipped"})
+    >>> n, n.code, n.severity
+    ('1 file skipped', 'files-skipped', 'caution')
+
+    Raises
+    ------
+    ValueError
+        A record that is neither a string nor an object with a text, a code, a severity of
+        :data:`SEVERITIES` and a list of concerned names.
+    """
+    if isinstance(record, str):
+        return as_note(record)
+    if not (isinstance(record, dict) and set(record) == {"code", "severity", "concerns", "text"}
+            and all(isinstance(record[k], str) for k in ("code", "severity", "text"))
+            and isinstance(record["concerns"], list) and all(isinstance(c, str) for c in record["concerns"])):
+        raise ValueError("a note is a string or an object with text, code, severity and concerns (a list of "
+                         f"names), not {str(record)[:80]!r}")
+    return Note(record["text"], code=record["code"], severity=record["severity"], concerns=record["concerns"])
+
+
 def as_note(line: str) -> Note:
     """``line`` as a :class:`Note` (a plain string becomes an ``info`` note with code ``"note"``).
 

@@ -21,6 +21,7 @@ import pandas as pd
 
 from memdiag.analyses.replay import FILES as REPLAY_FILES
 from memdiag.core import checks as _checks
+from memdiag.core.notes import as_note, from_record
 from memdiag.errors import VerdictError
 from memdiag.io.canonical import check
 from memdiag.io.claims import read_claims
@@ -130,7 +131,7 @@ def _verdict_recipe(df: pd.DataFrame, read_options: Mapping | None) -> dict:
     """How to read the verdicts again: files with hashes, per-file system names, read options."""
     recipe: dict = {"data_sha256": _data_hash(df)}
     if df.attrs.get("read_notes"):  # what reading said (skipped files, names): the rerun says the same
-        recipe["read_notes"] = [str(n) for n in df.attrs["read_notes"]]
+        recipe["read_notes"] = [as_note(n).record() for n in df.attrs["read_notes"]]
     files = sorted(pd.unique(df["source_file"].dropna().astype(str))) if "source_file" in df else []
     absent = [f for f in files if not Path(f).is_file()]
     if not files or absent:
@@ -264,7 +265,10 @@ def _reread_verdicts(recipe: Mapping, origin: str | Path) -> pd.DataFrame:
         raise VerdictError(f"{origin}: re-reading the input files does not give the verdicts the report "
                            "was made from (they were changed in memory, or read with other options).")
     if isinstance(recipe.get("read_notes"), list):  # the notes of the first reading (of the folders given)
-        df.attrs["read_notes"] = [str(n) for n in recipe["read_notes"]]
+        try:
+            df.attrs["read_notes"] = [from_record(n) for n in recipe["read_notes"]]
+        except ValueError as error:
+            raise VerdictError(f"{origin}, field 'inputs.verdicts.read_notes': {error}") from None
     return df
 
 
