@@ -17,7 +17,12 @@ from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 import memdiag as md
 from memdiag.analyses.flows import RATES
 from memdiag.engine.designs import Design, resolve_design
-from memdiag.engine.inference.cluster import bell_mccaffrey_df, cr1_variance, cr2_variance, jackknife_variance
+from memdiag.engine.inference.cluster import (
+    bell_mccaffrey_df,
+    cr1_variance,
+    cr2_variance,
+    jackknife_variance,
+)
 from memdiag.engine.inference.intervals import infer, jackknife, linearize
 from memdiag.engine.inference.power import design_detectable_effect, design_power
 from memdiag.engine.inference.wild import (

@@ -11,6 +11,7 @@ import pytest
 import memdiag as md
 from memdiag.errors import VerdictError
 
+
 def test_known_formats_are_listed_once_with_generic_ones_last_and_each_describes_itself_on_one_line(tmp_path):
     path = tmp_path / "runs.csv"
     path.write_text("system,query_id,score\na,q1,1\n")

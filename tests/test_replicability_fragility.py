@@ -3,7 +3,7 @@ hand-worked cases, Holm from statsmodels, scipy's exact tests and brute force on
 
 from __future__ import annotations
 
-from itertools import combinations, product
+from itertools import combinations
 
 import numpy as np
 import pytest

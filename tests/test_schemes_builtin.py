@@ -18,7 +18,14 @@ import pytest
 
 import memdiag as md
 from memdiag.io.schema import LOCOMO_CATEGORIES
-from memdiag.panel.schemes import BUILTIN, LONGMEMEVAL_TYPES, MEME_TASKS, MEMORYAGENTBENCH_ALIASES, MEMORYAGENTBENCH_TREE, tree_weights
+from memdiag.panel.schemes import (
+    BUILTIN,
+    LONGMEMEVAL_TYPES,
+    MEME_TASKS,
+    MEMORYAGENTBENCH_ALIASES,
+    MEMORYAGENTBENCH_TREE,
+    tree_weights,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 

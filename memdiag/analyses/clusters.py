@@ -12,7 +12,6 @@ right) when that is improbable at the system's accuracy on the other clusters.
 
 from __future__ import annotations
 
-
 import numpy as np
 import pandas as pd
 

@@ -20,8 +20,8 @@ from typing import NamedTuple
 import pandas as pd
 
 from memdiag.analyses.evidence import evidence_tests
-from memdiag.core.notes import Note
 from memdiag.core.checks import alpha_of
+from memdiag.core.notes import Note
 from memdiag.engine.inference import adjust, cochrans_q, mcnemar
 from memdiag.engine.options import Options, as_options
 from memdiag.engine.pairs import pairwise_matrix

@@ -24,7 +24,6 @@ from memdiag.io.canonical import check
 from memdiag.io.opening import stem
 from memdiag.io.readers._expand import expand
 from memdiag.io.readers._fields import parse_field
-from memdiag.io.readers.locomo_audit import read_locomo_audit
 from memdiag.io.readers._recipe import (
     Join,
     Source,
@@ -33,6 +32,7 @@ from memdiag.io.readers._recipe import (
     load_recipe,
     read_source_file,
 )
+from memdiag.io.readers.locomo_audit import read_locomo_audit
 from memdiag.io.schema import JUDGE, RUN
 
 __all__ = ["LOCOMO_AUDIT", "read_verdicts"]
