@@ -90,7 +90,7 @@ def test_calibration_size_inverts_the_interval():
     assert out.loc[0, "n_calibration"] <= equal.loc[0, "n_calibration"]
     # a test set too small for the width: infinite, with a note
     tight = md.calibration_size(p, q1, q0, 100, 1.0)
-    assert math.isinf(tight.loc[0, "n_calibration"])
+    assert math.isnan(tight.loc[0, "n_calibration"]) and not tight.loc[0, "feasible"]
     assert any(getattr(n, "code", "") == "calibration-infeasible" for n in tight.attrs["notes"])
 
 
@@ -251,3 +251,132 @@ def test_ppi_cluster_interval_covers():
         naive += q["ci_low"] <= target <= q["ci_high"]
     assert 0.93 <= hits / reps <= 0.97
     assert naive / reps < 0.85
+
+
+# --------------------------------------------------------------------------------------------
+# issue 30, items 6–8: units, estimates outside [0, 100], a nearly uninformative judge
+# --------------------------------------------------------------------------------------------
+def test_an_accuracy_given_as_a_fraction_is_refused_with_the_number_to_pass():
+    # 0.5 read in points is 0.005, below the judge's false-positive rate 1 − 0.9 = 0.1 that any true accuracy
+    # gives (p = q1·θ + (1 − q0)(1 − θ) ≥ 1 − q0): 0.3.0 returned −11.875 with CI [0, −10.69]
+    with pytest.raises(VerdictError, match=r"accuracy 0.5 looks like a fraction.*10.00 points.*Pass 50 "):
+        md.rogan_gladen(0.5, 0.9, 0.9, 10_000, 5_000, 5_000)
+    # 0.3.0 returned inf for 0.7 (fraction) with width 0.05
+    with pytest.raises(VerdictError, match=r"accuracy 0.7 looks like a fraction.*Pass 70 "):
+        md.calibration_size(0.7, 0.9, 0.8, 1000, 0.05)
+    with pytest.raises(VerdictError, match=r"accuracy is in points \(0–100\), got 150"):
+        md.rogan_gladen(150, 0.9, 0.9, 100, 10, 10)
+    with pytest.raises(VerdictError, match=r"sensitivity is a fraction in \[0, 1\], got 90.*90 points is 0.9"):
+        md.rogan_gladen(50, 90, 0.9, 100, 10, 10)
+    with pytest.raises(VerdictError, match=r"specificity is a fraction in \[0, 1\], got 80"):
+        md.judge_corrected(_panel(), sensitivity=0.9, specificity=80, n_correct=10, n_incorrect=10)
+
+
+def test_a_small_accuracy_the_judge_can_give_is_read_in_points_with_a_caution():
+    # specificity 0.999: false-positive rate 0.1 points, so 0.95 points is possible and is taken as points:
+    # θ = (0.0095 + 0.999 − 1)/(0.9 + 0.999 − 1) = 0.0085/0.899 = 0.0094549 -> 0.94549 points
+    out = md.rogan_gladen(0.95, 0.9, 0.999, 10_000, 1_000, 1_000)
+    assert out.loc[0, "corrected"] == pytest.approx(100 * 0.0085 / 0.899)
+    [note] = [n for n in out.attrs["notes"] if n.code == "accuracy-read-in-points"]
+    assert note.severity == "caution" and "= 95 points" in note
+
+
+def test_an_estimate_below_0_is_truncated_with_its_interval_and_a_note():
+    # p = 0.15, q1 = 0.9, q0 = 0.8, n = 500, m1 = 40, m0 = 80: J = 0.7, θ = (0.15 + 0.8 − 1)/0.7 = −0.0714286;
+    # Var = [0.15·0.85/500 + 1.0714286²·0.8·0.2/80 + 0.0714286²·0.9·0.1/40]/0.49
+    #     = [2.55e-4 + 2.295918e-3 + 1.147959e-5]/0.49 = 5.229388e-3, se = 0.0723145;
+    # θ ± 1.959964·se = [−0.213163, 0.070305]; 0.3.0 reported −7.14 with CI [0.00, 7.03]
+    out = md.rogan_gladen(15, 0.9, 0.8, 500, 40, 80)
+    row = out.iloc[0]
+    assert row["corrected_untruncated"] == pytest.approx(-100 * 0.05 / 0.7)
+    assert (row["corrected"], row["ci_low"]) == (0.0, 0.0)
+    assert row["ci_high"] == pytest.approx(7.0305, abs=1e-3)
+    [note] = [n for n in out.attrs["notes"] if n.code == "judge-corrected-truncated"]
+    assert note.severity == "warning" and "-7.14 [-21.32, 7.03]" in note and "0.00 [0.00, 7.03]" in note
+    # wholly below 0 (0.3.0: low 0 > high −12.28): the interval is [0, 0] and contains its estimate
+    below = md.rogan_gladen(10, 0.9, 0.8, 10_000, 5_000, 5_000).iloc[0]
+    assert (below["corrected"], below["ci_low"], below["ci_high"]) == (0.0, 0.0, 0.0)
+    assert below["corrected_untruncated"] == pytest.approx(-100 / 7)
+    [note] = [n for n in md.rogan_gladen(10, 0.9, 0.8, 10_000, 5_000, 5_000).attrs["notes"]]
+    assert "-14.29 [-16.29, -12.28]" in note and "0.00 [0.00, 0.00]" in note
+
+
+def test_no_estimate_leaves_its_interval_by_brute_force_over_a_grid():
+    # every combination of a grid of inputs: the reported interval is ordered, inside [0, 100], and holds the
+    # estimate; inside [0, 100] nothing changes from the untruncated numbers
+    for acc in (0.0, 2.0, 10.0, 15.0, 50.0, 85.0, 97.0, 100.0):
+        for sens in (0.6, 0.8, 0.95, 1.0):
+            for spec in (0.55, 0.8, 0.9, 1.0):
+                for m in (5, 40, 2_000):
+                    row = md.rogan_gladen(acc, sens, spec, 300, m, m).iloc[0]
+                    assert 0.0 <= row["ci_low"] <= row["corrected"] <= row["ci_high"] <= 100.0
+                    if 0 <= row["corrected_untruncated"] <= 100:
+                        assert row["corrected"] == row["corrected_untruncated"]
+
+
+def test_a_difference_larger_than_j_is_truncated_at_100_through_the_cli(tmp_path):
+    # a judged 90% and b judged 10% of 100 questions; stated q1 = 0.9, q0 = 0.8 (J = 0.7):
+    # a: θ = (0.9 + 0.8 − 1)/0.7 = 1 exactly; b: (0.1 − 0.2)/0.7 = −0.142857 -> 0; a − b: 0.8/0.7 = 1.142857 -> 1
+    from cli_run import run
+
+    rows = [{"system": s, "query_id": f"q{i:03d}", "score": float(i < k)} for s, k in (("a", 90), ("b", 10))
+            for i in range(100)]
+    data = tmp_path / "v.csv"
+    pd.DataFrame(rows).to_csv(data, index=False)
+    out = tmp_path / "j.json"
+    code, _, err = run("judge-error", data, "--sensitivity", 0.9, "--specificity", 0.8, "--n-correct", 40,
+                       "--n-incorrect", 80, "--reference", "b", "--design", "iid", "--format", "json", "-o", out)
+    assert code == 0, err
+    import json
+    tables = json.loads(out.read_text())
+    [table] = [t for t in (tables if isinstance(tables, list) else [tables])
+               if t["provenance"]["function"] == "judge_corrected"]
+    rows = {(r["kind"], r["system"]): r for r in table["rows"]}
+    b, diff = rows[("score", "b")], rows[("difference", "a")]
+    assert b["corrected"] == 0.0 and b["corrected_untruncated"] == pytest.approx(-100 / 7)
+    assert diff["corrected"] == 100.0 and diff["corrected_untruncated"] == pytest.approx(800 / 7)
+    for r in rows.values():
+        assert r["ci_low"] <= r["corrected"] <= r["ci_high"]
+    text = " ".join(n["text"] if isinstance(n, dict) else n for n in table["provenance"]["notes"])
+    assert "a − b: the corrected difference 114.29" in text and "b: the corrected score -14.29" in text
+
+
+def test_j_interval_matches_statsmodels_newcombe():
+    from statsmodels.stats.proportion import confint_proportions_2indep
+
+    # J = sensitivity − false-positive rate: two independent proportions, k1/m1 and (m0 − k0)/m0
+    for k1, m1, k0, m0 in ((90, 100, 90, 100), (40, 40, 60, 80), (51, 100, 50, 100), (3, 5, 4, 7)):
+        low, high = confint_proportions_2indep(k1, m1, m0 - k0, m0, method="newcomb", compare="diff")
+        got = mc.youden_interval(k0 / m0, k1 / m1, m0, m1)
+        assert got == pytest.approx((low, high), abs=1e-12)
+    low, high = confint_proportions_2indep(90, 100, 10, 100, method="newcomb", alpha=0.1)
+    assert mc.youden_interval(0.9, 0.9, 100, 100, confidence_level=0.9) == pytest.approx((low, high), abs=1e-12)
+
+
+def test_a_nearly_uninformative_judge_is_warned_about_and_chance_still_refused():
+    from statsmodels.stats.proportion import confint_proportions_2indep
+
+    # J = 0.51 + 0.5 − 1 = 0.01 on 100 + 100 calibration items: Newcombe's interval [−0.126, 0.146] reaches 0
+    out = md.rogan_gladen(50.5, 0.51, 0.5, 1_000, 100, 100)
+    row = out.iloc[0]
+    assert row["youden"] == pytest.approx(0.01) and row["youden_ci_low"] < 0 < row["youden_ci_high"]
+    [note] = [n for n in out.attrs["notes"] if n.code == "judge-nearly-uninformative"]
+    assert note.severity == "warning" and "0.0100" in note and "100 right, 100 wrong" in note
+    # Lee et al.'s judge (J = 0.8 on 10,000 items) gets no such warning
+    assert not [n for n in md.rogan_gladen(50, 0.9, 0.9, 10_000, 5_000, 5_000).attrs["notes"]
+                if n.code == "judge-nearly-uninformative"]
+    with pytest.raises(VerdictError, match="no better than chance"):
+        md.rogan_gladen(50, 0.5, 0.5, 1_000, 100, 100)
+    # from calibration labels: the judge accepts 53% of the labelled right answers and 47% of the wrong ones
+    df = _panel(seed=4)
+    for truth, share in ((1.0, 0.53), (0.0, 0.47)):
+        cells = df.index[df["human"] == truth]
+        df.loc[cells, "score"] = (np.arange(cells.size) < round(share * cells.size)).astype(float)
+    k1, m1 = int(df.loc[df.human == 1, "score"].sum()), int((df.human == 1).sum())
+    f0, m0 = int(df.loc[df.human == 0, "score"].sum()), int((df.human == 0).sum())
+    low, high = confint_proportions_2indep(k1, m1, f0, m0, method="newcomb", compare="diff")
+    assert low < 0 < k1 / m1 - f0 / m0   # this calibration cannot tell the judge from chance
+    out = md.judge_corrected(df, label="human", reference="b", options={"design": "iid"})
+    assert np.allclose(out["youden_ci_low"], low, rtol=0, atol=1e-12)
+    assert np.allclose(out["youden_ci_high"], high, rtol=0, atol=1e-12)
+    assert any(n.code == "judge-nearly-uninformative" and n.severity == "warning" for n in out.attrs["notes"])

@@ -14,6 +14,7 @@ Two corrections of a prepared panel, each with the system scores and the paired 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from itertools import combinations
 
@@ -33,6 +34,9 @@ from memdiag.panel.prepare import Prepared, as_prepared
 __all__ = ["calibration_size", "judge_corrected", "ppi", "rogan_gladen"]
 
 CLUSTERED = ("cluster", "stratified-cluster")
+#: The untruncated interval's bounds: read by the truncation note, not kept in the table (its own
+#: ``ci_low``/``ci_high`` are the interval of ``corrected``).
+UNTRUNCATED_BOUNDS = ("corrected_untruncated_ci_low", "corrected_untruncated_ci_high")
 
 
 def _design_variance(prep: Prepared, values: np.ndarray, rows: np.ndarray | None = None) -> tuple[float, float | None]:
@@ -175,7 +179,8 @@ def judge_corrected(
         if any(v is None for v in stated):
             raise VerdictError("judge_corrected needs label= (a calibration column) or all of sensitivity, "
                                "specificity, n_correct and n_incorrect.")
-        q1, q0, m1, m0 = float(sensitivity), float(specificity), int(n_correct), int(n_incorrect)
+        q1, q0 = _fraction(sensitivity, "sensitivity"), _fraction(specificity, "specificity")
+        m1, m0 = int(n_correct), int(n_incorrect)
         source = f"stated sensitivity {q1:.4f} and specificity {q0:.4f} ({m1} right, {m0} wrong calibration items)"
     rows = []
     est = {}
@@ -195,11 +200,15 @@ def judge_corrected(
                      **_raw_interval(est[a] - est[b], var, df, confidence_level), **_points(r), "df": df})
     out = pd.DataFrame(rows)
     out["df"] = out["df"].astype(float)
-    out = out.assign(sensitivity=q1, specificity=q0, n_correct=m1, n_incorrect=m0)
+    out = out.assign(sensitivity=q1, specificity=q0, n_correct=m1, n_incorrect=m0,
+                     **_youden(q0, q1, m0, m1, confidence_level))
     notes = [Note(f"judge error from {source}; corrected = (raw + specificity − 1)/(sensitivity + specificity − 1)",
-                  code="judge-error-source"), *_changes(out)]
-    kinds = declare(points=(*with_intervals("raw"), "corrected", "se", "ci_low", "ci_high"), real=("df",),
-                    fraction=("calibration_share",), probability=("sensitivity", "specificity"))
+                  code="judge-error-source"), *_uninformative(out.iloc[0], confidence_level),
+             *_truncation(out), *_changes(out)]
+    out = out.drop(columns=list(UNTRUNCATED_BOUNDS))
+    kinds = declare(points=(*with_intervals("raw"), "corrected", "corrected_untruncated", "se", "ci_low", "ci_high"),
+                    real=("df", *with_intervals("youden")), fraction=("calibration_share",),
+                    probability=("sensitivity", "specificity"))
     return stamp(out, "judge_corrected", prep, kinds=kinds, notes=notes, unit=POINTS, confidence_level=confidence_level)
 
 
@@ -211,9 +220,80 @@ def _raw_interval(raw: float, var: float, df: float | None, confidence_level: fl
 
 
 def _points(r: dict) -> dict:
+    """The estimator's result in points: the (truncated) estimate and interval, the untruncated estimate."""
     total = r["var_test"] + r["var_calibration"]
     return {"corrected": 100 * r["estimate"], "se": 100 * r["se"], "ci_low": 100 * r["ci_low"],
-            "ci_high": 100 * r["ci_high"], "calibration_share": r["var_calibration"] / total if total > 0 else np.nan}
+            "ci_high": 100 * r["ci_high"], "calibration_share": r["var_calibration"] / total if total > 0 else np.nan,
+            "corrected_untruncated": 100 * r["raw_estimate"], "corrected_untruncated_ci_low": 100 * r["raw_ci_low"],
+            "corrected_untruncated_ci_high": 100 * r["raw_ci_high"]}
+
+
+def _fraction(value: float, name: str) -> float:
+    """A sensitivity or specificity: a fraction in [0, 1]; a value in points is refused with its fraction."""
+    value = float(value)
+    if not 0.0 <= value <= 1.0:
+        hint = f" (in points? {value:g} points is {value / 100:g})" if 1.0 < value <= 100.0 else ""
+        raise VerdictError(f"{name} is a fraction in [0, 1], got {value!r}{hint}. Give it as a fraction; "
+                           "accuracies are in points (0–100).")
+    return value
+
+
+def _accuracy(accuracy: float, specificity: float) -> tuple[float, list[Note]]:
+    """An accuracy in points (SPEC §9.1), checked against the fraction it may have been meant as.
+
+    The judge accepts with probability q₁θ + (1 − q₀)(1 − θ) ≥ 1 − q₀ whatever the true accuracy θ,
+    so an accuracy of at most 1 that is also below the false-positive rate 100·(1 − q₀) in points
+    cannot come from the judge in points, while read as a fraction it could: refused, as ambiguous.
+    Any other accuracy of at most 1 is read in points with a caution note saying so."""
+    value = float(accuracy)
+    if not 0.0 <= value <= 100.0:
+        raise VerdictError(f"accuracy is in points (0–100), got {value!r}.")
+    floor = 100 * (1 - specificity)
+    if 0.0 < value <= 1.0 and value < floor:
+        raise VerdictError(
+            f"accuracy {value:g} looks like a fraction: accuracies are in points (0–100), and {value:g} points is "
+            f"below the judge's false-positive rate 100·(1 − specificity) = {floor:.2f} points, which no true accuracy "
+            f"gives. Pass {100 * value:g} for the fraction {value:g} (sensitivity and specificity stay fractions).")
+    notes = []
+    if 0.0 < value <= 1.0:
+        notes.append(Note(f"accuracy {value:g} is read in points ({value:g} of 100), not as the fraction {value:g} "
+                          f"(= {100 * value:g} points)", code="accuracy-read-in-points", severity="caution"))
+    return value, notes
+
+
+def _youden(q0: float, q1: float, m0: float, m1: float, confidence_level: float) -> dict:
+    """J = sensitivity + specificity − 1 and its interval from the calibration counts."""
+    low, high = mc.youden_interval(q0, q1, m0, m1, confidence_level=confidence_level)
+    return {"youden": q0 + q1 - 1, "youden_ci_low": low, "youden_ci_high": high}
+
+
+def _uninformative(row: pd.Series, confidence_level: float) -> list[Note]:
+    """A warning when J's own interval reaches 0: the correction divides by a J the calibration cannot tell
+    from chance (SPEC §9.1)."""
+    if row["youden_ci_low"] > 0:
+        return []
+    return [Note(f"the judge is nearly uninformative: J = sensitivity + specificity − 1 = {row['youden']:.4f}, and its "
+                 f"{100 * confidence_level:g}% interval [{row['youden_ci_low']:.4f}, {row['youden_ci_high']:.4f}] from "
+                 f"the calibration counts ({int(row['n_correct'])} right, {int(row['n_incorrect'])} wrong) reaches 0; "
+                 "the corrected numbers divide by J and can be arbitrarily far off. Label more calibration items "
+                 "or use a better judge", code="judge-nearly-uninformative", severity="warning")]
+
+
+def _truncation(out: pd.DataFrame) -> list[Note]:
+    """One warning per row whose corrected estimate fell outside its range and was truncated with its interval."""
+    notes = []
+    for row in out[out["corrected"] != out["corrected_untruncated"]].itertuples():
+        what = "score" if row.kind == "score" else "difference"
+        name = (f"{row.system}: " if row.system else "") if row.kind == "score" else f"{row.system} − {row.reference}: "
+        limits = "[0, 100]" if row.kind == "score" else "[−100, 100]"
+        notes.append(Note(
+            f"{name}the corrected {what} {row.corrected_untruncated:.2f} [{row.corrected_untruncated_ci_low:.2f}, "
+            f"{row.corrected_untruncated_ci_high:.2f}] lies outside {limits} and is reported truncated, estimate and interval "
+            f"alike, as {row.corrected:.2f} [{row.ci_low:.2f}, {row.ci_high:.2f}] points (judged {row.raw:.2f}): the judged number is outside what the judge's sensitivity and "
+            "specificity allow — check them",
+            code="judge-corrected-truncated", severity="warning",
+            concerns=tuple(c for c in (row.system, row.reference) if c)))
+    return notes
 
 
 def _changes(out: pd.DataFrame) -> list[Note]:
@@ -391,11 +471,19 @@ def rogan_gladen(
     [50.0, 48.57, 51.43]
     """
     confidence_level = as_options(options).confidence_level
+    sensitivity, specificity = _fraction(sensitivity, "sensitivity"), _fraction(specificity, "specificity")
+    accuracy, notes = _accuracy(accuracy, specificity)
     r = mc.rogan_gladen(accuracy / 100, specificity, sensitivity, n, n_incorrect, n_correct,
                         confidence_level=confidence_level)
-    out = pd.DataFrame([{"raw": float(accuracy), **_points(r)}])
-    kinds = declare(points=("raw", "corrected", "se", "ci_low", "ci_high"), fraction=("calibration_share",))
-    return stamp(out, "rogan_gladen", kinds=kinds, unit=POINTS, confidence_level=confidence_level, resampled=False)
+    out = pd.DataFrame([{"kind": "score", "system": "", "reference": "", "raw": accuracy, **_points(r),
+                         "n_correct": int(n_correct), "n_incorrect": int(n_incorrect),
+                         **_youden(specificity, sensitivity, n_incorrect, n_correct, confidence_level)}])
+    notes += [*_uninformative(out.iloc[0], confidence_level), *_truncation(out)]
+    out = out.drop(columns=["kind", "system", "reference", *UNTRUNCATED_BOUNDS])
+    kinds = declare(points=("raw", "corrected", "corrected_untruncated", "se", "ci_low", "ci_high"),
+                    fraction=("calibration_share",), real=with_intervals("youden"))
+    return stamp(out, "rogan_gladen", kinds=kinds, notes=notes, unit=POINTS, confidence_level=confidence_level,
+                 resampled=False)
 
 
 def calibration_size(
@@ -430,15 +518,17 @@ def calibration_size(
     Returns
     -------
     pandas.DataFrame
-        One row: ``n_incorrect`` (m₀), ``n_correct`` (m₁), ``n_calibration`` (their sum; infinite
-        when the test set alone is wider than ``width``), ``corrected`` (the planning accuracy,
-        points) and ``width``.
+        One row: ``n_incorrect`` (m₀), ``n_correct`` (m₁), ``n_calibration`` (their sum),
+        ``corrected`` (the planning accuracy, points), ``width``, ``test_width`` (the interval's
+        width with a perfectly known judge, points) and ``feasible``. When ``test_width`` is not
+        below ``width`` no calibration set reaches the target: ``feasible`` is False, the sizes are
+        NaN (never infinite) and a warning note says how many questions the width needs.
 
     Raises
     ------
     VerdictError
-        Rates outside their range, non-positive ``n`` or ``width``, an unknown ``allocation``, or
-        sensitivity + specificity ≤ 1.
+        Rates outside their range, an accuracy that looks like a fraction (as :func:`rogan_gladen`),
+        non-positive ``n`` or ``width``, an unknown ``allocation``, or sensitivity + specificity ≤ 1.
 
     References
     ----------
@@ -451,13 +541,24 @@ def calibration_size(
     (3605, 3605)
     """
     confidence_level = as_options(options).confidence_level
+    sensitivity, specificity = _fraction(sensitivity, "sensitivity"), _fraction(specificity, "specificity")
+    accuracy, notes = _accuracy(accuracy, specificity)
     r = mc.calibration_size(accuracy / 100, specificity, sensitivity, n, width / 100,
                             confidence_level=confidence_level, allocation=allocation)
-    out = pd.DataFrame([{"n_incorrect": r["m0"], "n_correct": r["m1"], "n_calibration": r["m"],
-                         "corrected": 100 * r["accuracy"], "width": float(width)}])
-    notes = [] if np.isfinite(r["m"]) else [Note(
-        "the test set alone gives a wider interval than the target: no calibration set is enough; "
-        "judge more questions or accept a wider interval", code="calibration-infeasible", severity="caution")]
-    kinds = declare(count=("n_incorrect", "n_correct", "n_calibration"), points=("corrected", "width"))
+    feasible = bool(np.isfinite(r["m"]))
+    sizes = (r["m0"], r["m1"], r["m"]) if feasible else (np.nan, np.nan, np.nan)
+    out = pd.DataFrame([{"n_incorrect": sizes[0], "n_correct": sizes[1], "n_calibration": sizes[2],
+                         "corrected": 100 * r["accuracy"], "width": float(width), "test_width": 100 * r["test_width"],
+                         "feasible": feasible}])
+    if not feasible:
+        j = sensitivity + specificity - 1
+        z = float(stats.norm.ppf(0.5 + confidence_level / 2))
+        enough = math.floor(accuracy / 100 * (1 - accuracy / 100) / (width / 200 / z * j) ** 2)
+        notes.append(Note(
+            f"no finite calibration size: the test set alone ({int(n)} questions) gives an interval "
+            f"{100 * r['test_width']:.2f} points wide, not below the target {float(width):g}, and calibration items only "
+            f"add to it; the sizes are left empty. Judge more than {enough} questions or accept a width above "
+            f"{100 * r['test_width']:.2f} points", code="calibration-infeasible", severity="warning"))
+    kinds = declare(count=("n_incorrect", "n_correct", "n_calibration"), points=("corrected", "width", "test_width"))
     return stamp(out, "calibration_size", kinds=kinds, unit=POINTS, confidence_level=confidence_level, allocation=allocation,
                  notes=notes, resampled=False)

@@ -28,7 +28,7 @@ from memdiag.engine.inference.cluster import jackknife_variance
 from memdiag.errors import VerdictError
 
 __all__ = ["calibration_size", "clopper_pearson", "ppi_lambda", "ppi_mean", "rogan_gladen",
-           "rogan_gladen_difference"]
+           "rogan_gladen_difference", "youden_interval"]
 
 
 def _rate(value: float, name: str) -> float:
@@ -66,8 +66,10 @@ def rogan_gladen(p: float, q0: float, q1: float, n: float, m0: float, m1: float,
 
     θ̂ = (p + q0 − 1)/(q0 + q1 − 1) and, by the delta method,
     Var θ̂ = [Var p̂ + (1 − θ̂)² q0(1 − q0)/m0 + θ̂² q1(1 − q1)/m1] / (q0 + q1 − 1)², with
-    Var p̂ = p(1 − p)/n unless ``var_p`` is given (a design-based variance, SPEC §4.1). The interval
-    θ̂ ± z·se (t on ``df`` degrees of freedom when given) is clipped to [0, 1]; the estimate is not.
+    Var p̂ = p(1 − p)/n unless ``var_p`` is given (a design-based variance, SPEC §4.1). The estimate
+    and the interval θ̂ ± z·se (t on ``df`` degrees of freedom when given) are both truncated to
+    [0, 1], so the estimate always lies in its interval; ``raw_estimate``, ``raw_ci_low`` and
+    ``raw_ci_high`` keep the untruncated numbers and ``truncated`` says whether any changed.
 
     >>> r = rogan_gladen(0.5, 0.9, 0.9, 10_000, 5_000, 5_000)   # Lee et al.'s example
     >>> round(r["estimate"], 4), round(r["ci_low"], 4), round(r["ci_high"], 4)
@@ -82,8 +84,16 @@ def rogan_gladen(p: float, q0: float, q1: float, n: float, m0: float, m1: float,
     v_cal = ((1 - theta) ** 2 * q0 * (1 - q0) / m0 + theta ** 2 * q1 * (1 - q1) / m1) / j ** 2
     se = math.sqrt(v_test + v_cal)
     q = _z(confidence_level) if df is None else float(stats.t.ppf(0.5 + confidence_level / 2, df))
-    return {"estimate": theta, "se": se, "ci_low": max(0.0, theta - q * se), "ci_high": min(1.0, theta + q * se),
-            "var_test": v_test, "var_calibration": v_cal}
+    return {**_truncated(theta, q * se, 0.0), "se": se, "var_test": v_test, "var_calibration": v_cal}
+
+
+def _truncated(estimate: float, half: float, low: float) -> dict[str, float]:
+    """The estimate and its interval estimate ± half, each truncated to [low, 1] (clipping is monotone,
+    so the estimate stays inside its interval), beside the untruncated numbers."""
+    raw = (estimate, estimate - half, estimate + half)
+    cut = tuple(min(1.0, max(low, v)) for v in raw)
+    return {"estimate": cut[0], "ci_low": cut[1], "ci_high": cut[2], "raw_estimate": raw[0], "raw_ci_low": raw[1],
+            "raw_ci_high": raw[2], "truncated": cut != raw}
 
 
 def rogan_gladen_difference(pa: float, pb: float, q0: float, q1: float, var_diff: float, m0: float, m1: float, *,
@@ -92,7 +102,8 @@ def rogan_gladen_difference(pa: float, pb: float, q0: float, q1: float, var_diff
 
     θ̂_a − θ̂_b = (p_a − p_b)/J with J = q0 + q1 − 1; the same q̂ enter both, so
     Var = [Var(p̂_a − p̂_b) + (θ̂_a − θ̂_b)² (q0(1 − q0)/m0 + q1(1 − q1)/m1)] / J². ``var_diff`` is the
-    paired variance of the observed difference (under the design). Interval clipped to [−1, 1].
+    paired variance of the observed difference (under the design). The estimate and the interval are
+    both truncated to [−1, 1] (the untruncated numbers kept as in :func:`rogan_gladen`).
 
     >>> r = rogan_gladen_difference(0.6, 0.5, 0.9, 0.9, 1e-4, 500, 500)
     >>> round(r["estimate"], 4), round(r["se"], 5)   # 0.1/0.8; sqrt(1e-4 + 0.125²·2·0.09/500)/0.8 = 0.012847
@@ -107,8 +118,7 @@ def rogan_gladen_difference(pa: float, pb: float, q0: float, q1: float, var_diff
     v_cal = delta ** 2 * (q0 * (1 - q0) / m0 + q1 * (1 - q1) / m1) / j ** 2
     se = math.sqrt(v_test + v_cal)
     q = _z(confidence_level) if df is None else float(stats.t.ppf(0.5 + confidence_level / 2, df))
-    return {"estimate": delta, "se": se, "ci_low": max(-1.0, delta - q * se), "ci_high": min(1.0, delta + q * se),
-            "var_test": v_test, "var_calibration": v_cal}
+    return {**_truncated(delta, q * se, -1.0), "se": se, "var_test": v_test, "var_calibration": v_cal}
 
 
 def calibration_size(p: float, q0: float, q1: float, n: float, width: float, *, confidence_level: float = 0.95,
@@ -119,7 +129,7 @@ def calibration_size(p: float, q0: float, q1: float, n: float, width: float, *, 
     With A = (1 − θ)² q0(1 − q0), B = θ² q1(1 − q1) and the half-width h = width/2, the calibration part
     of the variance must be at most (h/z)²J² − p(1 − p)/n. ``optimal`` splits m0 : m1 = √A : √B
     (minimises A/m0 + B/m1 for a given total); ``equal`` uses m0 = m1. Infinite when the test set alone
-    already exceeds the width.
+    already exceeds the width; ``test_width`` is that width, 2z·√(p(1 − p)/n)/J (no calibration error).
 
     >>> r = calibration_size(0.5, 0.9, 0.9, 10_000, 0.0286, allocation="equal")
     >>> int(r["m0"]), int(r["m1"])   # Lee et al.'s example has width 0.02857 at 5,000 + 5,000
@@ -133,8 +143,9 @@ def calibration_size(p: float, q0: float, q1: float, n: float, width: float, *, 
     theta = min(1.0, max(0.0, (p + q0 - 1.0) / j))
     budget = (width / 2 / _z(confidence_level)) ** 2 * j ** 2 - p * (1 - p) / n
     a, b = (1 - theta) ** 2 * q0 * (1 - q0), theta ** 2 * q1 * (1 - q1)
+    test_width = 2 * _z(confidence_level) * math.sqrt(p * (1 - p) / n) / j
     if budget <= 0:
-        return {"m0": math.inf, "m1": math.inf, "m": math.inf, "accuracy": theta}
+        return {"m0": math.inf, "m1": math.inf, "m": math.inf, "accuracy": theta, "test_width": test_width}
     if allocation == "equal":
         m0 = m1 = math.ceil((a + b) / budget - 1e-9)
     else:
@@ -143,7 +154,34 @@ def calibration_size(p: float, q0: float, q1: float, n: float, width: float, *, 
         m0, m1 = math.ceil(total * share - 1e-9), math.ceil(total * (1 - share) - 1e-9)
         # rounding each part up keeps A/m0 + B/m1 within the budget
     m0, m1 = max(m0, 1), max(m1, 1)
-    return {"m0": float(m0), "m1": float(m1), "m": float(m0 + m1), "accuracy": theta}
+    return {"m0": float(m0), "m1": float(m1), "m": float(m0 + m1), "accuracy": theta, "test_width": test_width}
+
+
+def _wilson(p: float, n: float, z: float) -> tuple[float, float]:
+    """Wilson's score interval of a proportion p observed on n items."""
+    centre, scale = p + z * z / (2 * n), 1 + z * z / n
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return (centre - half) / scale, (centre + half) / scale
+
+
+def youden_interval(q0: float, q1: float, m0: float, m1: float, *, confidence_level: float = 0.95) -> tuple[float, float]:
+    """Newcombe's hybrid score interval of J = q1 + q0 − 1 = q1 − (1 − q0) from the calibration counts (SPEC §9.1).
+
+    J is the difference of two independent proportions, the sensitivity q1 on the m1 truly right
+    items and the false-positive rate f = 1 − q0 on the m0 truly wrong ones. With Wilson intervals
+    (l1, u1) of q1 and (lf, uf) of f, the interval is
+    [J − √((q1 − l1)² + (uf − f)²), J + √((u1 − q1)² + (f − lf)²)] (Newcombe 1998, method 10): it stays
+    inside [−1, 1] and is not degenerate at q1 = 1 or q0 = 1, where the Wald interval has zero width.
+
+    >>> [round(v, 4) for v in youden_interval(0.9, 0.9, 100, 100)]   # statsmodels method="newcomb" agrees
+    [0.6948, 0.8633]
+    """
+    q0, q1 = _rate(q0, "specificity"), _rate(q1, "sensitivity")
+    m0, m1 = _count(m0, "m0 (truly incorrect calibration items)"), _count(m1, "m1 (truly correct calibration items)")
+    z, f = _z(confidence_level), 1.0 - q0
+    (l1, u1), (lf, uf) = _wilson(q1, m1, z), _wilson(f, m0, z)
+    j = q1 - f
+    return j - math.hypot(q1 - l1, uf - f), j + math.hypot(u1 - q1, f - lf)
 
 
 def ppi_lambda(y: np.ndarray, yhat: np.ndarray, yhat_unlabelled: np.ndarray) -> float:
