@@ -189,3 +189,40 @@ def test_judge_error_refuses_a_bad_gold_error_file_in_one_line_naming_it(tmp_pat
     code, _, err = run("judge-error", data, "--gold-errors", errors, "--reference", "rag", "--resamples", 200)
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert f"{errors}, {says}" in err
+
+
+def test_judge_error_gold_errors_with_one_system_gives_ceilings_flags_and_clean_scores(tmp_path):
+    # 0.3.0 exited 2 ("comparing needs at least two systems"); only the comparison needs two
+    one = verdicts()[lambda d: d["system"] == "mem"]
+    data = tmp_path / "verdicts.csv"
+    one.to_csv(data, index=False)
+    errors = write(tmp_path, "query_id,corrupting\n007,yes\n")
+    out = tmp_path / "judge.json"
+    code, _, err = run("judge-error", data, "--gold-errors", errors, "--resamples", 200, "--format", "json", "-o", out)
+    assert code == 0, err
+    tables = json.loads(out.read_text(encoding="utf-8"))
+    functions = [t["provenance"]["function"] for t in tables]
+    assert functions == ["gold_ceilings", "ceiling_flags", "clean_rescore"]   # no differences table
+    ceilings = {r["group"]: r["ceiling"] for r in tables[0]["rows"]}
+    assert ceilings == {"overall": 97.5, "a": 95.0, "b": 100.0}
+    # mem scores 1 where (0 + i) % 3 != 0: 26 of 40 (i = 0, 3, ..., 39 are 0: 14 zeros); question 007 is
+    # i = 6, a zero, so the clean score is 26 of 39
+    overall = next(r for r in tables[2]["rows"] if r["group"] == "overall")
+    assert overall["full"] == pytest.approx(100 * 26 / 40) and overall["clean"] == pytest.approx(100 * 26 / 39)
+    assert overall["n_clean"] == 39
+    assert any("one system (mem)" in n for n in tables[2]["provenance"]["notes"])
+
+
+def test_one_system_clean_scores_equal_its_rows_in_the_two_system_run():
+    # the comparison-free part does not depend on the other system: the same numbers as with two systems
+    errors = pd.DataFrame({"query_id": ["007", "025"]})
+    both = md.clean_rescore(verdicts(), errors, options={"n_resamples": 200, "design": "iid"})
+    alone = md.clean_rescore(verdicts()[lambda d: d["system"] == "mem"], errors,
+                             options={"n_resamples": 200, "design": "iid"})
+    expected = both["scores"][both["scores"]["system"] == "mem"].reset_index(drop=True)
+    pd.testing.assert_frame_equal(pd.DataFrame(alone["scores"]), pd.DataFrame(expected))
+    assert alone["differences"].empty and "changed" in alone["differences"]
+    [note] = [n for n in alone["scores"].attrs["notes"] if getattr(n, "code", "") == "gold-errors-one-system"]
+    assert "paired differences" in note
+    with pytest.raises(VerdictError, match="reference 'rag' is not in the data"):
+        md.clean_rescore(verdicts()[lambda d: d["system"] == "mem"], errors, reference="rag")

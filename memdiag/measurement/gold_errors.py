@@ -32,6 +32,11 @@ from memdiag.panel.prepare import Prepared, as_prepared
 
 __all__ = ["ceiling_flags", "clean_rescore", "gold_ceilings"]
 
+#: The column kinds of :func:`clean_rescore`'s two tables.
+_KINDS = declare(points=(*with_intervals("full", "clean"), "diff_full", "ci_low_full", "ci_high_full", "diff_clean",
+                         "ci_low_clean", "ci_high_clean", "benefit_rate_full", "tax_rate_full", "benefit_rate_clean",
+                         "tax_rate_clean"), p=("p_adj_full", "p_adj_clean"))
+
 
 def _universe(data: pd.DataFrame | Prepared, by: str | None) -> pd.DataFrame:
     """One row per question (``query_id`` and the ``by`` column) of the data."""
@@ -211,7 +216,8 @@ def clean_rescore(
         ``n_clean``. ``"differences"``: per pair, the :func:`memdiag.compare` difference, interval and
         Holm-adjusted p on the full and the clean questions, with ``changed`` (the interval excludes
         0 in one and not the other, or the sign flips) and, with a ``reference``, the benefit and tax
-        rates of :func:`memdiag.flows` on both. Notes name each changed conclusion.
+        rates of :func:`memdiag.flows` on both. Notes name each changed conclusion. With one system
+        the scores need no comparison: ``"differences"`` is empty (same columns) and a note says so.
 
     Raises
     ------
@@ -267,6 +273,19 @@ def clean_rescore(
                             f"{label}_ci_high": 100 * min(1.0, mean + half), f"n_{label}": int(rows.sum())})
             scores.append(row)
     scores = pd.DataFrame(scores)
+    notes.append(Note(f"{int((~clean_rows).sum())} of {prep.n} questions with a score-corrupting gold error are "
+                      f"left out of the clean scores", code="gold-errors-excluded"))
+    settings = {"unit": POINTS, "confidence_level": confidence_level, "n_resamples": n_resamples, "by": by}
+    if len(prep.systems) < 2:
+        if reference is not None and reference not in prep.systems:
+            raise VerdictError(f"reference '{reference}' is not in the data (systems: {', '.join(prep.systems)}).")
+        notes.append(Note(f"one system ({prep.systems[0]}): its ceilings, flags and clean scores need no comparison; "
+                          "the paired differences (and flows) are skipped", code="gold-errors-one-system"))
+        numbers = [f"{c}_{label}" for label in ("full", "clean") for c in ("diff", "ci_low", "ci_high", "p_adj")]
+        diffs = pd.DataFrame({"system_a": pd.Series(dtype=object), "system_b": pd.Series(dtype=object),
+                              **{c: pd.Series(dtype=float) for c in numbers}, "changed": pd.Series(dtype=bool)})
+        return {"scores": stamp(scores, "clean_rescore", prep, kinds=_KINDS, notes=notes, **settings),
+                "differences": stamp(diffs, "clean_rescore", prep, kinds=_KINDS, notes=notes, **settings)}
     full_c = compare(prep, reference=reference, options=inner)
     clean_c = compare(clean, reference=reference, options=inner)
     keys = ["system_a", "system_b"]
@@ -283,8 +302,6 @@ def clean_rescore(
                                   "tax_rate": f"tax_rate_{label}"})
             diffs = diffs.merge(f[["system_a", f"benefit_rate_{label}", f"tax_rate_{label}"]], on="system_a",
                                 how="left")
-    notes.append(Note(f"{int((~clean_rows).sum())} of {prep.n} questions with a score-corrupting gold error are "
-                      f"left out of the clean scores", code="gold-errors-excluded"))
     for r in diffs[diffs["changed"]].itertuples():
         notes.append(Note(f"{r.system_a} − {r.system_b}: {r.diff_full:+.2f} [{r.ci_low_full:+.2f}, "
                           f"{r.ci_high_full:+.2f}] on all questions, {r.diff_clean:+.2f} [{r.ci_low_clean:+.2f}, "
@@ -293,9 +310,5 @@ def clean_rescore(
     if not diffs["changed"].any():
         notes.append(Note("no paired difference changes its conclusion on the clean questions",
                           code="gold-errors-no-change"))
-    settings = {"unit": POINTS, "confidence_level": confidence_level, "n_resamples": n_resamples, "by": by}
-    kinds = declare(points=(*with_intervals("full", "clean"), "diff_full", "ci_low_full", "ci_high_full", "diff_clean",
-                            "ci_low_clean", "ci_high_clean", "benefit_rate_full", "tax_rate_full", "benefit_rate_clean",
-                            "tax_rate_clean"), p=("p_adj_full", "p_adj_clean"))
-    return {"scores": stamp(scores, "clean_rescore", prep, kinds=kinds, notes=notes, **settings),
-            "differences": stamp(diffs, "clean_rescore", prep, kinds=kinds, notes=notes, **settings)}
+    return {"scores": stamp(scores, "clean_rescore", prep, kinds=_KINDS, notes=notes, **settings),
+            "differences": stamp(diffs, "clean_rescore", prep, kinds=_KINDS, notes=notes, **settings)}

@@ -92,7 +92,9 @@ def run(args: argparse.Namespace) -> int:
         ceilings = md.gold_ceilings(data, errors)
         clean = md.clean_rescore(data, errors, reference=args.reference, options=opts)
         flags = md.ceiling_flags(clean["scores"][["system", "group", "full"]], ceilings)
-        frames += [ceilings, flags, clean["scores"], clean["differences"]]
+        frames += [ceilings, flags, clean["scores"]]
+        if len(clean["differences"]):  # one system: no comparison (a note in the scores says so)
+            frames.append(clean["differences"])
     if args.components:
         components = md.variance_components(df, reference=args.reference)
         frames.append(components)
