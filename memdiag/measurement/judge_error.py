@@ -125,21 +125,27 @@ def judge_corrected(
         ``ci_high`` (points), ``raw_ci_low``/``raw_ci_high`` (the judged score's own interval under
         the design), ``calibration_share`` (the calibration set's share of the variance),
         ``df`` (t degrees of freedom, NaN for normal), ``sensitivity``, ``specificity``,
-        ``n_correct``, ``n_incorrect``. ``attrs["notes"]`` say what changed.
+        ``n_correct``, ``n_incorrect``, ``corrected_untruncated`` (the estimate before truncation
+        to [0, 100], differences [−100, 100]), ``youden`` (J = sensitivity + specificity − 1) with
+        ``youden_ci_low``/``youden_ci_high`` (Newcombe's interval from the calibration counts).
+        ``attrs["notes"]`` say what changed, which estimates were truncated and whether J's
+        interval reaches 0.
 
     Raises
     ------
     VerdictError
         Neither ``label`` nor all four stated values, both, a label column that is not 0/1, a
-        judge no better than chance (sensitivity + specificity ≤ 1), an unknown reference, bad
-        verdicts.
+        stated sensitivity or specificity outside [0, 1] (in points?), a judge no better than
+        chance (sensitivity + specificity ≤ 1), an unknown reference, bad verdicts.
 
     Notes
     -----
     θ̂ = (p̂ + q̂₀ − 1)/(q̂₀ + q̂₁ − 1) per system, and (p̂_a − p̂_b)/(q̂₀ + q̂₁ − 1) per pair; the
     variance adds the design-based variance of p̂ (or of the paired p̂_a − p̂_b) and the binomial
     variance of q̂₀, q̂₁ (calibration items independent). Scores averaged over judge repetitions
-    enter as the mean acceptance rate, which has the same expectation.
+    enter as the mean acceptance rate, which has the same expectation. An estimate outside its
+    range is truncated together with its interval (a warning note gives the untruncated numbers),
+    so every estimate lies in its interval; a warning note names a judge whose J interval reaches 0.
 
     References
     ----------
@@ -438,9 +444,13 @@ def rogan_gladen(
     Parameters
     ----------
     accuracy
-        The judge's observed acceptance rate p̂ on the test set, in points (0–100).
+        The judge's observed acceptance rate p̂ on the test set, in points (0–100). A value of at
+        most 1 that is also below the judge's false-positive rate 100·(1 − specificity) is refused
+        as a fraction given for points; any other value of at most 1 is read in points, with a
+        caution note.
     sensitivity, specificity
-        The judge's sensitivity q̂₁ and specificity q̂₀ estimated on a calibration set, in [0, 1].
+        The judge's sensitivity q̂₁ and specificity q̂₀ estimated on a calibration set, fractions
+        in [0, 1].
     n
         Test-set size.
     n_correct, n_incorrect
@@ -452,13 +462,19 @@ def rogan_gladen(
     Returns
     -------
     pandas.DataFrame
-        One row: ``raw``, ``corrected``, ``se``, ``ci_low``, ``ci_high`` (points) and
-        ``calibration_share`` (the calibration set's share of the variance).
+        One row: ``raw``, ``corrected``, ``se``, ``ci_low``, ``ci_high`` (points; the estimate and
+        the interval truncated alike to [0, 100], with a warning note giving the untruncated ones),
+        ``calibration_share`` (the calibration set's share of the variance),
+        ``corrected_untruncated``, ``n_correct``, ``n_incorrect`` and ``youden`` with
+        ``youden_ci_low``/``youden_ci_high`` (J = sensitivity + specificity − 1 and Newcombe's
+        interval from the counts; a warning note when it reaches 0).
 
     Raises
     ------
     VerdictError
-        Rates outside their range, non-positive counts, or sensitivity + specificity ≤ 1.
+        Rates outside their range (an accuracy outside 0–100 or one that looks like a fraction, a
+        sensitivity or specificity outside [0, 1]), non-positive counts, or sensitivity +
+        specificity ≤ 1.
 
     References
     ----------
@@ -501,9 +517,10 @@ def calibration_size(
     Parameters
     ----------
     accuracy
-        The judge's observed acceptance rate on the test set, in points.
+        The judge's observed acceptance rate on the test set, in points (checked as in
+        :func:`rogan_gladen`).
     sensitivity, specificity
-        Planning values of the judge's sensitivity and specificity (e.g. from a pilot).
+        Planning values of the judge's sensitivity and specificity (e.g. from a pilot), fractions.
     n
         Test-set size.
     width

@@ -11,6 +11,8 @@ the layer-5 module :mod:`memdiag.measurement.judge_error` applies it to a prepar
   judge predictions, with the power-tuning λ of the ``ppi-python`` package; its interval is the
   package's normal interval for independent items, or the cluster jackknife with t(G − H) (SPEC
   §4.1) when clusters are given.
+- :func:`youden_interval` — Newcombe's hybrid score interval of the judge's J = q1 + q0 − 1 from the
+  calibration counts (how sure the calibration is that the judge beats chance).
 - :func:`clopper_pearson` — the exact binomial interval (scipy's beta quantiles).
 
 Hand-written because statsmodels and scipy have none of the first three; each is tested against an
