@@ -380,3 +380,19 @@ def test_a_nearly_uninformative_judge_is_warned_about_and_chance_still_refused()
     assert np.allclose(out["youden_ci_low"], low, rtol=0, atol=1e-12)
     assert np.allclose(out["youden_ci_high"], high, rtol=0, atol=1e-12)
     assert any(n.code == "judge-nearly-uninformative" and n.severity == "warning" for n in out.attrs["notes"])
+
+
+def test_the_cli_warns_about_a_nearly_uninformative_judge(tmp_path):
+    # J = 0.52 + 0.5 − 1 = 0.02 on 200 + 200 items; Newcombe's interval reaches 0 (statsmodels:
+    # confint_proportions_2indep(104, 200, 100, 200, method="newcomb") = [−0.0773, 0.1168]); mem0's score
+    # divides by 0.02 and is reported truncated at 100 with the untruncated number in a warning
+    from cli_run import run
+
+    data = tmp_path / "v.csv"
+    md.simulate(n_queries=200, seed=1).to_csv(data, index=False)
+    code, out, err = run("judge-error", data, "--sensitivity", 0.52, "--specificity", 0.5, "--n-correct", 200,
+                         "--n-incorrect", 200, "--design", "iid")
+    assert code == 0, err
+    assert "warning: the judge is nearly uninformative: J = sensitivity + specificity − 1 = 0.0200" in out
+    assert "[-0.0773, 0.1168]" in out
+    assert "warning: mem0: the corrected score 750.00" in out
