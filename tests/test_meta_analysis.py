@@ -91,10 +91,12 @@ def test_hand_worked_dl_and_prediction_interval():
     assert hk.p_value == pytest.approx(2 * stats.t.sf(3 / np.sqrt(14 / 6), 2))
 
 
-def test_auto_interval_is_hksj_below_ten_settings():
+def test_auto_interval_is_hksj_across_ten_settings():
+    # no switch to the normal interval at k = 10 (it covered 0.932 just past the switch, issue 30)
     rng = np.random.default_rng(3)
-    for k, want in ((9, "hksj"), (10, "z")):
-        assert pool_effects(rng.normal(size=k), np.full(k, 0.5)).interval == want
+    for k in (9, 10, 25):
+        r = pool_effects(rng.normal(size=k), np.full(k, 0.5))
+        assert r.interval == "hksj" and r.df == k - 1
 
 
 def _cr2_by_matrices(y, v, tau2, clusters):

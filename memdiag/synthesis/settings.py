@@ -146,9 +146,12 @@ def pool_settings(
         :func:`memdiag.setting_differences` output, or any frame with ``setting, system, reference,
         diff, se, p`` (points; ``p`` two-sided) and optionally ``p_greater``.
     tau2
-        ``reml`` (default), ``pm``, ``dl`` or ``fixed`` (:func:`memdiag.engine.inference.meta.pool_effects`).
+        ``reml`` (default; Paule–Mandel, named in ``tau2_method`` and a note, if REML does not
+        converge), ``pm``, ``dl`` (truncated at 0) or ``fixed``
+        (:func:`memdiag.engine.inference.meta.pool_effects`).
     interval
-        ``auto`` (Hartung–Knapp–Sidik–Jonkman below 10 settings, else normal), ``hksj`` or ``z``.
+        ``auto`` (Hartung–Knapp–Sidik–Jonkman with the Knapp–Hartung ad hoc floor at every number of
+        settings), ``hksj`` (the same) or ``z`` (normal).
     clusters
         A column of ``differences`` naming what settings share (e.g. ``benchmark``: the same
         questions; or a reference-run id): settings with the same value are treated as correlated
@@ -168,10 +171,11 @@ def pool_settings(
         One row per (system, reference): ``n_settings`` (with a difference), ``k`` (pooled: a
         setting with se 0 cannot be weighted and is left out, counted in ``n_excluded``),
         ``estimate, se, ci_low, ci_high, df, p`` (the pooled mean difference, points; ``df`` NaN for
-        the normal interval),
+        the normal interval; ``p`` NaN, with a warning, when the standard error is 0 or NaN),
         ``interval, tau2_method, tau2, tau, i2, q, q_p, pi_low, pi_high`` (prediction interval
-        for a new setting), ``fixed_estimate, fixed_ci_low, fixed_ci_high``, ``beats_in`` (û: the
-        system beats the reference in at least û of the N settings, family-wise α),
+        for a new setting: NaN with a note for k < 3, a caution for k < 10), ``fixed_estimate,
+        fixed_ci_low, fixed_ci_high``, ``beats_in`` (û: the system beats the reference in
+        at least û of the N settings, family-wise α),
         ``p_beats_one`` (p^{1/N}: in none), ``beats_settings`` (the û settings with the smallest
         one-sided p, the ones Holm identifies under Bonferroni), ``worse_in`` (the same count for
         the reference beating the system). Pooled columns are NaN with fewer than 2 settings.
@@ -253,6 +257,8 @@ def pool_settings(
                        interval=r.interval, tau2_method=r.tau2_method, tau2=r.tau2, tau=float(np.sqrt(r.tau2)),
                        i2=r.i2, q=r.q, q_p=r.q_p, pi_low=r.pi_low, pi_high=r.pi_high,
                        fixed_estimate=r.fixed_estimate, fixed_ci_low=r.fixed_ci_low, fixed_ci_high=r.fixed_ci_high)
+            notes.extend(Note(f"{system}: {n}", code=n.code, severity=n.severity, concerns=(str(system),))
+                         for n in r.notes)
         else:
             notes.append(Note(f"{system}: fewer than 2 settings to pool", code="too-few-settings", severity="caution",
                               concerns=(str(system),)))
