@@ -162,3 +162,39 @@ def test_reml_that_does_not_converge_falls_back_to_paule_mandel(monkeypatch):
     out = md.pool_settings(pd.DataFrame({"setting": list("abcd"), "system": "mem", "reference": "rag",
                                          "diff": y, "se": np.sqrt(v), "p": 0.5}))
     assert out["tau2_method"].iloc[0] == "pm" and with_code(out.attrs["notes"], "reml-fallback-pm")
+
+
+def _setting(seed: int, prefix: str) -> pd.DataFrame:
+    frame = md.simulate(n_queries=120, systems=("rag", "mem"), accuracy={"rag": 0.6, "mem": 0.7}, reference="rag",
+                        seed=seed)
+    return frame.assign(query_id=prefix + frame["query_id"].astype(str))
+
+
+def test_settings_sharing_question_ids_are_detected_and_clustered():
+    # item 5: "a" and "a-again" are the same data (all 120 ids shared), "b" asks other questions
+    # (ids prefixed "b-": no overlap). Groups by hand: a → a, a-again → a, b → b.
+    runs = {"a": _setting(1, ""), "a-again": _setting(1, ""), "b": _setting(2, "b-")}
+    d = md.setting_differences(runs, reference="rag", options={"n_resamples": 300, "seed": 1})
+    assert dict(zip(d["setting"], d["questions"])) == {"a": "a", "a-again": "a", "b": "b"}
+    shared = with_code(d.attrs["notes"], "settings-share-questions")
+    assert len(shared) == 1 and shared[0].severity == "warning" and shared[0].concerns == ("a", "a-again")
+    naive = md.pool_settings(d)
+    warned = with_code(naive.attrs["notes"], "settings-share-questions")
+    assert warned and "clusters='questions'" in warned[0] and set(warned[0].concerns) == {"mem", "a", "a-again"}
+    robust = md.pool_settings(d, clusters="questions")
+    assert robust["interval"].iloc[0] == "robust" and not with_code(robust.attrs["notes"], "settings-share-questions")
+
+
+def test_settings_with_their_own_questions_get_no_sharing_warning():
+    runs = {"a": _setting(1, "a-"), "b": _setting(2, "b-"), "c": _setting(3, "c-")}
+    d = md.setting_differences(runs, reference="rag", options={"n_resamples": 300, "seed": 1})
+    assert list(d["questions"]) == ["a", "b", "c"]
+    assert not with_code(d.attrs["notes"], "settings-share-questions")
+    assert not with_code(md.pool_settings(d).attrs["notes"], "settings-share-questions")
+
+
+def test_one_question_set_under_clusters_is_refused_with_the_fix():
+    runs = {"a": _setting(1, ""), "a-again": _setting(1, "")}
+    d = md.setting_differences(runs, reference="rag", options={"n_resamples": 300, "seed": 1})
+    with pytest.raises(md.errors.VerdictError, match="keep one setting"):
+        md.pool_settings(d, clusters="questions")
