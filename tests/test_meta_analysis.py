@@ -91,10 +91,12 @@ def test_hand_worked_dl_and_prediction_interval():
     assert hk.p_value == pytest.approx(2 * stats.t.sf(3 / np.sqrt(14 / 6), 2))
 
 
-def test_auto_interval_is_hksj_below_ten_settings():
+def test_auto_interval_is_hksj_across_ten_settings():
+    # no switch to the normal interval at k = 10 (it covered 0.932 just past the switch, issue 30)
     rng = np.random.default_rng(3)
-    for k, want in ((9, "hksj"), (10, "z")):
-        assert pool_effects(rng.normal(size=k), np.full(k, 0.5)).interval == want
+    for k in (9, 10, 25):
+        r = pool_effects(rng.normal(size=k), np.full(k, 0.5))
+        assert r.interval == "hksj" and r.df == k - 1
 
 
 def _cr2_by_matrices(y, v, tau2, clusters):
@@ -148,8 +150,9 @@ def test_bad_input_is_refused(kwargs, match):
 
 @pytest.mark.slow
 def test_hksj_covers_and_the_normal_interval_undercovers_with_few_settings():
-    # k = 5 settings, τ² = 4, within variances 0.5..3: HKSJ is near its 95% (IntHout et al. 2014), the
-    # normal REML interval undercovers. Acceptance: a two-sided binomial test at 0.001 for HKSJ.
+    # k = 5 settings, τ² = 4, within variances 0.5..3: HKSJ (with the ad hoc floor, conservative: 0.965 at
+    # R = 2,000 in the issue-30 simulation) is at or above its 95% (IntHout et al. 2014), the normal REML
+    # interval undercovers. Acceptance: a one-sided binomial test at 0.001 that HKSJ is not below 0.95.
     rng = np.random.default_rng(20)
     reps, k, mu = 2000, 5, 1.0
     hits_hk = hits_z = 0
@@ -160,5 +163,22 @@ def test_hksj_covers_and_the_normal_interval_undercovers_with_few_settings():
         z = pool_effects(y, v, interval="z")
         hits_hk += hk.ci_low <= mu <= hk.ci_high
         hits_z += z.ci_low <= mu <= z.ci_high
-    assert stats.binomtest(hits_hk, reps, 0.95).pvalue > 0.001
+    assert stats.binomtest(hits_hk, reps, 0.95, alternative="less").pvalue > 0.001
     assert hits_z / reps < 0.93
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("k", [2, 3, 5, 10, 12])
+@pytest.mark.parametrize("tau2", [0.0, 4.0])
+def test_default_interval_is_not_below_its_level_at_any_k(k, tau2):
+    # issue 30 cells k = 2/3/5 with τ² ∈ {0, 4}, and k = 10/12 across the old switch to the normal interval
+    # (which covered 0.927/0.919 at τ² = 4 in the issue-30 simulation, R = 2,000; the floored HKSJ 0.963/0.946).
+    # Acceptance: one-sided binomial test at 0.001 that coverage is not below 0.95.
+    rng = np.random.default_rng(1000 * k + int(tau2))
+    reps, mu, hits = 1000, 1.0, 0
+    for _ in range(reps):
+        v = rng.uniform(0.5, 3.0, k)
+        r = pool_effects(mu + rng.normal(0, np.sqrt(tau2), k) + rng.normal(0, np.sqrt(v)), v)
+        hits += r.ci_low <= mu <= r.ci_high
+    assert r.interval == "hksj"
+    assert stats.binomtest(hits, reps, 0.95, alternative="less").pvalue > 0.001

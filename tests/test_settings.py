@@ -107,6 +107,9 @@ def test_real_trpc_agentic_vs_auto_across_six_settings(real_data):
             runs[(run, backend)] = df
     d = md.setting_differences(runs, reference="auto", options=dict(n_resamples=1000, seed=0))
     assert len(d) == 6 and (d["n"] == 1540).all()
+    # the six settings ask the same 1,540 LoCoMo questions: one question group and a warning (issue 30 item 5)
+    assert d["questions"].nunique() == 1
+    assert any(n.code == "settings-share-questions" and len(n.concerns) == 6 for n in d.attrs["notes"])
     # nohistory · mysql: agentic − auto over the 1,540 non-adversarial questions, a plain mean of binary
     # verdicts: computed here straight from the verdicts
     mysql = runs[("nohistory", "mysql")]

@@ -136,7 +136,8 @@ def _design_p(delta: np.ndarray, psi: np.ndarray, n: int, deff: float, df: float
     with np.errstate(invalid="ignore", divide="ignore"):
         se = np.sqrt(deff * np.clip(psi - delta ** 2, 0, None) / n)
         t = np.abs(delta) / se
-    return np.where(se > 0, 2 * stats.t.sf(t, df), np.where(delta == 0, 1.0, 0.0))
+    p = np.where(se > 0, 2 * stats.t.sf(t, df), np.where(delta == 0, 1.0, 0.0))
+    return np.where(np.isnan(se), np.nan, p)     # a NaN standard error never becomes p = 0
 
 
 def _nets(n: int, net, diff, accuracy_a, accuracy_b, decimals) -> tuple[list[int], str]:

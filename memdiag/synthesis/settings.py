@@ -36,6 +36,22 @@ __all__ = ["pool_settings", "setting_differences"]
 
 #: Columns :func:`pool_settings` needs in its input.
 NEEDED: tuple[str, ...] = ("setting", "system", "reference", "diff", "se", "p")
+#: Two settings whose question ids overlap in at least this share of the smaller one ask the same questions.
+SHARED = 0.5
+
+
+def _question_groups(ids: dict[str, set[str]]) -> dict[str, str]:
+    """Each setting's question group: settings sharing at least :data:`SHARED` of the smaller one's
+    question ids are joined (transitively), and the group is named by its first setting."""
+    names = list(ids)
+    group = {name: name for name in names}
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            small = min(len(ids[a]), len(ids[b]))
+            if small and len(ids[a] & ids[b]) >= SHARED * small and group[a] != group[b]:
+                old, new = group[b], group[a]
+                group = {name: new if g == old else g for name, g in group.items()}
+    return group
 
 
 def setting_differences(
@@ -73,7 +89,10 @@ def setting_differences(
         One row per (setting, system other than the reference): ``benchmark, model, setting,
         system, reference, diff, se, ci_low, ci_high`` (points, system − reference), ``p`` (two-sided,
         the setting's own test), ``p_greater`` (one-sided: the system beats the reference), ``n,
-        design, method, test``. Settings without the reference are left out and counted in the
+        design, method, test``, ``questions`` (the setting's question group: settings sharing at
+        least half of the smaller one's question ids get the first one's name, and a
+        ``settings-share-questions`` warning; pass ``clusters="questions"`` to
+        :func:`pool_settings`). Settings without the reference are left out and counted in the
         notes.
 
     Raises
@@ -101,7 +120,7 @@ def setting_differences(
     opts = as_options(options)
     n_resamples, seed, confidence_level, inference = (opts.resampled("setting_differences"), opts.seed,
                                                       opts.confidence_level, opts.inference)
-    parts, skipped = [], []
+    parts, skipped, ids = [], [], {}
     for benchmark, model, frame in _settings(data):
         name = " · ".join(v for v in (benchmark, model) if v)
         systems = (frame.panel.systems if isinstance(frame, Prepared) else
@@ -109,8 +128,9 @@ def setting_differences(
         if reference not in set(systems):
             skipped.append(name)
             continue
-        out = compare(_prepared(benchmark, frame, schemes, metric), metric=metric,
-                      reference=reference, options=opts)
+        prepared = _prepared(benchmark, frame, schemes, metric)
+        ids[name] = set(map(str, prepared.panel.query_ids))
+        out = compare(prepared, metric=metric, reference=reference, options=opts)
         part = pd.DataFrame({
             "benchmark": benchmark, "model": model, "setting": name, "system": out["system_a"].astype(str),
             "reference": out["system_b"].astype(str), "diff": out["diff"], "se": out["se"], "ci_low": out["ci_low"],
@@ -120,7 +140,16 @@ def setting_differences(
     if not parts:
         raise VerdictError(f"the reference {reference!r} is in no setting: name a system every setting ran.")
     result = pd.concat(parts, ignore_index=True)
+    groups = _question_groups(ids)
+    result["questions"] = result["setting"].map(groups)
     notes = []
+    for label in dict.fromkeys(groups.values()):
+        members = [name for name, g in groups.items() if g == label]
+        if len(members) > 1:
+            notes.append(Note(f"settings {', '.join(members)} share at least {SHARED:.0%} of their question ids: if "
+                              "they ask the same questions they are not independent; pool them with "
+                              "clusters='questions' (memdiag across --clusters questions) or keep one of them",
+                              code="settings-share-questions", severity="warning", concerns=tuple(members)))
     if skipped:
         notes.append(Note(f"{len(skipped)} setting(s) without the reference {reference} left out: {', '.join(skipped)}",
                           code="settings-without-reference", severity="caution", concerns=tuple(skipped)))
@@ -146,13 +175,18 @@ def pool_settings(
         :func:`memdiag.setting_differences` output, or any frame with ``setting, system, reference,
         diff, se, p`` (points; ``p`` two-sided) and optionally ``p_greater``.
     tau2
-        ``reml`` (default), ``pm``, ``dl`` or ``fixed`` (:func:`memdiag.engine.inference.meta.pool_effects`).
+        ``reml`` (default; Paule–Mandel, named in ``tau2_method`` and a note, if REML does not
+        converge), ``pm``, ``dl`` (truncated at 0) or ``fixed``
+        (:func:`memdiag.engine.inference.meta.pool_effects`).
     interval
-        ``auto`` (Hartung–Knapp–Sidik–Jonkman below 10 settings, else normal), ``hksj`` or ``z``.
+        ``auto`` (Hartung–Knapp–Sidik–Jonkman with the Knapp–Hartung ad hoc floor at every number of
+        settings), ``hksj`` (the same) or ``z`` (normal).
     clusters
         A column of ``differences`` naming what settings share (e.g. ``benchmark``: the same
         questions; or a reference-run id): settings with the same value are treated as correlated
-        and the interval is the CR2 robust one (Hedges, Tipton & Johnson 2010; Tipton 2015).
+        and the interval is the CR2 robust one (Hedges, Tipton & Johnson 2010; Tipton 2015). Without
+        it, settings with the same ``questions`` group (:func:`setting_differences`) pooled as
+        independent get a ``settings-share-questions`` warning.
     combine
         How the partial-conjunction p-values combine the settings: ``bonferroni`` (default; valid
         under any dependence, the count is Holm's), ``simes`` (positive dependence) or ``fisher``
@@ -168,10 +202,11 @@ def pool_settings(
         One row per (system, reference): ``n_settings`` (with a difference), ``k`` (pooled: a
         setting with se 0 cannot be weighted and is left out, counted in ``n_excluded``),
         ``estimate, se, ci_low, ci_high, df, p`` (the pooled mean difference, points; ``df`` NaN for
-        the normal interval),
+        the normal interval; ``p`` NaN, with a warning, when the standard error is 0 or NaN),
         ``interval, tau2_method, tau2, tau, i2, q, q_p, pi_low, pi_high`` (prediction interval
-        for a new setting), ``fixed_estimate, fixed_ci_low, fixed_ci_high``, ``beats_in`` (û: the
-        system beats the reference in at least û of the N settings, family-wise α),
+        for a new setting: NaN with a note for k < 3, a caution for k < 10), ``fixed_estimate,
+        fixed_ci_low, fixed_ci_high``, ``beats_in`` (û: the system beats the reference in
+        at least û of the N settings, family-wise α),
         ``p_beats_one`` (p^{1/N}: in none), ``beats_settings`` (the û settings with the smallest
         one-sided p, the ones Holm identifies under Bonferroni), ``worse_in`` (the same count for
         the reference beating the system). Pooled columns are NaN with fewer than 2 settings.
@@ -242,10 +277,16 @@ def pool_settings(
                               concerns=(str(system), *left)))
         row["k"] = len(usable)
         if len(usable) >= 2:
+            if clusters is None and "questions" in usable and usable["questions"].duplicated().any():
+                shared = usable.loc[usable["questions"].duplicated(keep=False), "setting"].astype(str).tolist()
+                notes.append(Note(f"{system}: settings {', '.join(shared)} share their questions but are pooled as "
+                                  "independent: the interval is too narrow; pass clusters='questions' or keep one "
+                                  "setting per question set", code="settings-share-questions", severity="warning",
+                                  concerns=(str(system), *shared)))
             labels = usable[clusters].astype(str).to_numpy() if clusters is not None else None
             if labels is not None and len(set(labels)) < 2:
                 raise VerdictError(f"{system}: the settings fall in one {clusters!r} cluster; the robust variance "
-                                   f"needs at least 2 (drop clusters=).")
+                                   f"needs at least 2 (keep one setting of the cluster, or drop clusters=).")
             r = pool_effects(usable["diff"].to_numpy(float), usable["se"].to_numpy(float) ** 2, tau2=tau2,
                              interval=interval, clusters=labels, confidence_level=confidence_level)
             row.update(estimate=r.estimate, se=r.se, ci_low=r.ci_low, ci_high=r.ci_high,
@@ -253,6 +294,8 @@ def pool_settings(
                        interval=r.interval, tau2_method=r.tau2_method, tau2=r.tau2, tau=float(np.sqrt(r.tau2)),
                        i2=r.i2, q=r.q, q_p=r.q_p, pi_low=r.pi_low, pi_high=r.pi_high,
                        fixed_estimate=r.fixed_estimate, fixed_ci_low=r.fixed_ci_low, fixed_ci_high=r.fixed_ci_high)
+            notes.extend(Note(f"{system}: {n}", code=n.code, severity=n.severity, concerns=(str(system),))
+                         for n in r.notes)
         else:
             notes.append(Note(f"{system}: fewer than 2 settings to pool", code="too-few-settings", severity="caution",
                               concerns=(str(system),)))

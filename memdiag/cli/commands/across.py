@@ -22,9 +22,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tau2", choices=("reml", "pm", "dl", "fixed"), default="reml",
                    help="between-setting variance: REML (default), Paule-Mandel, DerSimonian-Laird, or fixed effect")
     p.add_argument("--interval", choices=("auto", "hksj", "z"), default="auto",
-                   help="pooled interval: auto (Hartung-Knapp below 10 settings, else normal), hksj or z")
+                   help="pooled interval: auto (= hksj: Hartung-Knapp with the ad hoc floor, at any k), hksj or z")
     p.add_argument("--clusters", metavar="COLUMN",
-                   help="settings sharing this column's value (e.g. benchmark) are correlated: CR2 robust interval")
+                   help="settings sharing this column's value (e.g. questions) are correlated: CR2 robust interval")
     p.add_argument("--combine", choices=("bonferroni", "simes", "fisher"), default="bonferroni",
                    help="partial-conjunction combination of the u-of-N count (default bonferroni: any dependence)")
     p.add_argument("--cd", choices=("nemenyi", "wilcoxon-holm", "none"), default="nemenyi",

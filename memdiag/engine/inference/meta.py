@@ -15,21 +15,23 @@ against ``combine_effects`` for DL and PM and against metafor's published ``dat.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
 
+from memdiag.core.notes import Note
 from memdiag.engine.inference.cluster import bell_mccaffrey_df, cr2_variance
 
-__all__ = ["INTERVALS", "PooledResult", "TAU2_METHODS", "pool_effects", "reml_tau2"]
+__all__ = ["INTERVALS", "TAU2_METHODS", "PooledResult", "pool_effects", "reml_tau2"]
 
 #: Estimators of the between-setting variance τ² (``fixed``: τ² = 0, the fixed-effect model).
 TAU2_METHODS: tuple[str, ...] = ("reml", "pm", "dl", "fixed")
-#: Intervals of the pooled mean (``auto``: ``hksj`` below :data:`HKSJ_BELOW` settings, else ``z``).
+#: Intervals of the pooled mean (``auto``: ``hksj`` with the ad hoc floor at every k, SPEC §10.1).
 INTERVALS: tuple[str, ...] = ("auto", "hksj", "z")
-#: ``interval="auto"`` uses Hartung–Knapp–Sidik–Jonkman with fewer settings than this.
-HKSJ_BELOW = 10
+#: Below this many settings the prediction interval's t_{k−2} rests on a τ̂² of few settings: a caution.
+FEW_FOR_PREDICTION = 10
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,7 @@ class PooledResult:
     fixed_ci_high: float
     n_clusters: int
     weights: tuple[float, ...]
+    notes: tuple[Note, ...] = ()
 
 
 def _inputs(effect: object, variance: object) -> tuple[np.ndarray, np.ndarray]:
@@ -89,7 +92,8 @@ def reml_tau2(effect: object, variance: object, *, tol: float = 1e-10, max_iter:
     tol
         Stop when a Fisher-scoring step changes τ² by less than this.
     max_iter
-        At most this many steps (then ValueError: REML did not converge).
+        At most this many Fisher-scoring steps (then bounded Brent's method on the restricted
+        likelihood; ValueError if that fails too).
 
     Returns
     -------
@@ -101,7 +105,10 @@ def reml_tau2(effect: object, variance: object, *, tol: float = 1e-10, max_iter:
     Fisher scoring on the restricted log-likelihood (Viechtbauer 2005, eq. 11; metafor's
     algorithm): with w_i = 1/(v_i + τ²) and P = W − W11ᵀW/Σw,
     τ² ← τ² + (yᵀPPy − tr P) / tr(PP), truncated at 0, halving the step while it lowers the
-    restricted likelihood; started at the DerSimonian–Laird value. statsmodels has no REML τ².
+    restricted likelihood; started at the DerSimonian–Laird value. When the steps oscillate around
+    a flat maximum and do not settle within ``max_iter`` (about 1 data set in 2,000 of ordinary
+    data), the restricted likelihood is maximised directly by bounded Brent (SPEC §10.1).
+    statsmodels has no REML τ².
     """
     y, v = _inputs(effect, variance)
 
@@ -122,7 +129,22 @@ def reml_tau2(effect: object, variance: object, *, tol: float = 1e-10, max_iter:
         if abs(new - tau2) < tol:
             return float(new)
         tau2 = new
-    raise ValueError(f"REML τ² did not converge in {max_iter} Fisher-scoring steps; use tau2='pm' or 'dl'.")
+    return _reml_brent(loglik, tau2, float(np.var(y, ddof=1) + np.max(v)), tol, max_iter)
+
+
+def _reml_brent(loglik: Callable[[float], float], last: float, scale: float, tol: float, max_iter: int) -> float:
+    """Maximise the restricted likelihood on [0, 10·max(last, scale)] by bounded Brent, when Fisher scoring
+    oscillates around a flat maximum (about 1 data set in 2,000, issue 30); ValueError if that fails too."""
+    from scipy.optimize import minimize_scalar
+
+    hi = 10.0 * max(last, scale)
+    res = minimize_scalar(lambda t2: -loglik(t2), bounds=(0.0, hi), method="bounded",
+                          options={"xatol": tol, "maxiter": max_iter})
+    best = 0.0 if loglik(0.0) >= -res.fun else float(res.x)
+    if not res.success or best > 0.99 * hi or loglik(best) < loglik(last) - 1e-12:
+        raise ValueError(f"REML τ² did not converge in {max_iter} Fisher-scoring steps nor by Brent's method "
+                         f"on [0, {hi:.4g}].")
+    return best
 
 
 def _dl_tau2(y: np.ndarray, v: np.ndarray) -> float:
@@ -142,10 +164,12 @@ def pool_effects(effect: object, variance: object, *, tau2: str = "reml", interv
     effect, variance
         The k ≥ 2 effects y_i (e.g. per-setting paired differences) and their variances v_i > 0.
     tau2
-        ``reml`` (default), ``pm`` (Paule–Mandel), ``dl`` (DerSimonian–Laird) or ``fixed`` (τ² = 0).
+        ``reml`` (default; Paule–Mandel with a note if Fisher scoring does not converge), ``pm``
+        (Paule–Mandel), ``dl`` (DerSimonian–Laird, truncated at 0) or ``fixed`` (τ² = 0).
     interval
-        ``auto`` (``hksj`` for k < 10, else ``z``), ``hksj`` (Hartung–Knapp–Sidik–Jonkman, t on
-        k − 1 df) or ``z`` (normal). Ignored when ``clusters`` is given.
+        ``auto`` (= ``hksj``, at every k: no switch to the normal interval at 10 settings),
+        ``hksj`` (Hartung–Knapp–Sidik–Jonkman with the ad hoc floor, t on k − 1 df) or ``z``
+        (normal). Ignored when ``clusters`` is given.
     clusters
         One label per effect: effects with the same label share data (a reference run, the
         questions) and may be correlated. Given, the interval is the cluster-robust CR2 one
@@ -158,23 +182,28 @@ def pool_effects(effect: object, variance: object, *, tau2: str = "reml", interv
     -------
     PooledResult
         ``estimate`` μ̂ = Σw_i y_i/Σw_i with w_i = 1/(v_i + τ̂²); ``se``, ``ci_low``, ``ci_high``,
-        ``df`` (inf for ``z``) and the two-sided ``p_value`` of μ = 0 under the chosen interval;
-        ``tau2``; ``q`` = Σ(y_i − μ̂_FE)²/v_i with its χ²_{k−1} p ``q_p``; ``i2`` = max(0, (Q −
-        (k − 1))/Q) (Higgins & Thompson 2002); ``pi_low, pi_high`` the prediction interval
-        μ̂ ± t_{k−2}·√(τ̂² + se²) (Higgins, Thompson & Spiegelhalter 2009; NaN for k < 3); the
+        ``df`` (inf for ``z``) and the two-sided ``p_value`` of μ = 0 under the chosen interval
+        (NaN, with a note, when the standard error is NaN or 0); ``tau2`` and ``tau2_method`` (the
+        estimator used: ``pm`` after a REML fallback); ``q`` = Σ(y_i − μ̂_FE)²/v_i with its χ²_{k−1}
+        p ``q_p``; ``i2`` = max(0, (Q − (k − 1))/Q) (Higgins & Thompson 2002); ``pi_low, pi_high`` the prediction interval
+        μ̂ ± t_{k−2}·√(τ̂² + se²) (Higgins, Thompson & Spiegelhalter 2009; NaN with the note
+        ``no-prediction-interval`` for k < 3, a ``few-for-prediction`` caution for k < 10); the
         fixed-effect ``fixed_estimate, fixed_se, fixed_ci_*`` (z); ``n_clusters``; the relative
-        random-effects ``weights``.
+        random-effects ``weights``; ``notes`` (:class:`memdiag.core.notes.Note` records: ``hksj-floor``,
+        ``hksj-t1`` at k = 2, ``reml-fallback-pm``, ``pooled-se-undefined`` and the two above).
 
     Raises
     ------
     ValueError
         Fewer than 2 effects, lengths that differ, a variance ≤ 0 or a non-finite value, an unknown
-        ``tau2`` or ``interval``, fewer than 2 clusters, REML that does not converge.
+        ``tau2`` or ``interval``, fewer than 2 clusters.
 
     Notes
     -----
-    HKSJ: Var_HK(μ̂) = Σw_i(y_i − μ̂)² / ((k − 1)Σw_i), interval μ̂ ± t_{k−1}·√Var_HK (no
-    truncation at the usual variance, as metafor's ``test="knha"``). Robust (SPEC §10.1): with
+    HKSJ (SPEC §10.1): Var_HK(μ̂) = max(Σw_i(y_i − μ̂)² / ((k − 1)Σw_i), 1/Σw_i), interval
+    μ̂ ± t_{k−1}·√Var_HK: the Knapp–Hartung ad hoc floor (Knapp & Hartung 2003; metafor's
+    ``test="adhoc"``), so settings that agree exactly never give a zero-width interval; kept at
+    every k (the normal interval covered 0.932 just past the old switch at k = 10). Robust (SPEC §10.1): with
     cluster contributions ψ_c = Σ_{i∈c} w_i(y_i − μ̂)/Σw and leverages h_c = Σ_{i∈c} w_i/Σw,
     V_CR2 = Σ_c ψ_c²/(1 − h_c) — the CR2 adjustment of the weighted intercept-only model with
     working covariance W⁻¹ — on Bell–McCaffrey df; the weights are working weights (τ̂² from the
@@ -186,7 +215,8 @@ def pool_effects(effect: object, variance: object, *, tau2: str = "reml", interv
     Paule, R. C. & Mandel, J. (1982). J. Res. Natl. Bur. Stand. 87(5), 377–385.
     Viechtbauer, W. (2005). J. Educ. Behav. Stat. 30(3), 261–293.
     Hartung, J. & Knapp, G. (2001). Stat. Med. 20(24), 3875–3889; Sidik, K. & Jonkman, J. N.
-    (2002). Stat. Med. 21(21), 3153–3159.
+    (2002). Stat. Med. 21(21), 3153–3159; Knapp, G. & Hartung, J. (2003). Stat. Med. 22(17),
+    2693–2710.
     Higgins, J. P. T., Thompson, S. G. & Spiegelhalter, D. J. (2009). JRSS A 172(1), 137–159.
     Hedges, L. V., Tipton, E. & Johnson, M. C. (2010). Res. Synth. Methods 1(1), 39–65;
     Tipton, E. (2015). Psychological Methods 20(3), 375–393.
@@ -208,14 +238,10 @@ def pool_effects(effect: object, variance: object, *, tau2: str = "reml", interv
 
     k = y.size
     alpha = 1.0 - confidence_level
-    with np.errstate(invalid="ignore", divide="ignore"):   # its HKSJ rows divide by a zero Q; only q, τ², FE are read
-        sm = combine_effects(y, v, method_re="dl" if tau2 in ("dl", "fixed", "reml") else "pm", alpha=alpha)
-    if tau2 == "fixed":
-        t2 = 0.0
-    elif tau2 == "reml":
-        t2 = reml_tau2(y, v)
-    else:
-        t2 = float(sm.tau2)
+    notes: list[Note] = []
+    with np.errstate(invalid="ignore", divide="ignore"):   # its HKSJ rows divide by a zero Q; q, PM τ², FE read
+        sm = combine_effects(y, v, method_re="pm" if tau2 == "pm" else "dl", alpha=alpha)
+    t2, used_tau2 = _tau2(y, v, tau2, sm, notes)
     w = 1.0 / (v + t2)
     mu = float(np.sum(w * y) / np.sum(w))
     q = float(sm.q)
@@ -236,25 +262,74 @@ def pool_effects(effect: object, variance: object, *, tau2: str = "reml", interv
         df = bell_mccaffrey_df(lev)
         used = "robust"
     else:
-        used = ("hksj" if k < HKSJ_BELOW else "z") if interval == "auto" else interval
-        if used == "hksj":
-            se = float(np.sqrt(np.sum(w * (y - mu) ** 2) / ((k - 1) * np.sum(w))))
-            df = float(k - 1)
-        else:
-            se = float(np.sqrt(1.0 / np.sum(w)))
-            df = float("inf")
+        used = "hksj" if interval == "auto" else interval
+        se, df = _hksj(y, w, mu, notes) if used == "hksj" else (float(np.sqrt(1.0 / np.sum(w))), float("inf"))
     crit = stats.t.ppf(1.0 - alpha / 2.0, df) if np.isfinite(df) else z
-    p = float(2.0 * stats.t.sf(abs(mu) / se, df)) if se > 0 else (0.0 if mu != 0 else 1.0)
-    if k >= 3:
-        half = stats.t.ppf(1.0 - alpha / 2.0, k - 2) * np.sqrt(t2 + se ** 2)
-        pi = (float(mu - half), float(mu + half))
-    else:
-        pi = (float("nan"), float("nan"))
+    p = _p_value(mu, se, df, notes)
+    pi = _prediction(mu, se, t2, k, alpha, notes)
     fe = float(sm.mean_effect_fe)
     return PooledResult(
         k=k, estimate=mu, se=se, ci_low=float(mu - crit * se), ci_high=float(mu + crit * se), df=df, p_value=p,
-        tau2_method=tau2, interval=used, tau2=t2, i2=max(0.0, (q - (k - 1)) / q) if q > 0 else 0.0, q=q,
+        tau2_method=used_tau2, interval=used, tau2=t2, i2=max(0.0, (q - (k - 1)) / q) if q > 0 else 0.0, q=q,
         q_p=float(stats.chi2.sf(q, k - 1)), pi_low=float(pi[0]), pi_high=float(pi[1]),
         fixed_estimate=fe, fixed_se=fe_se, fixed_ci_low=float(fe - z * fe_se), fixed_ci_high=float(fe + z * fe_se),
-        n_clusters=n_clusters, weights=tuple(float(x) for x in w / np.sum(w)),
+        n_clusters=n_clusters, weights=tuple(float(x) for x in w / np.sum(w)), notes=tuple(notes),
     )
+
+
+def _tau2(y: np.ndarray, v: np.ndarray, method: str, sm: object, notes: list[Note]) -> tuple[float, str]:
+    """τ̂² by ``method`` and the method used: REML that does not converge falls back to Paule–Mandel."""
+    if method == "fixed":
+        return 0.0, method
+    if method == "dl":
+        return _dl_tau2(y, v), method
+    if method == "pm":
+        return float(sm.tau2), method
+    try:
+        return reml_tau2(y, v), method
+    except ValueError as err:
+        from statsmodels.stats.meta_analysis import combine_effects
+
+        with np.errstate(invalid="ignore", divide="ignore"):
+            pm = float(combine_effects(y, v, method_re="pm").tau2)
+        notes.append(Note(f"{err} τ² is Paule–Mandel's instead ({pm:.4g})", code="reml-fallback-pm",
+                          severity="caution"))
+        return pm, "pm"
+
+
+def _hksj(y: np.ndarray, w: np.ndarray, mu: float, notes: list[Note]) -> tuple[float, float]:
+    """The HKSJ standard error with the Knapp–Hartung ad hoc floor, and its df k − 1."""
+    k = y.size
+    hk = float(np.sum(w * (y - mu) ** 2) / ((k - 1) * np.sum(w)))
+    floor = float(1.0 / np.sum(w))
+    if hk < floor:
+        notes.append(Note(f"the settings agree more closely than their standard errors predict (HKSJ variance "
+                          f"{hk:.4g} < {floor:.4g}): the HKSJ variance is floored at the random-effects one "
+                          "(Knapp–Hartung ad hoc)", code="hksj-floor"))
+    if k == 2:
+        notes.append(Note("k = 2: the HKSJ interval is t with 1 degree of freedom (t₁ quantile 12.7 at 95%), "
+                          "wide by design", code="hksj-t1", severity="caution"))
+    return float(np.sqrt(max(hk, floor))), float(k - 1)
+
+
+def _p_value(mu: float, se: float, df: float, notes: list[Note]) -> float:
+    """Two-sided p of μ = 0; NaN (with a note) when the standard error is NaN or 0, never 0 by default."""
+    if np.isfinite(se) and se > 0:
+        return float(2.0 * stats.t.sf(abs(mu) / se, df))
+    notes.append(Note(f"the pooled standard error is {se:g}: no p-value", code="pooled-se-undefined",
+                      severity="warning"))
+    return float("nan")
+
+
+def _prediction(mu: float, se: float, t2: float, k: int, alpha: float, notes: list[Note]) -> tuple[float, float]:
+    """Prediction interval μ̂ ± t_{k−2}·√(τ̂² + se²) for k ≥ 3 (NaN with a note below), a caution below 10."""
+    if k < 3:
+        notes.append(Note("k < 3: no prediction interval (it needs t on k − 2 ≥ 1 degrees of freedom)",
+                          code="no-prediction-interval", severity="caution"))
+        return float("nan"), float("nan")
+    if k < FEW_FOR_PREDICTION:
+        notes.append(Note(f"k = {k} < {FEW_FOR_PREDICTION} settings: the prediction interval rests on a τ² "
+                          "estimated from few settings and may cover less than its level", code="few-for-prediction",
+                          severity="caution"))
+    half = stats.t.ppf(1.0 - alpha / 2.0, k - 2) * np.sqrt(t2 + se ** 2)
+    return float(mu - half), float(mu + half)

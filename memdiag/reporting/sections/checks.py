@@ -140,8 +140,8 @@ def settings_section(ctx: Context) -> Section:
     """Differences from the reference within each benchmark, pooled, and the u-of-N count."""
     section = Section("settings", "Across settings: pooled differences and the u-of-N count",
                       "Each system's paired difference from the reference within each benchmark, pooled by a "
-                      "random-effects meta-analysis (REML τ², Hartung–Knapp–Sidik–Jonkman interval below 10 "
-                      "settings, prediction interval for a new setting), and the number of benchmarks in which "
+                      "random-effects meta-analysis (REML τ², Hartung–Knapp–Sidik–Jonkman interval with the "
+                      "ad hoc floor, prediction interval for a new setting), and the number of benchmarks in which "
                       "it beats the reference by a partial-conjunction test at family-wise α (SPEC §10.1–§10.2).")
     rows = ctx.selected
     benchmarks = rows["benchmark"].dropna().unique() if "benchmark" in rows else ()
