@@ -139,6 +139,16 @@ def add_verbosity(p: argparse.ArgumentParser) -> None:
                        help="print every note under every table, each relabelled category one a line")
 
 
+def add_pairs(p: argparse.ArgumentParser, default: str = "all") -> None:
+    """``--pairs all|reference`` (``default`` first): every pair of systems, or each against the
+    command's own ``--reference``; :func:`memdiag.cli.choices.pair_reference` maps the two onto
+    the API's ``reference=`` (None: every pair)."""
+    meanings = {"all": "all pairs of systems", "reference": "each system against --reference"}
+    other = "reference" if default == "all" else "all"
+    p.add_argument("--pairs", choices=(default, other), default=default,
+                   help=f"{meanings[default]} (default), or {meanings[other]}")
+
+
 def add_correction(p: argparse.ArgumentParser) -> None:
     """``--correction``: the multiplicity adjustment of ``p_adj`` (default :attr:`Options.correction`)."""
     named = [name + (" (default)" if name == DEFAULTS.correction else "")

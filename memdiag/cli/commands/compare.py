@@ -18,8 +18,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--metric", default="accuracy",
                    help="accuracy (default), coverage, utilization, or a per-query column (f1, ...)")
     p.add_argument("--scheme", help="official aggregation recomputed in every replicate (locomo, meme, FILE.yaml)")
-    p.add_argument("--pairs", choices=("all", "reference"), default="all",
-                   help="all pairs of systems (default), or each system against --reference")
+    groups.add_pairs(p)
     p.add_argument("--reference", help="reference system for --pairs reference")
     groups.add_correction(p)
     p.add_argument("--threshold", type=values.threshold, help="binarise scores at > THRESHOLD first")

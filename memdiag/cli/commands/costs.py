@@ -20,8 +20,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="a per-query cost column (repeatable; default: latency_s, input_tokens, output_tokens, "
                         "evidence_tokens, tokens_used, llm_calls, ... as present)")
     p.add_argument("--reference", help="ratios of every system's mean cost to this system's (speed-ups)")
-    p.add_argument("--pairs", choices=("reference", "all"), default="reference",
-                   help="ratios against --reference (default) or between all pairs")
+    groups.add_pairs(p, "reference")
     p.add_argument("--scheme", help="apply a scheme's query selection (e.g. locomo drops adversarial questions)")
     p.add_argument("--threshold", type=values.threshold, help="cost per correct answer: correct = score > THRESHOLD "
                                                              "(default: the score as it is)")

@@ -16,8 +16,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     groups.add_input(p)
     groups.add_choices(p, judges=True)
     p.add_argument("--scheme", help="the benchmark scheme whose queries are counted (locomo, meme, FILE.yaml)")
-    p.add_argument("--pairs", choices=("all", "reference"), default="all",
-                   help="every pair of systems (default), or each system against --reference")
+    groups.add_pairs(p)
     p.add_argument("--reference", help="reference system for --pairs reference")
     p.add_argument("--metric", default="accuracy",
                    help="accuracy (default), coverage or a per-query column (f1, ...): flips need 0/1 values")

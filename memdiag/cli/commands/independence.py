@@ -15,8 +15,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     """The verdicts, the pairs and metric, α, correction, resampling and output."""
     groups.add_input(p)
     groups.add_choices(p, judges=True)
-    p.add_argument("--pairs", choices=("all", "reference"), default="all",
-                   help="all pairs of systems (default), or each system against --reference")
+    groups.add_pairs(p)
     p.add_argument("--reference", help="reference system for --pairs reference")
     p.add_argument("--metric", default="accuracy", help="accuracy (default) or a per-query column")
     p.add_argument("--scheme", help="official aggregation (locomo, meme, FILE.yaml)")

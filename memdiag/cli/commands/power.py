@@ -16,8 +16,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     groups.add_input(p)
     groups.add_choices(p, judges=True)
     p.add_argument("--reference", help="compare every system with this one (--pairs reference, the default)")
-    p.add_argument("--pairs", choices=("reference", "all"), default="reference",
-                   help="each system against --reference (default), or all pairs of systems")
+    groups.add_pairs(p, "reference")
     p.add_argument("--metric", default="accuracy", help="accuracy (default) or a per-query column")
     p.add_argument("--scheme", help="official aggregation (locomo, meme, FILE.yaml)")
     p.add_argument("--threshold", type=values.threshold, help="binarise scores at > THRESHOLD first")
